@@ -1,0 +1,19 @@
+// Bundles the TypeScript sources into dist/ with esbuild. Packages stay external,
+// so native modules (better-sqlite3) load from node_modules as usual.
+import { build } from 'esbuild';
+import { existsSync } from 'node:fs';
+
+const entryPoints = { main: 'src/main.ts' };
+if (existsSync('bench/run.ts')) entryPoints.bench = 'bench/run.ts';
+
+await build({
+  entryPoints,
+  outdir: 'dist',
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'esm',
+  packages: 'external',
+  sourcemap: true,
+  logLevel: 'warning',
+});

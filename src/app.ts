@@ -1,0 +1,135 @@
+// buildApp(deps) assembles the server: kernel (validation, errors, auth, recording, OpenAPI),
+// then every area's routes under the Grid base path, then railyard's own endpoints. main.ts
+// and the tests both build the server through here, so they run the same thing.
+
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import sjson from 'secure-json-parse';
+import { ADMIN_PREFIX, BASE_PATH } from './config.js';
+import { authenticate, checkPermission } from './http/auth.js';
+import type { Ctx, Deps } from './http/context.js';
+import { installErrorHandling, installStatusCheck } from './http/error-handler.js';
+import { OpenApiCollector } from './http/openapi.js';
+import { attachRecorder } from './http/recorder.js';
+import { isOperationSchema } from './http/route.js';
+import { createValidators } from './http/validation.js';
+import { platformExternalAccountRoutes } from './modules/external-accounts/routes.js';
+import { platformConfigRoutes } from './modules/platform/routes.js';
+import { tokenRoutes } from './modules/tokens/routes.js';
+import { railyardRoutes } from './sandbox/routes.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    ctx: Ctx;
+  }
+  interface FastifyInstance {
+    deps: Deps;
+  }
+}
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+export interface AppOptions {
+  logger?: FastifyServerOptions['logger'];
+  loggerInstance?: FastifyServerOptions['loggerInstance'];
+}
+
+export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: options.logger ?? false }),
+    genReqId: () => randomUUID(),
+    requestIdHeader: 'x-request-id',
+    bodyLimit: BODY_LIMIT_BYTES,
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.decorate('deps', deps);
+  const validators = createValidators();
+  app.setValidatorCompiler(({ schema, httpPart }) => validators.compile(schema as never, httpPart === 'body' ? 'body' : 'text'));
+  app.setSerializerCompiler(({ schema }) => {
+    if (!deps.config.validateResponses) return (data) => JSON.stringify(data);
+    const validate = validators.compile(schema as never, 'body');
+    return (data) => {
+      if (!validate(data)) {
+        throw new Error(`response does not match its own schema: ${JSON.stringify(validate.errors?.slice(0, 5))}`);
+      }
+      return JSON.stringify(data);
+    };
+  });
+
+  // JSON bodies: an empty body counts as no body (clients send Content-Type on bodiless
+  // POSTs); prototype-poisoning keys are rejected. Only JSON is accepted elsewhere.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = body as string;
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
+    } catch (err) {
+      const error = err as Error & { statusCode?: number; code?: string };
+      error.statusCode = 400;
+      error.code = 'FST_ERR_CTP_INVALID_JSON_BODY';
+      done(error, undefined);
+    }
+  });
+
+  installErrorHandling(app, validators);
+  if (deps.config.validateResponses) installStatusCheck(app);
+  if (deps.config.recordFile) attachRecorder(app, deps.config.recordFile);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  const openapi = new OpenApiCollector();
+  openapi.attach(app);
+
+  app.decorateRequest('ctx', null as unknown as Ctx);
+  const authHook = async (request: import('fastify').FastifyRequest) => {
+    const schema = request.routeOptions.schema;
+    if (!isOperationSchema(schema) || schema['x-permission'] === null) return;
+    const principal = await authenticate(deps, request.headers.authorization);
+    checkPermission(principal, schema['x-permission'], schema.response[403] !== undefined);
+    request.ctx = {
+      deps,
+      db: deps.db,
+      platformId: principal.platformId,
+      settings: principal.settings,
+      tokenId: principal.tokenId,
+      now: principal.now,
+      log: request.log,
+    };
+  };
+
+  await app.register(
+    async (grid) => {
+      grid.addHook('onRequest', authHook);
+      await grid.register(platformConfigRoutes);
+      await grid.register(tokenRoutes);
+      await grid.register(platformExternalAccountRoutes);
+      grid.get('/openapi.json', async () => openapi.document());
+    },
+    { prefix: BASE_PATH },
+  );
+
+  await app.register(
+    async (admin) => {
+      admin.addHook('onRequest', authHook);
+      await admin.register(railyardRoutes);
+    },
+    { prefix: ADMIN_PREFIX },
+  );
+
+  app.get('/health', async (_request, reply) => {
+    try {
+      await deps.db.k.selectFrom('platforms').select('id').limit(1).execute();
+      return { status: 'ok', store: deps.db.dialect };
+    } catch {
+      reply.code(503);
+      return { status: 'unavailable', store: deps.db.dialect };
+    }
+  });
+
+  await app.ready();
+  return app;
+}

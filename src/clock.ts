@@ -1,0 +1,30 @@
+// The only source of "now". Each platform sees the wall clock plus its own sandbox
+// offset, which only ever grows (POST /_railyard/clock/advance), so a tester can move
+// a platform's time forward without disturbing other platforms on a shared server.
+
+export interface Clock {
+  /** Milliseconds since the epoch, before any platform offset. */
+  nowMs(): number;
+}
+
+export const systemClock: Clock = { nowMs: () => Date.now() };
+
+/** A clock for tests of code that runs outside a request (jobs, bootstrap). */
+export class ManualClock implements Clock {
+  constructor(private currentMs: number) {}
+  nowMs(): number {
+    return this.currentMs;
+  }
+  advance(ms: number): void {
+    this.currentMs += ms;
+  }
+}
+
+export function platformNow(clock: Clock, offsetMs: number): Date {
+  return new Date(clock.nowMs() + offsetMs);
+}
+
+/** Timestamps are stored and compared as fixed-width ISO-8601 strings (UTC, milliseconds). */
+export function iso(date: Date): string {
+  return date.toISOString();
+}

@@ -1,0 +1,61 @@
+// The one place that reads the environment. Everything else receives a Config.
+
+export const API_VERSION = '2025-10-13';
+export const BASE_PATH = `/grid/${API_VERSION}`;
+/** Railyard's own endpoints (clock, platforms, delivery log) live outside the Grid namespace. */
+export const ADMIN_PREFIX = '/_railyard';
+
+export interface Config {
+  host: string;
+  port: number;
+  /** Directory of the embedded SQLite store; ':memory:' keeps everything in memory. */
+  dataDir: string;
+  /** postgres://… selects PostgreSQL instead of the embedded store. */
+  databaseUrl: string | undefined;
+  /** Pins the bootstrap token's client id and secret (the names the official SDK reads). */
+  clientId: string | undefined;
+  clientSecret: string | undefined;
+  logLevel: string;
+  /** NDJSON file that receives every HTTP exchange, for the conformance check. */
+  recordFile: string | undefined;
+  /** Check every response against its own schema before sending it (tests turn this on). */
+  validateResponses: boolean;
+}
+
+export class ConfigError extends Error {}
+
+const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = env.PORT === undefined || env.PORT === '' ? 8080 : Number(env.PORT);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ConfigError(`PORT must be an integer between 0 and 65535, got "${env.PORT}"`);
+  }
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
+  }
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.has(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${[...LOG_LEVELS].join(', ')}, got "${logLevel}"`);
+  }
+  const clientId = env.GRID_CLIENT_ID || undefined;
+  const clientSecret = env.GRID_CLIENT_SECRET || undefined;
+  if ((clientId === undefined) !== (clientSecret === undefined)) {
+    throw new ConfigError('GRID_CLIENT_ID and GRID_CLIENT_SECRET must be set together');
+  }
+  if (clientSecret !== undefined && clientSecret.length < 16) {
+    throw new ConfigError('GRID_CLIENT_SECRET must be at least 16 characters long');
+  }
+  return {
+    host: env.HOST || '127.0.0.1',
+    port,
+    dataDir: env.DATA_DIR || './.railyard',
+    databaseUrl,
+    clientId,
+    clientSecret,
+    logLevel,
+    recordFile: env.RAILYARD_RECORD || undefined,
+    validateResponses: env.RAILYARD_VALIDATE_RESPONSES === '1',
+  };
+}

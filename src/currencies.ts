@@ -1,0 +1,70 @@
+// Currencies railyard knows: ISO 4217 fiat currencies of the account types plus the crypto
+// assets of the wallet networks. Amounts are integers in the smallest unit, so `decimals`
+// says how many of those units make one whole unit.
+
+export interface CurrencyInfo {
+  code: string;
+  name: string;
+  symbol: string;
+  decimals: number;
+  crypto: boolean;
+}
+
+const fiat = (code: string, name: string, symbol: string, decimals = 2): CurrencyInfo => ({ code, name, symbol, decimals, crypto: false });
+const crypto = (code: string, name: string, symbol: string, decimals: number): CurrencyInfo => ({ code, name, symbol, decimals, crypto: true });
+
+export const CURRENCIES: readonly CurrencyInfo[] = [
+  fiat('AED', 'UAE Dirham', 'د.إ'),
+  fiat('AUD', 'Australian Dollar', 'A$'),
+  fiat('BDT', 'Bangladeshi Taka', '৳'),
+  fiat('BRL', 'Brazilian Real', 'R$'),
+  fiat('BWP', 'Botswana Pula', 'P'),
+  fiat('CAD', 'Canadian Dollar', 'CA$'),
+  fiat('CHF', 'Swiss Franc', 'CHF'),
+  fiat('CNY', 'Chinese Yuan', '¥'),
+  fiat('COP', 'Colombian Peso', 'COL$'),
+  fiat('DKK', 'Danish Krone', 'kr'),
+  fiat('EGP', 'Egyptian Pound', 'E£'),
+  fiat('EUR', 'Euro', '€'),
+  fiat('GBP', 'Pound Sterling', '£'),
+  fiat('GHS', 'Ghanaian Cedi', 'GH₵'),
+  fiat('GTQ', 'Guatemalan Quetzal', 'Q'),
+  fiat('HKD', 'Hong Kong Dollar', 'HK$'),
+  fiat('HTG', 'Haitian Gourde', 'G'),
+  fiat('IDR', 'Indonesian Rupiah', 'Rp'),
+  fiat('INR', 'Indian Rupee', '₹'),
+  fiat('JMD', 'Jamaican Dollar', 'J$'),
+  fiat('JPY', 'Japanese Yen', '¥', 0),
+  fiat('KES', 'Kenyan Shilling', 'KSh'),
+  fiat('MWK', 'Malawian Kwacha', 'MK'),
+  fiat('MXN', 'Mexican Peso', 'MX$'),
+  fiat('MYR', 'Malaysian Ringgit', 'RM'),
+  fiat('NGN', 'Nigerian Naira', '₦'),
+  fiat('PHP', 'Philippine Peso', '₱'),
+  fiat('PKR', 'Pakistani Rupee', 'Rs'),
+  fiat('RWF', 'Rwandan Franc', 'FRw', 0),
+  fiat('SGD', 'Singapore Dollar', 'S$'),
+  fiat('THB', 'Thai Baht', '฿'),
+  fiat('TZS', 'Tanzanian Shilling', 'TSh'),
+  fiat('UGX', 'Ugandan Shilling', 'USh', 0),
+  fiat('USD', 'US Dollar', '$'),
+  fiat('VND', 'Vietnamese Dong', '₫', 0),
+  fiat('XAF', 'Central African CFA Franc', 'FCFA', 0),
+  fiat('XOF', 'West African CFA Franc', 'CFA', 0),
+  fiat('ZAR', 'South African Rand', 'R'),
+  fiat('ZMW', 'Zambian Kwacha', 'ZK'),
+  crypto('BTC', 'Bitcoin', '₿', 8),
+  crypto('USDC', 'USD Coin', '', 6),
+  crypto('USDT', 'Tether', '', 6),
+  crypto('USDB', 'USDB', '', 6),
+];
+
+const BY_CODE = new Map(CURRENCIES.map((c) => [c.code, c]));
+
+export function currencyInfo(code: string): CurrencyInfo | undefined {
+  return BY_CODE.get(code);
+}
+
+export function isFiat(code: string): boolean {
+  return BY_CODE.get(code)?.crypto === false;
+}

@@ -1,0 +1,21 @@
+import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import * as m0001 from './migrations/0001_foundation.js';
+
+// Migrations are code (bundled with the server), applied in name order on every start, on
+// either store. Kysely's migrator takes a lock, so instances starting together apply each
+// migration once. Append new files; never edit one that has shipped.
+const MIGRATIONS: Record<string, Migration> = {
+  '0001_foundation': m0001,
+};
+
+const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
+
+export async function migrateToLatest(db: Kysely<any>): Promise<void> {
+  const migrator = new Migrator({ db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error');
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${reason}`);
+  }
+}

@@ -1,0 +1,94 @@
+// HTTP Basic authentication over API tokens. The username is the token's id or its client
+// id; the password is the secret, stored as a salted HMAC-SHA256 and compared in constant
+// time. A successful check builds the request's Ctx.
+
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { platformNow } from '../clock.js';
+import { apiError } from './errors.js';
+import type { Deps, Permission, PlatformSettings } from './context.js';
+
+export function hashSecret(secret: string, salt: string): string {
+  return createHmac('sha256', salt).update(secret).digest('hex');
+}
+
+export function newSalt(): string {
+  return randomBytes(16).toString('hex');
+}
+
+// A fixed salt/hash pair, so an unknown username costs the same work as a known one.
+const DUMMY_SALT = newSalt();
+const DUMMY_HASH = hashSecret(randomBytes(24).toString('hex'), DUMMY_SALT);
+
+function parseBasic(header: string | undefined): { username: string; password: string } | null {
+  if (header === undefined) return null;
+  const match = /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header);
+  if (!match) return null;
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon <= 0) return null;
+  return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+function unauthorized(reason: string) {
+  return apiError('UNAUTHORIZED', 'The API credentials were not accepted', { reason });
+}
+
+export interface Principal {
+  platformId: string;
+  tokenId: string;
+  permissions: Permission[];
+  settings: PlatformSettings;
+  now: Date;
+}
+
+export async function authenticate(deps: Deps, header: string | undefined): Promise<Principal> {
+  const credentials = parseBasic(header);
+  if (credentials === null) {
+    throw unauthorized(header === undefined ? 'missing Authorization header' : 'Authorization must be HTTP Basic <token id>:<secret>');
+  }
+  const column = credentials.username.startsWith('Token:') ? 'api_tokens.id' : 'api_tokens.client_id';
+  const row = await deps.db.k
+    .selectFrom('api_tokens')
+    .innerJoin('platforms', 'platforms.id', 'api_tokens.platform_id')
+    .select([
+      'api_tokens.id as token_id',
+      'api_tokens.platform_id',
+      'api_tokens.permissions',
+      'api_tokens.secret_salt',
+      'api_tokens.secret_hash',
+      'platforms.settings',
+      'platforms.clock_offset_ms',
+    ])
+    .where(column, '=', credentials.username)
+    .where('api_tokens.deleted_at', 'is', null)
+    .executeTakeFirst();
+  const expected = Buffer.from(row?.secret_hash ?? DUMMY_HASH, 'hex');
+  const actual = Buffer.from(hashSecret(credentials.password, row?.secret_salt ?? DUMMY_SALT), 'hex');
+  const matches = expected.length === actual.length && timingSafeEqual(expected, actual);
+  if (row === undefined || !matches) throw unauthorized('unknown token or wrong secret');
+  return {
+    platformId: row.platform_id,
+    tokenId: row.token_id,
+    permissions: JSON.parse(row.permissions) as Permission[],
+    settings: JSON.parse(row.settings) as PlatformSettings,
+    now: platformNow(deps.clock, Number(row.clock_offset_ms)),
+  };
+}
+
+/**
+ * Reads need VIEW, which every token has; changes to configuration, tokens, customers and
+ * accounts need MANAGE; moving money needs TRANSACT (the meanings the reference gives them).
+ * A token lacking the permission an operation needs is refused with 403 FORBIDDEN where the
+ * reference declares 403 for the operation, and with 401 UNAUTHORIZED otherwise, so the
+ * answer always has a status the contract allows.
+ */
+export function checkPermission(principal: Principal, needed: Permission, declares403: boolean): void {
+  // Every token may read; MANAGE and TRANSACT are granted separately.
+  if (needed === 'VIEW' ? principal.permissions.length > 0 : principal.permissions.includes(needed)) return;
+  const message = `This operation needs a token with the ${needed} permission`;
+  if (declares403) throw apiError('FORBIDDEN', message, { requiredPermission: needed });
+  throw apiError('UNAUTHORIZED', message, { reason: `token lacks the ${needed} permission`, requiredPermission: needed });
+}
+
+export type AuthHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;

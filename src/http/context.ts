@@ -1,0 +1,38 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { Db } from '../db/index.js';
+
+export const PERMISSIONS = ['VIEW', 'TRANSACT', 'MANAGE'] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+
+/** What the server is made of; built once by main (or a test) and handed to buildApp. */
+export interface Deps {
+  config: Config;
+  db: Db;
+  clock: Clock;
+}
+
+/** Railyard's own per-platform switches (not part of the reference's PlatformConfig). */
+export interface PlatformSettings {
+  /**
+   * The platform is subject to counterparty rules (for example the EU Travel Rule):
+   * self-custody wallets need `ownershipType`, third-party wallets need a beneficiary,
+   * and first-party self-custody wallets start in PENDING_OWNERSHIP_VERIFICATION.
+   */
+  counterpartyRules: boolean;
+}
+
+/**
+ * Everything a service needs to serve one request for one platform. `now` is read once
+ * per request from the platform's clock, so one operation sees one instant.
+ */
+export interface Ctx {
+  deps: Deps;
+  db: Db;
+  platformId: string;
+  settings: PlatformSettings;
+  tokenId: string | null;
+  now: Date;
+  log: FastifyBaseLogger;
+}

@@ -1,0 +1,77 @@
+// Every failure leaves as the reference's error envelope {status, code, message, details?}.
+
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, invalidInput, type ErrorBody } from './errors.js';
+import { isOperationSchema } from './route.js';
+import { toFieldErrors, type Validators } from './validation.js';
+
+function send(reply: FastifyReply, body: ErrorBody) {
+  return reply.code(body.status).type('application/json; charset=utf-8').send(body);
+}
+
+/** Fastify's own request errors (content type, body size, JSON syntax) as 400 INVALID_INPUT. */
+function requestProblem(error: FastifyError): ApiError | null {
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return invalidInput([{ field: 'Content-Type', message: 'must be application/json' }], 'Unsupported Content-Type; send application/json');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return invalidInput([{ field: 'body', message: 'is larger than the server accepts' }], 'Request body too large');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return invalidInput([{ field: 'Content-Length', message: 'does not match the body' }]);
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return invalidInput([{ field: 'body', message: 'is not valid JSON' }], 'Malformed JSON body');
+    default:
+      break;
+  }
+  if (error instanceof SyntaxError || (error.statusCode === 400 && /JSON/i.test(error.message))) {
+    return invalidInput([{ field: 'body', message: 'is not valid JSON' }], 'Malformed JSON body');
+  }
+  return null;
+}
+
+export function installErrorHandling(app: FastifyInstance, validators: Validators): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (error instanceof ApiError) return send(reply, error.toBody());
+    if (error.validation) {
+      const root = error.validationContext === 'body' ? validators.body : validators.text;
+      const errors = toFieldErrors(error.validation as never, root);
+      if (error.validationContext === 'params') {
+        // Path parameters only fail when an id has an impossible shape: it names nothing.
+        return send(reply, { status: 404, code: 'REFERENCE_NOT_FOUND', message: 'No such resource' });
+      }
+      return send(reply, invalidInput(errors).toBody());
+    }
+    const problem = requestProblem(error);
+    if (problem !== null) return send(reply, problem.toBody());
+    request.log.error({ err: error }, 'unhandled error');
+    return send(reply, {
+      status: 500,
+      code: 'INTERNAL_ERROR',
+      message: `An unexpected error occurred (request ${request.id}); the server log has the details`,
+    });
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    send(reply, { status: 404, code: 'REFERENCE_NOT_FOUND', message: `No operation at ${request.method} ${request.url.split('?')[0]}` }),
+  );
+}
+
+/**
+ * With response checking on (tests), a status the operation does not declare is a bug of
+ * railyard: it is logged and turned into a 500 so the test that caused it fails.
+ */
+export function installStatusCheck(app: FastifyInstance): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    const schema = request.routeOptions.schema;
+    if (!isOperationSchema(schema)) return payload;
+    if (schema.response[reply.statusCode] !== undefined) return payload;
+    request.log.error({ status: reply.statusCode, operationId: schema.operationId, payload }, 'status not declared for this operation');
+    reply.code(500);
+    return JSON.stringify({
+      status: 500,
+      code: 'INTERNAL_ERROR',
+      message: `railyard answered ${reply.statusCode}, which ${schema.operationId} does not declare: ${String(payload).slice(0, 300)}`,
+    });
+  });
+}

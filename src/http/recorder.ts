@@ -1,0 +1,36 @@
+// RAILYARD_RECORD=<file>: every exchange under the Grid base path is appended to the file
+// as one NDJSON line (method, path, status, request and response bodies), the format
+// shared/tools/openapi-conformance reads. One write per line keeps concurrent writers
+// (test workers, several instances) from interleaving.
+
+import { appendFileSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import { BASE_PATH } from '../config.js';
+
+function parseMaybeJson(payload: unknown): unknown {
+  if (typeof payload !== 'string' || payload === '') return null;
+  try {
+    return JSON.parse(payload);
+  } catch {
+    return payload;
+  }
+}
+
+export function attachRecorder(app: FastifyInstance, file: string): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (!request.url.startsWith(BASE_PATH)) return payload;
+    const requestContentType = request.headers['content-type'];
+    const isJsonRequest = requestContentType === undefined || requestContentType.includes('json');
+    const line = {
+      method: request.method,
+      path: request.url,
+      status: reply.statusCode,
+      requestContentType: requestContentType ?? null,
+      requestBody: isJsonRequest ? (request.body ?? null) : null,
+      responseContentType: reply.getHeader('content-type') ?? null,
+      responseBody: parseMaybeJson(payload),
+    };
+    appendFileSync(file, `${JSON.stringify(line)}\n`);
+    return payload;
+  });
+}

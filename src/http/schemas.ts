@@ -1,0 +1,161 @@
+// Schema building blocks shared by every area. TypeBox schemas defined here validate
+// requests, check responses (when RAILYARD_VALIDATE_RESPONSES=1) and become the
+// project's own OpenAPI document, so there is one definition of each shape.
+
+import { Type, type TSchema } from '@sinclair/typebox';
+import { ERROR_CODES, type ErrorStatus } from './errors.js';
+
+/** Named schemas: registered once, referenced with Type.Ref, listed as OpenAPI components. */
+const COMPONENTS = new Map<string, TSchema>();
+
+export function component<T extends TSchema>(name: string, schema: T): T {
+  const existing = COMPONENTS.get(name);
+  if (existing !== undefined) return existing as T;
+  const named = { ...schema, $id: name } as T;
+  COMPONENTS.set(name, named);
+  return named;
+}
+
+export function components(): ReadonlyMap<string, TSchema> {
+  return COMPONENTS;
+}
+
+/** A named string format with its own check; the check returns null or what is wrong. */
+export type FormatCheck = (value: string) => string | null;
+const FORMATS = new Map<string, FormatCheck>();
+
+export function defineFormat(name: string, check: FormatCheck): string {
+  FORMATS.set(name, check);
+  return name;
+}
+
+export function formats(): ReadonlyMap<string, FormatCheck> {
+  return FORMATS;
+}
+
+/** A string restricted to a list of values (an `enum`, so errors can name the allowed values). */
+export function StringEnum<const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}
+
+export const DateTime = Type.String({ format: 'date-time' });
+
+/**
+ * A `oneOf` whose branch is chosen by the value of one property, as the reference's
+ * discriminated unions are. Validation reports errors of the chosen branch only.
+ * `mapping` appears in the OpenAPI document; the validator ignores it.
+ */
+export function DiscriminatedUnion<S = unknown>(propertyName: string, variants: TSchema[], mapping?: Record<string, string>) {
+  const discriminator: Record<string, unknown> = { propertyName };
+  if (mapping !== undefined) discriminator.mapping = mapping;
+  return Type.Unsafe<S>({ oneOf: variants, discriminator });
+}
+
+const FieldConstraint = Type.Object({
+  format: Type.Optional(Type.String()),
+  pattern: Type.Optional(Type.String()),
+  enum: Type.Optional(Type.Array(Type.String())),
+  minLength: Type.Optional(Type.Integer()),
+  maxLength: Type.Optional(Type.Integer()),
+});
+
+export const FieldErrorSchema = component(
+  'FieldError',
+  Type.Object({
+    field: Type.String(),
+    constraint: Type.Optional(FieldConstraint),
+    message: Type.Optional(Type.String()),
+  }),
+);
+
+function errorSchema(status: ErrorStatus) {
+  const details =
+    status === 400
+      ? Type.Object({ errors: Type.Optional(Type.Array(Type.Ref(FieldErrorSchema))) }, { additionalProperties: true })
+      : Type.Object({}, { additionalProperties: true });
+  return component(
+    `Error${status}`,
+    Type.Object({
+      status: Type.Integer({ enum: [status] }),
+      code: StringEnum(ERROR_CODES[status]),
+      message: Type.String(),
+      details: Type.Optional(details),
+    }),
+  );
+}
+
+/** Error<status> component schemas, one per status of the catalogue. */
+export const ERROR_SCHEMAS = Object.fromEntries(
+  (Object.keys(ERROR_CODES).map(Number) as ErrorStatus[]).map((status) => [status, errorSchema(status)]),
+) as unknown as Record<ErrorStatus, TSchema>;
+
+/** The page envelope of every paginated list. */
+export function PageOf<T extends TSchema>(name: string, item: T, options: { totalCount?: boolean } = {}) {
+  const properties = {
+    data: Type.Array(item),
+    hasMore: Type.Boolean(),
+    nextCursor: Type.Optional(Type.String()),
+    ...(options.totalCount === false ? {} : { totalCount: Type.Optional(Type.Integer()) }),
+  };
+  return component(name, Type.Object(properties));
+}
+
+/** Query parameters shared by paginated lists. */
+export const PageQuery = {
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  cursor: Type.Optional(Type.String()),
+};
+
+export const CreatedUpdatedQuery = {
+  createdAfter: Type.Optional(DateTime),
+  createdBefore: Type.Optional(DateTime),
+  updatedAfter: Type.Optional(DateTime),
+  updatedBefore: Type.Optional(DateTime),
+};
+
+type SchemaNode = {
+  $ref?: string;
+  type?: string;
+  properties?: Record<string, SchemaNode>;
+  items?: SchemaNode;
+  oneOf?: SchemaNode[];
+  discriminator?: { propertyName: string };
+  enum?: unknown[];
+  const?: unknown;
+};
+
+function resolve(node: SchemaNode): SchemaNode {
+  let current = node;
+  for (let depth = 0; current.$ref !== undefined && depth < 16; depth++) {
+    const target = COMPONENTS.get(current.$ref.replace('#/components/schemas/', ''));
+    if (target === undefined) throw new Error(`unknown schema reference ${current.$ref}`);
+    current = target as SchemaNode;
+  }
+  return current;
+}
+
+/**
+ * A copy of `value` holding only what `schema` describes (unknown members dropped, at any
+ * depth, following references and discriminated unions). Used before storing client input,
+ * so what is echoed back is exactly what the contract defines.
+ */
+export function prune(value: unknown, schema: TSchema): unknown {
+  const node = resolve(schema as SchemaNode);
+  if (Array.isArray(value)) return node.items ? value.map((item) => prune(item, node.items as TSchema)) : value;
+  if (value === null || typeof value !== 'object') return value;
+  if (node.oneOf && node.discriminator) {
+    const tag = (value as Record<string, unknown>)[node.discriminator.propertyName];
+    const variant = node.oneOf.find((v) => {
+      const prop = resolve(v).properties?.[node.discriminator!.propertyName];
+      return prop?.const === tag || prop?.enum?.includes(tag);
+    });
+    return variant ? prune(value, variant as TSchema) : value;
+  }
+  if (!node.properties) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(node.properties)) {
+    const member = (value as Record<string, unknown>)[key];
+    if (member !== undefined) out[key] = prune(member, child as TSchema);
+  }
+  return out;
+}

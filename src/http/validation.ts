@@ -1,0 +1,188 @@
+// Request validation with Ajv: bodies are checked exactly as sent (no type coercion);
+// query strings and path parameters are coerced from text. Every error of a request is
+// collected (allErrors) and turned into the reference's FieldError list.
+
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { TSchema } from '@sinclair/typebox';
+import type { FieldError } from './errors.js';
+import { components, formats } from './schemas.js';
+
+// ajv-formats is published as CommonJS with a default export.
+type AddFormats = (ajv: Ajv) => Ajv;
+const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats;
+
+/** Drops what Ajv cannot take (discriminator mappings) without touching the original. */
+function forAjv(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(forAjv);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'discriminator' && value && typeof value === 'object') {
+      out[key] = { propertyName: (value as { propertyName: string }).propertyName };
+    } else {
+      out[key] = forAjv(value);
+    }
+  }
+  return out;
+}
+
+function makeAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({
+    allErrors: true,
+    discriminator: true,
+    strict: false,
+    useDefaults: true,
+    coerceTypes: coerce ? 'array' : false,
+    removeAdditional: false,
+    verbose: true,
+  });
+  addFormats(ajv);
+  for (const [name, check] of formats()) ajv.addFormat(name, { type: 'string', validate: (value: string) => check(value) === null });
+  for (const schema of components().values()) ajv.addSchema(forAjv(schema) as object);
+  return ajv;
+}
+
+export interface Validators {
+  body: Ajv;
+  text: Ajv;
+  compile(schema: TSchema, part: 'body' | 'text'): ValidateFunction;
+}
+
+let shared: Validators | undefined;
+
+/**
+ * The validators of the process. Schemas are module constants, so one pair of Ajv
+ * instances serves every app built in this process, and each schema compiles once.
+ */
+export function createValidators(): Validators {
+  if (shared !== undefined) return shared;
+  const body = makeAjv(false);
+  const text = makeAjv(true);
+  const compiled = { body: new WeakMap<object, ValidateFunction>(), text: new WeakMap<object, ValidateFunction>() };
+  shared = {
+    body,
+    text,
+    compile(schema, part) {
+      const cache = compiled[part];
+      let validate = cache.get(schema);
+      if (validate === undefined) {
+        validate = (part === 'body' ? body : text).compile(forAjv(schema) as object);
+        cache.set(schema, validate);
+      }
+      return validate;
+    },
+  };
+  return shared;
+}
+
+function jsonPointerToPath(pointer: string): string {
+  if (pointer === '') return '';
+  let path = '';
+  for (const raw of pointer.slice(1).split('/')) {
+    const segment = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    path += /^\d+$/.test(segment) ? `[${segment}]` : path === '' ? segment : `.${segment}`;
+  }
+  return path;
+}
+
+function join(base: string, name: string): string {
+  return base === '' ? name : `${base}.${name}`;
+}
+
+function discriminatorValues(error: ErrorObject, root: Ajv): string[] | undefined {
+  const parent = error.parentSchema as { oneOf?: { $ref?: string; properties?: Record<string, { const?: string; enum?: string[] }> }[] } | undefined;
+  const tag = (error.params as { tag: string }).tag;
+  const values: string[] = [];
+  for (let variant of parent?.oneOf ?? []) {
+    if (variant.$ref) variant = (root.getSchema(variant.$ref)?.schema ?? {}) as typeof variant;
+    const prop = variant.properties?.[tag];
+    if (prop?.const !== undefined) values.push(prop.const);
+    else if (prop?.enum) values.push(...prop.enum);
+  }
+  return values.length > 0 ? values : undefined;
+}
+
+function describe(error: ErrorObject, root: Ajv): FieldError {
+  const at = jsonPointerToPath(error.instancePath);
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return { field: join(at, String(params.missingProperty)), message: 'is required' };
+    case 'discriminator': {
+      const field = join(at, String(params.tag));
+      const allowed = discriminatorValues(error, root);
+      if (params.error === 'tag' && error.data && typeof error.data === 'object' && !(String(params.tag) in error.data)) {
+        return { field, message: 'is required', ...(allowed ? { constraint: { enum: allowed } } : {}) };
+      }
+      return allowed
+        ? { field, constraint: { enum: allowed }, message: `must be one of: ${allowed.join(', ')}` }
+        : { field, message: 'has an unsupported value' };
+    }
+    case 'enum':
+    case 'const': {
+      const allowed = (error.keyword === 'const' ? [params.allowedValue] : (params.allowedValues as unknown[])).map(String);
+      return { field: at || 'body', constraint: { enum: allowed }, message: `must be one of: ${allowed.join(', ')}` };
+    }
+    case 'pattern':
+      return { field: at, constraint: { pattern: String(params.pattern) }, message: `must match the pattern ${String(params.pattern)}` };
+    case 'format': {
+      const check = formats().get(String(params.format));
+      const problem = check && typeof error.data === 'string' ? check(error.data) : null;
+      return { field: at, constraint: { format: String(params.format) }, message: problem ?? `must be a valid ${String(params.format)}` };
+    }
+    case 'minLength':
+      return { field: at, constraint: { minLength: Number(params.limit) }, message: `must be at least ${String(params.limit)} characters long` };
+    case 'maxLength':
+      return { field: at, constraint: { maxLength: Number(params.limit) }, message: `must be at most ${String(params.limit)} characters long` };
+    case 'type':
+      return { field: at || 'body', message: `must be ${article(String(params.type))}` };
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum': {
+      const words = { minimum: 'at least', maximum: 'at most', exclusiveMinimum: 'greater than', exclusiveMaximum: 'less than' };
+      return { field: at || 'body', message: `must be ${words[error.keyword]} ${String(params.limit)}` };
+    }
+    case 'minItems':
+      return { field: at || 'body', message: `must have at least ${String(params.limit)} item${params.limit === 1 ? '' : 's'}` };
+    case 'maxItems':
+      return { field: at || 'body', message: `must have at most ${String(params.limit)} items` };
+    case 'uniqueItems':
+      return { field: at || 'body', message: 'must not repeat an item' };
+    case 'additionalProperties':
+      return { field: join(at, String(params.additionalProperty)), message: 'is not a recognised field' };
+    default:
+      return { field: at || 'body', message: error.message ?? 'is invalid' };
+  }
+}
+
+function article(type: string): string {
+  return type === 'object' || type === 'array' || type === 'integer' ? `an ${type}` : `a ${type}`;
+}
+
+/**
+ * Turns Ajv errors into FieldErrors, one per field: several broken rules of one field are
+ * merged into one entry. `prefix` names where the value came from when it is not the body
+ * (query parameters are named bare, as the client sent them).
+ */
+export function toFieldErrors(errors: ErrorObject[], root: Ajv): FieldError[] {
+  const byField = new Map<string, FieldError>();
+  for (const error of errors) {
+    // A failed oneOf/if only summarises the errors already listed for its branches.
+    if (error.keyword === 'oneOf' || error.keyword === 'anyOf' || error.keyword === 'if') continue;
+    const next = describe(error, root);
+    const seen = byField.get(next.field);
+    if (seen === undefined) {
+      byField.set(next.field, next);
+    } else {
+      if (!seen.message.includes(next.message)) seen.message = `${seen.message}; ${next.message}`;
+      if (next.constraint) seen.constraint = { ...seen.constraint, ...next.constraint };
+    }
+  }
+  if (byField.size === 0 && errors.length > 0) {
+    const first = errors[0]!;
+    return [{ field: jsonPointerToPath(first.instancePath) || 'body', message: first.message ?? 'is invalid' }];
+  }
+  return [...byField.values()];
+}

@@ -1,0 +1,30 @@
+import { randomBytes } from 'node:crypto';
+import { systemClock } from './clock.js';
+
+// Identifiers are `<Type>:<uuid v7>`: time-ordered, so an index on them follows creation order.
+
+let lastMs = 0;
+let sequence = 0;
+
+/** RFC 9562 UUID version 7; a 12-bit counter keeps ids from one process ordered within a millisecond. */
+export function uuidv7(nowMs: number): string {
+  if (nowMs <= lastMs) {
+    sequence = (sequence + 1) & 0xfff;
+    if (sequence === 0) lastMs += 1;
+    nowMs = lastMs;
+  } else {
+    lastMs = nowMs;
+    sequence = randomBytes(2).readUInt16BE(0) & 0x7ff;
+  }
+  const bytes = randomBytes(16);
+  bytes.writeUIntBE(nowMs, 0, 6);
+  bytes[6] = 0x70 | (sequence >> 8);
+  bytes[7] = sequence & 0xff;
+  bytes[8] = 0x80 | (bytes[8]! & 0x3f);
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+export function newId(type: string): string {
+  return `${type}:${uuidv7(systemClock.nowMs())}`;
+}

@@ -1,0 +1,69 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { op } from '../../http/route.js';
+import {
+  ExternalAccount, ExternalAccountIdParams, ExternalAccountList, OwnershipChallenge, OwnershipChallengeRequest,
+  OwnershipVerifyRequest, PlatformExternalAccountCreateRequest, PlatformExternalAccountListQuery,
+} from './schemas.js';
+import * as service from './service.js';
+
+const tag = 'External Accounts';
+const platformScope = { customerId: null };
+
+export const platformExternalAccountRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get('/platform/external-accounts', {
+    schema: op({
+      operationId: 'listPlatformExternalAccounts', tag, summary: "List the platform's external accounts", permission: 'VIEW',
+      querystring: PlatformExternalAccountListQuery, success: { 200: Type.Ref(ExternalAccountList) }, errors: [400, 401, 500],
+    }),
+  }, async (request) =>
+    service.listExternalAccounts(request.ctx, { customerId: null, currency: request.query.currency }, request.query));
+
+  app.post('/platform/external-accounts', {
+    schema: op({
+      operationId: 'createPlatformExternalAccount', tag, summary: 'Register an external account of the platform', permission: 'MANAGE',
+      body: Type.Ref(PlatformExternalAccountCreateRequest), success: { 201: Type.Ref(ExternalAccount) }, errors: [400, 401, 409, 500],
+    }),
+  }, async (request, reply) => {
+    reply.code(201);
+    return service.createExternalAccount(request.ctx, { platformId: request.ctx.platformId, customerId: null }, request.body);
+  });
+
+  app.get('/platform/external-accounts/:externalAccountId', {
+    schema: op({
+      operationId: 'getPlatformExternalAccountById', tag, summary: "Get one of the platform's external accounts", permission: 'VIEW',
+      params: ExternalAccountIdParams, success: { 200: Type.Ref(ExternalAccount) }, errors: [401, 404, 500],
+    }),
+  }, async (request) => service.getExternalAccount(request.ctx, request.params.externalAccountId, platformScope));
+
+  app.delete('/platform/external-accounts/:externalAccountId', {
+    schema: op({
+      operationId: 'deletePlatformExternalAccountById', tag, summary: "Delete one of the platform's external accounts", permission: 'MANAGE',
+      params: ExternalAccountIdParams, success: { 204: null }, errors: [401, 404, 500],
+    }),
+  }, async (request, reply) => {
+    await service.deleteExternalAccount(request.ctx, request.params.externalAccountId, platformScope);
+    reply.code(204);
+  });
+
+  app.post('/platform/external-accounts/:externalAccountId/challenge', {
+    schema: op({
+      operationId: 'createPlatformExternalAccountOwnershipChallenge', tag, summary: 'Start an ownership challenge', permission: 'MANAGE',
+      params: ExternalAccountIdParams, body: Type.Ref(OwnershipChallengeRequest), success: { 201: Type.Ref(OwnershipChallenge) },
+      errors: [400, 401, 404, 409, 500],
+    }),
+  }, async (request, reply) => {
+    const baseUrl = `${request.protocol}://${request.host}`;
+    const challenge = await service.createOwnershipChallenge(request.ctx, request.params.externalAccountId, platformScope, request.body.method, baseUrl);
+    reply.code(201);
+    return challenge;
+  });
+
+  app.post('/platform/external-accounts/:externalAccountId/verify', {
+    schema: op({
+      operationId: 'verifyPlatformExternalAccountOwnership', tag, summary: 'Verify ownership with a wallet signature', permission: 'MANAGE',
+      params: ExternalAccountIdParams, body: Type.Ref(OwnershipVerifyRequest), success: { 200: Type.Ref(ExternalAccount) },
+      errors: [400, 401, 404, 409, 500],
+    }),
+  }, async (request) => service.verifyOwnership(request.ctx, request.params.externalAccountId, platformScope, request.body.signature));
+};

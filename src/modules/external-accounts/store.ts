@@ -1,0 +1,123 @@
+import type { Queryable } from '../../db/index.js';
+import { paginate, type PageRequest } from '../../db/pagination.js';
+import type { ExternalAccountsTable, OwnershipChallengesTable } from '../../db/schema.js';
+
+export type ExternalAccountRow = ExternalAccountsTable;
+export type ChallengeRow = OwnershipChallengesTable;
+
+/** Whose accounts: the platform's own (customerId null) or one customer's. */
+export interface Owner {
+  platformId: string;
+  customerId: string | null;
+}
+
+export function ownerKey(owner: Owner): string {
+  return owner.customerId ?? 'platform';
+}
+
+export async function insertExternalAccount(q: Queryable, row: ExternalAccountRow): Promise<void> {
+  await q.insertInto('external_accounts').values(row).execute();
+}
+
+export async function findLiveByIdentity(q: Queryable, owner: Owner, identityKey: string): Promise<ExternalAccountRow | undefined> {
+  return q
+    .selectFrom('external_accounts')
+    .selectAll()
+    .where('platform_id', '=', owner.platformId)
+    .where('owner_key', '=', ownerKey(owner))
+    .where('identity_key', '=', identityKey)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/**
+ * Which accounts an operation may see: the platform's own (customerId null), one customer's,
+ * any customer's, or any account of the platform.
+ */
+export type AccountScope = { customerId: string | null } | 'anyCustomer' | 'any';
+
+export async function findExternalAccount(
+  q: Queryable,
+  platformId: string,
+  id: string,
+  scope: AccountScope,
+): Promise<ExternalAccountRow | undefined> {
+  let query = q
+    .selectFrom('external_accounts')
+    .selectAll()
+    .where('platform_id', '=', platformId)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null);
+  if (scope === 'anyCustomer') query = query.where('customer_id', 'is not', null);
+  else if (scope === 'any') return query.executeTakeFirst();
+  else if (scope.customerId === null) query = query.where('customer_id', 'is', null);
+  else query = query.where('customer_id', '=', scope.customerId);
+  return query.executeTakeFirst();
+}
+
+export interface ExternalAccountFilters {
+  currency?: string | undefined;
+  /** null: platform accounts; a customer id; or 'anyCustomer'. */
+  customerId: string | null | 'anyCustomer';
+}
+
+export async function listExternalAccounts(q: Queryable, platformId: string, filters: ExternalAccountFilters, page: PageRequest) {
+  let query = q.selectFrom('external_accounts').selectAll().where('platform_id', '=', platformId).where('deleted_at', 'is', null);
+  if (filters.customerId === null) query = query.where('customer_id', 'is', null);
+  else if (filters.customerId === 'anyCustomer') query = query.where('customer_id', 'is not', null);
+  else query = query.where('customer_id', '=', filters.customerId);
+  if (filters.currency !== undefined) query = query.where('currency', '=', filters.currency);
+  return paginate(query, 'external_accounts', page);
+}
+
+export async function updateExternalAccount(
+  q: Queryable,
+  id: string,
+  changes: Partial<Pick<ExternalAccountRow, 'status' | 'default_uma_deposit' | 'deleted_at' | 'updated_at'>>,
+): Promise<void> {
+  await q.updateTable('external_accounts').set(changes).where('id', '=', id).execute();
+}
+
+/** Clears the default UMA deposit flag on the owner's other accounts. */
+export async function clearDefaultUmaDeposit(q: Queryable, owner: Owner, now: string): Promise<void> {
+  await q
+    .updateTable('external_accounts')
+    .set({ default_uma_deposit: 0, updated_at: now })
+    .where('platform_id', '=', owner.platformId)
+    .where('owner_key', '=', ownerKey(owner))
+    .where('default_uma_deposit', '=', 1)
+    .execute();
+}
+
+export async function insertChallenge(q: Queryable, row: ChallengeRow): Promise<void> {
+  await q.insertInto('ownership_challenges').values(row).execute();
+}
+
+export async function abandonPendingChallenges(q: Queryable, accountId: string, now: string): Promise<void> {
+  await q
+    .updateTable('ownership_challenges')
+    .set({ status: 'ABANDONED', updated_at: now })
+    .where('external_account_id', '=', accountId)
+    .where('status', '=', 'PENDING')
+    .execute();
+}
+
+export async function latestPendingChallenge(q: Queryable, accountId: string): Promise<ChallengeRow | undefined> {
+  return q
+    .selectFrom('ownership_challenges')
+    .selectAll()
+    .where('external_account_id', '=', accountId)
+    .where('status', '=', 'PENDING')
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+export async function findChallenge(q: Queryable, id: string): Promise<ChallengeRow | undefined> {
+  return q.selectFrom('ownership_challenges').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function setChallengeStatus(q: Queryable, id: string, status: string, now: string): Promise<void> {
+  await q.updateTable('ownership_challenges').set({ status, updated_at: now }).where('id', '=', id).execute();
+}

@@ -1,0 +1,33 @@
+import type { Queryable } from '../../db/index.js';
+import type { NewPlatformRow, PlatformRow } from '../../db/schema.js';
+
+export type { PlatformRow };
+
+export async function insertPlatform(q: Queryable, row: NewPlatformRow): Promise<void> {
+  await q.insertInto('platforms').values(row).execute();
+}
+
+export async function findPlatform(q: Queryable, id: string): Promise<PlatformRow | undefined> {
+  return q.selectFrom('platforms').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function firstPlatform(q: Queryable): Promise<PlatformRow | undefined> {
+  return q.selectFrom('platforms').selectAll().orderBy('created_at').orderBy('id').limit(1).executeTakeFirst();
+}
+
+export async function updatePlatform(
+  q: Queryable,
+  id: string,
+  changes: Partial<Pick<PlatformRow, 'name' | 'config' | 'settings' | 'updated_at'>>,
+): Promise<void> {
+  await q.updateTable('platforms').set(changes).where('id', '=', id).execute();
+}
+
+/** Moves a platform's clock forward; the offset never decreases. */
+export async function addClockOffset(q: Queryable, id: string, deltaMs: number): Promise<void> {
+  await q
+    .updateTable('platforms')
+    .set((eb) => ({ clock_offset_ms: eb('clock_offset_ms', '+', deltaMs) }))
+    .where('id', '=', id)
+    .execute();
+}

@@ -1,0 +1,61 @@
+import type { Queryable } from '../../db/index.js';
+import { paginate, storedTime, type PageRequest } from '../../db/pagination.js';
+import type { ApiTokensTable } from '../../db/schema.js';
+
+export type TokenRow = ApiTokensTable;
+
+export async function insertToken(q: Queryable, row: TokenRow): Promise<void> {
+  await q.insertInto('api_tokens').values(row).execute();
+}
+
+export async function findToken(q: Queryable, platformId: string, id: string): Promise<TokenRow | undefined> {
+  return q
+    .selectFrom('api_tokens')
+    .selectAll()
+    .where('platform_id', '=', platformId)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
+export async function findTokenByClientId(q: Queryable, clientId: string): Promise<TokenRow | undefined> {
+  return q.selectFrom('api_tokens').selectAll().where('client_id', '=', clientId).executeTakeFirst();
+}
+
+export interface TokenFilters {
+  name?: string | undefined;
+  createdAfter?: string | undefined;
+  createdBefore?: string | undefined;
+  updatedAfter?: string | undefined;
+  updatedBefore?: string | undefined;
+}
+
+export async function listTokens(q: Queryable, platformId: string, filters: TokenFilters, page: PageRequest) {
+  let query = q.selectFrom('api_tokens').selectAll().where('platform_id', '=', platformId).where('deleted_at', 'is', null);
+  if (filters.name !== undefined) query = query.where('name', '=', filters.name);
+  if (filters.createdAfter !== undefined) query = query.where('created_at', '>=', storedTime(filters.createdAfter));
+  if (filters.createdBefore !== undefined) query = query.where('created_at', '<=', storedTime(filters.createdBefore));
+  if (filters.updatedAfter !== undefined) query = query.where('updated_at', '>=', storedTime(filters.updatedAfter));
+  if (filters.updatedBefore !== undefined) query = query.where('updated_at', '<=', storedTime(filters.updatedBefore));
+  return paginate(query, 'api_tokens', page);
+}
+
+export async function markTokenDeleted(q: Queryable, platformId: string, id: string, now: string): Promise<boolean> {
+  const result = await q
+    .updateTable('api_tokens')
+    .set({ deleted_at: now, updated_at: now })
+    .where('platform_id', '=', platformId)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Re-pins a token's secret (bootstrap with GRID_CLIENT_SECRET) and revives it if deleted. */
+export async function resetTokenSecret(q: Queryable, id: string, salt: string, hash: string, now: string): Promise<void> {
+  await q
+    .updateTable('api_tokens')
+    .set({ secret_salt: salt, secret_hash: hash, deleted_at: null, updated_at: now })
+    .where('id', '=', id)
+    .execute();
+}

@@ -1,0 +1,97 @@
+// Railyard's own endpoints under /_railyard: what a local sandbox needs and the hosted one
+// lacks (the platform's clock and settings, the webhook signing key, the pages that stand
+// in for hosted flows). Authenticated like the Grid API, except the hosted-flow pages,
+// whose link carries its own token.
+
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { op } from '../http/route.js';
+import { DateTime } from '../http/schemas.js';
+import { completeLiveness, describeLiveness } from '../modules/external-accounts/service.js';
+import { ExternalAccount } from '../modules/external-accounts/schemas.js';
+import { RailyardPlatform, RailyardPlatformUpdate } from '../modules/platform/schemas.js';
+import * as platforms from '../modules/platform/service.js';
+
+const tag = 'Railyard';
+const Clock = Type.Object({ now: DateTime, offsetSeconds: Type.Number() });
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+export const railyardRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  // The liveness page posts plain HTML forms; their (empty) bodies carry nothing.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, _body, done) => done(null, undefined));
+
+  app.get('/platform', {
+    schema: op({
+      operationId: 'railyardGetPlatform', tag, summary: 'This platform as railyard sees it', permission: 'VIEW',
+      success: { 200: RailyardPlatform }, errors: [401, 500],
+    }),
+  }, async (request) => platforms.getRailyardPlatform(request.ctx));
+
+  app.patch('/platform', {
+    schema: op({
+      operationId: 'railyardUpdatePlatform', tag, summary: "Change railyard's settings of this platform", permission: 'MANAGE',
+      body: RailyardPlatformUpdate, success: { 200: RailyardPlatform }, errors: [400, 401, 500],
+    }),
+  }, async (request) => platforms.updateRailyardPlatform(request.ctx, request.body));
+
+  app.get('/clock', {
+    schema: op({
+      operationId: 'railyardGetClock', tag, summary: "Read the platform's sandbox clock", permission: 'VIEW',
+      success: { 200: Clock }, errors: [401, 500],
+    }),
+  }, async (request) => (await platforms.getRailyardPlatform(request.ctx)).clock);
+
+  app.post('/clock/advance', {
+    schema: op({
+      operationId: 'railyardAdvanceClock', tag, summary: "Move the platform's sandbox clock forward", permission: 'MANAGE',
+      body: Type.Object({ seconds: Type.Number({ exclusiveMinimum: 0, maximum: platforms.CLOCK_ADVANCE_SECONDS_MAX }) }),
+      success: { 200: Clock }, errors: [400, 401, 500],
+    }),
+  }, async (request) => (await platforms.advanceClock(request.ctx, request.body.seconds)).clock);
+
+  app.get('/webhook-public-key', {
+    schema: op({
+      operationId: 'railyardWebhookPublicKey', tag, summary: "The PEM public key that verifies this platform's webhooks", permission: 'VIEW',
+      success: { 200: Type.String() }, errors: [401, 500],
+    }),
+  }, async (request, reply) => {
+    reply.type('application/x-pem-file');
+    return platforms.webhookPublicKey(request.ctx.db.k, request.ctx.platformId);
+  });
+
+  // Stand-in for the hosted liveness check of ownership verification.
+  const LivenessParams = Type.Object({ challengeId: Type.String() });
+  const LivenessQuery = Type.Object({ token: Type.String() });
+
+  app.get('/liveness/:challengeId', {
+    schema: { params: LivenessParams, querystring: LivenessQuery },
+  }, async (request, reply) => {
+    const check = await describeLiveness(request.server.deps, request.params.challengeId, request.query.token);
+    reply.type('text/html; charset=utf-8');
+    if (check === undefined) {
+      reply.code(404);
+      return '<!doctype html><title>Not found</title><p>This liveness link is not valid.</p>';
+    }
+    const action = (outcome: string) =>
+      `${request.url.split('?')[0]}/${outcome}?token=${encodeURIComponent(request.query.token)}`;
+    return `<!doctype html><html><head><meta charset="utf-8"><title>railyard liveness check</title></head><body>
+<h1>Sandbox liveness check</h1>
+<p>Account <code>${escapeHtml(check.accountId)}</code>; this check is <strong>${escapeHtml(check.status)}</strong> and expires at ${escapeHtml(check.expiresAt)}.</p>
+<p>No camera here: choose the outcome the platform should receive.</p>
+<form method="post" action="${escapeHtml(action('pass'))}"><button type="submit">Pass the check</button></form>
+<form method="post" action="${escapeHtml(action('fail'))}"><button type="submit">Fail the check</button></form>
+</body></html>`;
+  });
+
+  app.post('/liveness/:challengeId/:outcome', {
+    schema: {
+      params: Type.Object({ challengeId: Type.String(), outcome: Type.Union([Type.Literal('pass'), Type.Literal('fail')]) }),
+      querystring: LivenessQuery,
+      response: { 200: Type.Ref(ExternalAccount) },
+    },
+  }, async (request) =>
+    completeLiveness(request.server.deps, request.params.challengeId, request.query.token, request.params.outcome === 'pass'));
+};
