@@ -9,7 +9,7 @@ import { buildApp } from './app.js';
 import { systemClock } from './clock.js';
 import { BASE_PATH, ConfigError, loadConfig, type Config } from './config.js';
 import { DbConnectError, openDb, redactUrl, type Db } from './db/index.js';
-import { hashSecret } from './http/auth.js';
+import { AuthCache, hashSecret } from './http/auth.js';
 import type { Deps } from './http/context.js';
 import { bootstrap, createPlatform, webhookPublicKey } from './modules/platform/service.js';
 
@@ -73,7 +73,7 @@ async function recallSecret(deps: Deps, platformId: string, clientId: string): P
 async function start(config: Config): Promise<void> {
   const startedAt = process.hrtime.bigint();
   const db = await openStore(config);
-  const deps: Deps = { config, db, clock: systemClock };
+  const deps: Deps = { config, db, clock: systemClock, authCache: db.dialect === 'sqlite' ? new AuthCache() : undefined };
   const boot = await bootstrap(deps);
   const file = credentialsFile(config);
   if (boot.created && boot.clientSecret !== undefined && file !== undefined && config.clientId === undefined) {

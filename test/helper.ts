@@ -10,6 +10,7 @@ import { buildApp } from '../src/app.js';
 import { ManualClock, systemClock, type Clock } from '../src/clock.js';
 import { BASE_PATH, type Config } from '../src/config.js';
 import { dropPgSchema, openDb } from '../src/db/index.js';
+import { AuthCache } from '../src/http/auth.js';
 import type { Deps } from '../src/http/context.js';
 import { createPlatform } from '../src/modules/platform/service.js';
 
@@ -111,7 +112,7 @@ export async function build(options: { clock?: Clock; config?: Partial<Config>; 
   const config = testConfig(options.config);
   const pgSchema = config.databaseUrl ? `t_${randomBytes(6).toString('hex')}` : undefined;
   const db = await openDb({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, pgSchema, pgPoolMax: 10 });
-  const deps: Deps = { config, db, clock: options.clock ?? systemClock };
+  const deps: Deps = { config, db, clock: options.clock ?? systemClock, authCache: db.dialect === 'sqlite' ? new AuthCache() : undefined };
   const app = await buildApp(deps);
   const addPlatform = async (counterpartyRules = false) => {
     const created = await createPlatform(deps, { name: 'Test platform', counterpartyRules });

@@ -7,19 +7,23 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { base58Decode } from '../modules/external-accounts/formats.js';
 
-function decodeBinary(text: string): Uint8Array | null {
+/** Every reading of a signature string as bytes: hex (0x optional), base58, base64. */
+function decodings(text: string): Uint8Array[] {
   const trimmed = text.trim();
-  if (/^(0x)?[0-9a-fA-F]+$/.test(trimmed) && trimmed.replace(/^0x/, '').length % 2 === 0) {
-    return Buffer.from(trimmed.replace(/^0x/, ''), 'hex');
-  }
-  if (/^[A-Za-z0-9+/]+={0,2}$/.test(trimmed) && trimmed.length % 4 === 0) return Buffer.from(trimmed, 'base64');
-  return base58Decode(trimmed);
+  const out: Uint8Array[] = [];
+  const hex = trimmed.replace(/^0x/, '');
+  if (/^[0-9a-fA-F]+$/.test(hex) && hex.length % 2 === 0) out.push(Buffer.from(hex, 'hex'));
+  const base58 = base58Decode(trimmed);
+  if (base58 !== null) out.push(base58);
+  if (/^[A-Za-z0-9+/]+={0,2}$/.test(trimmed) && trimmed.length % 4 === 0) out.push(Buffer.from(trimmed, 'base64'));
+  return out;
 }
 
 /** The EVM address (lower-case 0x…) that produced an EIP-191 signature of `message`. */
 export function recoverEvmSigner(message: string, signatureText: string): string | null {
-  const signature = decodeBinary(signatureText);
-  if (signature === null || signature.length !== 65) return null;
+  const hex = signatureText.trim().replace(/^0x/, '');
+  if (!/^[0-9a-fA-F]{130}$/.test(hex)) return null;
+  const signature = Buffer.from(hex, 'hex');
   const v = signature[64]!;
   const recovery = v >= 27 ? v - 27 : v;
   if (recovery !== 0 && recovery !== 1) return null;
@@ -41,14 +45,20 @@ const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 
 export function verifySolanaSignature(address: string, message: string, signatureText: string): boolean {
   const publicKey = base58Decode(address);
-  const signature = decodeBinary(signatureText);
-  if (publicKey?.length !== 32 || signature?.length !== 64) return false;
+  if (publicKey?.length !== 32) return false;
+  let key: ReturnType<typeof createPublicKey>;
   try {
-    const key = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, publicKey]), format: 'der', type: 'spki' });
-    return verifySignature(null, Buffer.from(message, 'utf8'), key, signature);
+    key = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, publicKey]), format: 'der', type: 'spki' });
   } catch {
     return false;
   }
+  return decodings(signatureText).some((signature) => {
+    try {
+      return signature.length === 64 && verifySignature(null, Buffer.from(message, 'utf8'), key, signature);
+    } catch {
+      return false;
+    }
+  });
 }
 
 export type WalletNetwork = 'EVM' | 'SOLANA' | 'OTHER';

@@ -18,6 +18,9 @@ export interface Db {
    * Runs fn in one database transaction. On PostgreSQL a serialization failure or a
    * deadlock retries the whole function (at most `transactionAttemptsMax` times), so fn
    * must not have effects outside the transaction.
+   *
+   * Inside fn, every query must go through `tx`: the embedded store has one connection,
+   * which the transaction holds, so a query on `k` would wait for the transaction forever.
    */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -39,7 +42,7 @@ const PG_RETRYABLE = new Set(['40001', '40P01']);
 
 export async function openDb(options: DbOptions): Promise<Db> {
   const db = options.databaseUrl ? await openPostgres(options) : openSqlite(options);
-  await migrateToLatest(db.k);
+  await migrateToLatest(db.k, options.databaseUrl ? options.pgSchema : undefined);
   return db;
 }
 
@@ -57,6 +60,10 @@ function openSqlite(options: DbOptions): Db {
   let database: SQLite.Database;
   try {
     database = new SQLite(file);
+    // One process owns the embedded store: holding the file lock for good spares a lock
+    // round-trip on every statement, and a second server on the same data directory is
+    // refused instead of interleaving writes.
+    database.pragma('locking_mode = EXCLUSIVE');
     database.pragma('journal_mode = WAL');
     // WAL with synchronous=NORMAL keeps every committed transaction across a process crash
     // (kill -9); only an operating-system crash can lose the last few.
@@ -66,14 +73,76 @@ function openSqlite(options: DbOptions): Db {
   } catch (err) {
     throw new DbConnectError(`cannot open the SQLite store at ${file}: ${(err as Error).message}`);
   }
-  const k = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  const cached = withStatementCache(database);
+  const k = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) });
+  let transactionsInFlight = 0;
+  registerDirect(k, {
+    run(q, text, parameters) {
+      // Straight to SQLite only when no transaction can be affected: inside the transaction
+      // itself, or when none is open or waiting (one could otherwise see the other's
+      // uncommitted rows). Otherwise Kysely's connection queue decides.
+      if (!q.isTransaction && transactionsInFlight > 0) return undefined;
+      const statement = cached.prepare(text);
+      if (statement.reader) return { rows: statement.all(parameters as unknown[]) };
+      const result = statement.run(parameters as unknown[]);
+      return { rows: [], numAffectedRows: BigInt(result.changes) };
+    },
+  });
   return {
     dialect: 'sqlite',
     k,
     // note: the SQLite driver holds its single connection for the whole transaction, so
     // transactions are serialized and never need a retry.
-    transaction: (fn) => k.transaction().execute(fn),
+    async transaction(fn) {
+      transactionsInFlight++;
+      try {
+        return await k.transaction().execute(fn);
+      } finally {
+        transactionsInFlight--;
+      }
+    },
     close: () => k.destroy(),
+  };
+}
+
+/** Synchronous execution of compiled SQL on the embedded store (see prepared.ts). */
+export interface DirectExecutor {
+  run(q: Kysely<Database>, sql: string, parameters: readonly unknown[]): { rows: unknown[]; numAffectedRows?: bigint } | undefined;
+}
+
+// Keyed by the dialect's adapter, which a database and its transactions share.
+const DIRECT = new WeakMap<object, DirectExecutor>();
+
+function registerDirect(k: Kysely<Database>, direct: DirectExecutor): void {
+  DIRECT.set(k.getExecutor().adapter, direct);
+}
+
+export function directExecutor(q: Kysely<Database>): DirectExecutor | undefined {
+  return DIRECT.get(q.getExecutor().adapter);
+}
+
+const statementCacheMax = 500;
+
+/**
+ * Kysely prepares every query anew; preparing costs more than running a simple query on
+ * SQLite. Statements are reusable, so keep the most recent ones per SQL text.
+ */
+function withStatementCache(database: SQLite.Database) {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    prepare(text: string): SQLite.Statement {
+      let statement = cache.get(text);
+      if (statement === undefined) {
+        statement = database.prepare(text);
+        if (cache.size >= statementCacheMax) cache.delete(cache.keys().next().value!);
+        cache.set(text, statement);
+      }
+      return statement;
+    },
+    close(): void {
+      cache.clear();
+      database.close();
+    },
   };
 }
 

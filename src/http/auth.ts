@@ -25,7 +25,8 @@ function parseBasic(header: string | undefined): { username: string; password: s
   const match = /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header);
   if (!match) return null;
   const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
+  // A token id (Token:<uuid>) carries a colon of its own; the separator is the next one.
+  const colon = decoded.indexOf(':', decoded.startsWith('Token:') ? 'Token:'.length : 0);
   if (colon <= 0) return null;
   return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
@@ -42,7 +43,35 @@ export interface Principal {
   now: Date;
 }
 
+type CachedPrincipal = Omit<Principal, 'now'> & { clockOffsetMs: number };
+
+const authCacheEntriesMax = 1000;
+
+/**
+ * Verified credentials of this process, keyed by the Authorization header. Only for a
+ * store this process alone writes (the embedded one): every write that could change an
+ * answer (a token deleted, platform settings or clock changed) clears it at once.
+ */
+export class AuthCache {
+  private readonly entries = new Map<string, CachedPrincipal>();
+  get(header: string): CachedPrincipal | undefined {
+    return this.entries.get(header);
+  }
+  set(header: string, principal: CachedPrincipal): void {
+    if (this.entries.size >= authCacheEntriesMax) this.entries.clear();
+    this.entries.set(header, principal);
+  }
+  clear(): void {
+    this.entries.clear();
+  }
+}
+
 export async function authenticate(deps: Deps, header: string | undefined): Promise<Principal> {
+  const cached = header === undefined ? undefined : deps.authCache?.get(header);
+  if (cached !== undefined) {
+    const { clockOffsetMs, ...principal } = cached;
+    return { ...principal, now: platformNow(deps.clock, clockOffsetMs) };
+  }
   const credentials = parseBasic(header);
   if (credentials === null) {
     throw unauthorized(header === undefined ? 'missing Authorization header' : 'Authorization must be HTTP Basic <token id>:<secret>');
@@ -67,13 +96,16 @@ export async function authenticate(deps: Deps, header: string | undefined): Prom
   const actual = Buffer.from(hashSecret(credentials.password, row?.secret_salt ?? DUMMY_SALT), 'hex');
   const matches = expected.length === actual.length && timingSafeEqual(expected, actual);
   if (row === undefined || !matches) throw unauthorized('unknown token or wrong secret');
-  return {
+  const principal: CachedPrincipal = {
     platformId: row.platform_id,
     tokenId: row.token_id,
     permissions: JSON.parse(row.permissions) as Permission[],
     settings: JSON.parse(row.settings) as PlatformSettings,
-    now: platformNow(deps.clock, Number(row.clock_offset_ms)),
+    clockOffsetMs: Number(row.clock_offset_ms),
   };
+  deps.authCache?.set(header!, principal);
+  const { clockOffsetMs, ...rest } = principal;
+  return { ...rest, now: platformNow(deps.clock, clockOffsetMs) };
 }
 
 /**

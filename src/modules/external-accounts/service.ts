@@ -332,7 +332,7 @@ export async function completeLiveness(deps: Deps, challengeId: string, token: s
     if (challenge === undefined || challenge.method !== 'LIVENESS' || challenge.token !== token) {
       throw apiError('REFERENCE_NOT_FOUND', 'No such liveness check');
     }
-    const now = await platformNowOf(deps, challenge.platform_id);
+    const now = await platformNowOf(deps, challenge.platform_id, tx);
     if (challenge.status !== 'PENDING') throw apiError('CONFLICT', `This liveness check is already ${challenge.status}`);
     if (challenge.expires_at <= iso(now)) throw apiError('CONFLICT', 'This liveness check has expired');
     const row = await store.findExternalAccount(tx, challenge.platform_id, challenge.external_account_id, 'any');

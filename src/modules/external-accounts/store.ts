@@ -1,5 +1,6 @@
 import type { Queryable } from '../../db/index.js';
 import { paginate, type PageRequest } from '../../db/pagination.js';
+import { prepare } from '../../db/prepared.js';
 import type { ExternalAccountsTable, OwnershipChallengesTable } from '../../db/schema.js';
 
 export type ExternalAccountRow = ExternalAccountsTable;
@@ -15,19 +16,32 @@ export function ownerKey(owner: Owner): string {
   return owner.customerId ?? 'platform';
 }
 
+const COLUMNS = [
+  'id', 'platform_id', 'customer_id', 'owner_key', 'status', 'currency', 'account_type', 'account_info', 'identity_key',
+  'platform_account_id', 'ownership_type', 'default_uma_deposit', 'beneficiary_verification_status',
+  'beneficiary_verified_name', 'created_at', 'updated_at', 'deleted_at',
+] as const;
+
+const insertRow = prepare<ExternalAccountRow>((k, param) =>
+  k.insertInto('external_accounts').values(Object.fromEntries(COLUMNS.map((c) => [c, param(c)])) as never),
+);
+
 export async function insertExternalAccount(q: Queryable, row: ExternalAccountRow): Promise<void> {
-  await q.insertInto('external_accounts').values(row).execute();
+  await insertRow.run(q, row);
 }
 
-export async function findLiveByIdentity(q: Queryable, owner: Owner, identityKey: string): Promise<ExternalAccountRow | undefined> {
-  return q
+const byIdentity = prepare<{ platformId: string; ownerKey: string; identityKey: string }, ExternalAccountRow>((k, param) =>
+  k
     .selectFrom('external_accounts')
     .selectAll()
-    .where('platform_id', '=', owner.platformId)
-    .where('owner_key', '=', ownerKey(owner))
-    .where('identity_key', '=', identityKey)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
+    .where('platform_id', '=', param('platformId'))
+    .where('owner_key', '=', param('ownerKey'))
+    .where('identity_key', '=', param('identityKey'))
+    .where('deleted_at', 'is', null),
+);
+
+export async function findLiveByIdentity(q: Queryable, owner: Owner, identityKey: string): Promise<ExternalAccountRow | undefined> {
+  return byIdentity.first(q, { platformId: owner.platformId, ownerKey: ownerKey(owner), identityKey });
 }
 
 /**
@@ -36,23 +50,31 @@ export async function findLiveByIdentity(q: Queryable, owner: Owner, identityKey
  */
 export type AccountScope = { customerId: string | null } | 'anyCustomer' | 'any';
 
+type ByIdParams = { platformId: string; id: string; customerId?: string };
+
+const liveById = (k: Queryable, param: (name: string) => any) =>
+  k
+    .selectFrom('external_accounts')
+    .selectAll()
+    .where('platform_id', '=', param('platformId'))
+    .where('id', '=', param('id'))
+    .where('deleted_at', 'is', null);
+
+const byIdAny = prepare<ByIdParams, ExternalAccountRow>((k, param) => liveById(k, param));
+const byIdAnyCustomer = prepare<ByIdParams, ExternalAccountRow>((k, param) => liveById(k, param).where('customer_id', 'is not', null));
+const byIdPlatform = prepare<ByIdParams, ExternalAccountRow>((k, param) => liveById(k, param).where('customer_id', 'is', null));
+const byIdCustomer = prepare<ByIdParams, ExternalAccountRow>((k, param) => liveById(k, param).where('customer_id', '=', param('customerId')));
+
 export async function findExternalAccount(
   q: Queryable,
   platformId: string,
   id: string,
   scope: AccountScope,
 ): Promise<ExternalAccountRow | undefined> {
-  let query = q
-    .selectFrom('external_accounts')
-    .selectAll()
-    .where('platform_id', '=', platformId)
-    .where('id', '=', id)
-    .where('deleted_at', 'is', null);
-  if (scope === 'anyCustomer') query = query.where('customer_id', 'is not', null);
-  else if (scope === 'any') return query.executeTakeFirst();
-  else if (scope.customerId === null) query = query.where('customer_id', 'is', null);
-  else query = query.where('customer_id', '=', scope.customerId);
-  return query.executeTakeFirst();
+  if (scope === 'any') return byIdAny.first(q, { platformId, id });
+  if (scope === 'anyCustomer') return byIdAnyCustomer.first(q, { platformId, id });
+  if (scope.customerId === null) return byIdPlatform.first(q, { platformId, id });
+  return byIdCustomer.first(q, { platformId, id, customerId: scope.customerId });
 }
 
 export interface ExternalAccountFilters {

@@ -239,6 +239,7 @@ export async function updateRailyardPlatform(ctx: Ctx, patch: { name?: string; c
     await store.updatePlatform(tx, ctx.platformId, changes);
     return { ...current, ...changes };
   });
+  ctx.deps.authCache?.clear();
   return presentRailyardPlatform(row, ctx.deps.clock);
 }
 
@@ -247,12 +248,16 @@ export const CLOCK_ADVANCE_SECONDS_MAX = 366 * 24 * 3600;
 /** Moves the platform's sandbox clock forward by `seconds` (fractions allowed, never backwards). */
 export async function advanceClock(ctx: Ctx, seconds: number) {
   await store.addClockOffset(ctx.db.k, ctx.platformId, Math.round(seconds * 1000));
+  ctx.deps.authCache?.clear();
   return getRailyardPlatform(ctx);
 }
 
-/** "Now" on a platform's clock, for work that runs outside an authenticated request. */
-export async function platformNowOf(deps: Deps, platformId: string): Promise<Date> {
-  return platformNow(deps.clock, Number((await loadPlatform(deps.db.k, platformId)).clock_offset_ms));
+/**
+ * "Now" on a platform's clock, for work that runs outside an authenticated request. Inside
+ * a transaction pass the transaction as `q` (see Db.transaction on why).
+ */
+export async function platformNowOf(deps: Deps, platformId: string, q: Queryable = deps.db.k): Promise<Date> {
+  return platformNow(deps.clock, Number((await loadPlatform(q, platformId)).clock_offset_ms));
 }
 
 export async function webhookPublicKey(q: Queryable, platformId: string): Promise<string> {

@@ -1,4 +1,5 @@
 import type { Queryable } from '../../db/index.js';
+import { prepare } from '../../db/prepared.js';
 import type { NewPlatformRow, PlatformRow } from '../../db/schema.js';
 
 export type { PlatformRow };
@@ -7,8 +8,10 @@ export async function insertPlatform(q: Queryable, row: NewPlatformRow): Promise
   await q.insertInto('platforms').values(row).execute();
 }
 
+const byId = prepare<{ id: string }, PlatformRow>((k, param) => k.selectFrom('platforms').selectAll().where('id', '=', param('id')));
+
 export async function findPlatform(q: Queryable, id: string): Promise<PlatformRow | undefined> {
-  return q.selectFrom('platforms').selectAll().where('id', '=', id).executeTakeFirst();
+  return byId.first(q, { id });
 }
 
 export async function firstPlatform(q: Queryable): Promise<PlatformRow | undefined> {

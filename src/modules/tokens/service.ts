@@ -80,6 +80,7 @@ export async function getTokenById(ctx: Ctx, tokenId: string): Promise<ApiTokenV
 export async function deleteTokenById(ctx: Ctx, tokenId: string): Promise<void> {
   const deleted = await store.markTokenDeleted(ctx.db.k, ctx.platformId, tokenId, iso(ctx.now));
   if (!deleted) throw apiError('TOKEN_NOT_FOUND', `No API token ${tokenId}`);
+  ctx.deps.authCache?.clear();
 }
 
 /** Makes sure the pinned client id authenticates with the pinned secret. */

@@ -1,0 +1,212 @@
+// npm run bench: load scenarios against the real server and a bare Fastify baseline,
+// started here, in the same run. Prints req/s, p50/p99 latency and the ratio to the
+// baseline for every scenario, the server's memory after the run, and each target.
+//
+//   BENCH_DURATION=10 BENCH_CONNECTIONS=50 npm run bench
+//   DATABASE_URL=postgres://… npm run bench     (the same scenarios on PostgreSQL)
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomInt } from 'node:crypto';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const durationSeconds = Number(process.env.BENCH_DURATION ?? 10);
+const warmupSeconds = Number(process.env.BENCH_WARMUP ?? 3);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const databaseUrl = process.env.DATABASE_URL;
+
+interface Target {
+  /** Minimum ratio of this scenario's req/s to the baseline scenario's. */
+  ratioMin: number;
+  p99MaxMs: number;
+}
+
+interface Scenario {
+  name: string;
+  baseline: 'GET' | 'POST';
+  target?: Target;
+  /** Prepares what the scenario needs; returns the autocannon options. */
+  prepare(server: ServerInfo): Promise<autocannon.Options>;
+}
+
+interface ServerInfo {
+  baseUrl: string;
+  origin: string;
+  auth: string;
+}
+
+function waitForLine(child: ChildProcess, pattern: RegExp, label: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`${label} did not start:\n${out}`)), 20_000);
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = pattern.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolve(out);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`${label} exited with ${code}:\n${out}`)));
+  });
+}
+
+async function startBaseline(): Promise<{ child: ChildProcess; origin: string }> {
+  const child = spawn(process.execPath, [join(here, 'baseline.js')], { env: { ...process.env, PORT: '0' } });
+  const out = await waitForLine(child, /baseline listening (\S+)/, 'baseline');
+  return { child, origin: /baseline listening (\S+)/.exec(out)![1]! };
+}
+
+async function startRailyard(): Promise<{ child: ChildProcess; info: ServerInfo }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', LOG_LEVEL: 'warn', DATA_DIR: mkdtempSync(join(tmpdir(), 'railyard-bench-')) };
+  delete env.RAILYARD_RECORD;
+  if (!databaseUrl) delete env.DATABASE_URL;
+  const child = spawn(process.execPath, [join(here, 'main.js'), 'start'], { env });
+  const out = await waitForLine(child, /Client secret\s+\S+/, 'railyard');
+  const field = (label: string) => new RegExp(`${label}\\s+(\\S+)`).exec(out)![1]!;
+  const baseUrl = field('Base URL');
+  return {
+    child,
+    info: {
+      baseUrl,
+      origin: new URL(baseUrl).origin,
+      auth: `Basic ${Buffer.from(`${field('Client ID')}:${field('Client secret')}`).toString('base64')}`,
+    },
+  };
+}
+
+function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
+}
+
+async function run(options: autocannon.Options, seconds: number): Promise<autocannon.Result> {
+  return autocannon({ ...options, connections, duration: seconds });
+}
+
+function digits(count: number): string {
+  let out = '';
+  for (let i = 0; i < count; i++) out += String(randomInt(10));
+  return out;
+}
+
+async function post(server: ServerInfo, path: string, body: unknown): Promise<any> {
+  const reply = await fetch(`${server.baseUrl}${path}`, {
+    method: 'POST',
+    headers: { authorization: server.auth, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (!reply.ok) throw new Error(`setup ${path} failed: ${reply.status} ${await reply.text()}`);
+  return reply.json();
+}
+
+const usdAccount = (accountNumber: string) => ({
+  currency: 'USD',
+  accountInfo: {
+    accountType: 'USD_ACCOUNT',
+    accountNumber,
+    routingNumber: '021000021',
+    beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Bench Mark' },
+  },
+});
+
+const SCENARIOS: Scenario[] = [
+  {
+    name: 'GET /platform/external-accounts/{id}',
+    baseline: 'GET',
+    target: { ratioMin: 0.4, p99MaxMs: 15 },
+    async prepare(server) {
+      const account = await post(server, '/platform/external-accounts', usdAccount(`${digits(9)}000`));
+      return { url: `${server.baseUrl}/platform/external-accounts/${account.id}`, headers: { authorization: server.auth } };
+    },
+  },
+  {
+    name: 'POST /platform/external-accounts',
+    baseline: 'POST',
+    target: { ratioMin: 0.25, p99MaxMs: 15 },
+    async prepare(server) {
+      return {
+        url: `${server.baseUrl}/platform/external-accounts`,
+        method: 'POST',
+        headers: { authorization: server.auth, 'content-type': 'application/json' },
+        // Every request registers a new account number (ending in 000, no sandbox scenario).
+        requests: [{ setupRequest: (request) => ({ ...request, body: JSON.stringify(usdAccount(`${digits(13)}000`)) }) }],
+      };
+    },
+  },
+];
+
+interface Row {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  ratio?: number;
+  errors: number;
+  target?: Target;
+}
+
+async function main(): Promise<void> {
+  const filter = process.argv[2];
+  const baseline = await startBaseline();
+  const railyard = await startRailyard();
+  const rows: Row[] = [];
+  try {
+    const baselineOptions = {
+      GET: { url: `${baseline.origin}/ping` },
+      POST: { url: `${baseline.origin}/echo`, method: 'POST' as const, headers: { 'content-type': 'application/json' }, body: JSON.stringify(usdAccount('123456789012')) },
+    };
+    const baselineRps: Record<string, number> = {};
+    for (const kind of ['GET', 'POST'] as const) {
+      await run(baselineOptions[kind], warmupSeconds);
+      const result = await run(baselineOptions[kind], durationSeconds);
+      baselineRps[kind] = result.requests.average;
+      rows.push({ name: `baseline ${kind} (bare Fastify)`, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx });
+    }
+    for (const scenario of SCENARIOS) {
+      if (filter && !scenario.name.includes(filter)) continue;
+      const options = await scenario.prepare(railyard.info);
+      await run(options, warmupSeconds);
+      const result = await run(options, durationSeconds);
+      rows.push({
+        name: scenario.name,
+        rps: result.requests.average,
+        p50: result.latency.p50,
+        p99: result.latency.p99,
+        ratio: result.requests.average / baselineRps[scenario.baseline]!,
+        errors: result.errors + result.non2xx,
+        ...(scenario.target ? { target: scenario.target } : {}),
+      });
+    }
+    const rss = rssMb(railyard.child.pid!);
+    const store = databaseUrl ? 'PostgreSQL' : 'SQLite (embedded)';
+    console.log(`\nrailyard bench: ${store}, ${connections} connections, ${durationSeconds} s per scenario after ${warmupSeconds} s warm-up, server LOG_LEVEL=warn\n`);
+    console.log(`${'scenario'.padEnd(44)}${'req/s'.padStart(10)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'ratio'.padStart(8)}${'errors'.padStart(8)}  target`);
+    let failed = false;
+    for (const row of rows) {
+      let verdict = '';
+      if (row.target && row.ratio !== undefined) {
+        const ok = row.ratio >= row.target.ratioMin && row.p99 <= row.target.p99MaxMs && row.errors === 0;
+        failed ||= !ok;
+        verdict = `${ok ? 'PASS' : 'FAIL'} (ratio >= ${row.target.ratioMin}, p99 <= ${row.target.p99MaxMs} ms)`;
+      }
+      console.log(
+        `${row.name.padEnd(44)}${row.rps.toFixed(0).padStart(10)}${row.p50.toFixed(1).padStart(9)}${row.p99.toFixed(1).padStart(9)}${(row.ratio === undefined ? '' : row.ratio.toFixed(2)).padStart(8)}${String(row.errors).padStart(8)}  ${verdict}`,
+      );
+    }
+    const rssOk = rss <= 200;
+    console.log(`\nserver RSS after the run: ${rss.toFixed(0)} MB (target <= 200 MB: ${rssOk ? 'PASS' : 'FAIL'})`);
+    if (failed || !rssOk) process.exitCode = 1;
+  } finally {
+    railyard.child.kill('SIGTERM');
+    baseline.child.kill('SIGTERM');
+  }
+}
+
+await main();

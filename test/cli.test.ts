@@ -1,0 +1,180 @@
+// The `railyard` command as a user runs it: a real process on a real port.
+
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const MAIN = join(__dirname, '../dist/main.js');
+const children: ChildProcessWithoutNullStreams[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill('SIGKILL');
+});
+
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const key of ['DATABASE_URL', 'RAILYARD_RECORD', 'GRID_CLIENT_ID', 'GRID_CLIENT_SECRET', 'PORT', 'HOST', 'DATA_DIR']) delete env[key];
+  return { ...env, LOG_LEVEL: 'info', ...extra };
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address() as { port: number };
+      server.close(() => resolve(address.port));
+    });
+  });
+}
+
+interface Started {
+  child: ChildProcessWithoutNullStreams;
+  output: () => string;
+  baseUrl: string;
+  clientId: string;
+  clientSecret: string;
+  readyAfterMs: number;
+}
+
+async function startServer(env: Record<string, string>): Promise<Started> {
+  const spawnedAt = performance.now();
+  const child = spawn(process.execPath, [MAIN, 'start'], { env: cleanEnv(env) });
+  children.push(child);
+  let out = '';
+  child.stdout.on('data', (chunk) => (out += chunk));
+  child.stderr.on('data', (chunk) => (out += chunk));
+  const deadline = Date.now() + 15_000;
+  while (!/Client secret/.test(out)) {
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`server did not start:\n${out}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const readyAfterMs = performance.now() - spawnedAt;
+  const field = (label: string) => new RegExp(`${label}\\s+(\\S+)`).exec(out)?.[1] ?? '';
+  return { child, output: () => out, baseUrl: field('Base URL'), clientId: field('Client ID'), clientSecret: field('Client secret'), readyAfterMs };
+}
+
+function authHeader(id: string, secret: string) {
+  return { authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}` };
+}
+
+async function exited(child: ChildProcessWithoutNullStreams): Promise<number | null> {
+  if (child.exitCode !== null) return child.exitCode;
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+describe('railyard start', () => {
+  it('serves the API on the embedded store with the credentials it prints', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'railyard-'));
+    const port = await freePort();
+    const server = await startServer({ DATA_DIR: dataDir, PORT: String(port) });
+    expect(server.baseUrl).toBe(`http://127.0.0.1:${port}/grid/2025-10-13`);
+    expect(server.output()).toMatch(/BEGIN PUBLIC KEY/);
+    // Process start to serving, including Node's own start-up.
+    expect(server.readyAfterMs).toBeLessThan(3000);
+    const config = await fetch(`${server.baseUrl}/config`, { headers: authHeader(server.clientId, server.clientSecret) });
+    expect(config.status).toBe(200);
+    const saved = JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8'));
+    expect(saved.clientSecret).toBe(server.clientSecret);
+
+    // Structured logs carry a request id per request.
+    await fetch(`${server.baseUrl}/config`, { headers: { ...authHeader(server.clientId, server.clientSecret), 'x-request-id': 'log-me-42' } });
+    await new Promise((r) => setTimeout(r, 100));
+    const logLine = server.output().split('\n').find((line) => line.includes('log-me-42'));
+    expect(JSON.parse(logLine!)).toMatchObject({ reqId: 'log-me-42', service: 'railyard' });
+
+    server.child.kill('SIGTERM');
+    expect(await exited(server.child)).toBe(0);
+
+    // A restart on the same data keeps the platform and prints the same credentials.
+    const again = await startServer({ DATA_DIR: dataDir, PORT: String(port) });
+    expect(again.clientId).toBe(server.clientId);
+    expect(again.clientSecret).toBe(server.clientSecret);
+    again.child.kill('SIGTERM');
+    expect(await exited(again.child)).toBe(0);
+  });
+
+  it('uses GRID_CLIENT_ID and GRID_CLIENT_SECRET when they are set', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'railyard-'));
+    const env = { DATA_DIR: dataDir, PORT: String(await freePort()), GRID_CLIENT_ID: 'team-sandbox-client', GRID_CLIENT_SECRET: 'a-long-enough-shared-secret' };
+    const server = await startServer(env);
+    expect(server.clientId).toBe('team-sandbox-client');
+    const reply = await fetch(`${server.baseUrl}/tokens`, { headers: authHeader('team-sandbox-client', 'a-long-enough-shared-secret') });
+    expect(reply.status).toBe(200);
+  });
+
+  it('finishes requests in flight when it receives SIGTERM', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'railyard-'));
+    const server = await startServer({ DATA_DIR: dataDir, PORT: String(await freePort()) });
+    const headers = authHeader(server.clientId, server.clientSecret);
+    const body = JSON.stringify({ name: 'drain', permissions: ['VIEW'] });
+    const inFlight = Array.from({ length: 40 }, () =>
+      fetch(`${server.baseUrl}/tokens`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body }).then((r) => r.status),
+    );
+    await new Promise((r) => setTimeout(r, 5));
+    server.child.kill('SIGTERM');
+    const statuses = await Promise.all(inFlight.map((p) => p.catch(() => 'refused')));
+    expect(await exited(server.child)).toBe(0);
+    // Every request the server accepted was answered; none was cut off half-way.
+    expect(statuses.every((s) => s === 201 || s === 503 || s === 'refused')).toBe(true);
+    expect(statuses.filter((s) => s === 201).length).toBeGreaterThan(0);
+    expect(server.output()).toMatch(/"msg":"stopped"/);
+  });
+});
+
+describe('start-up errors', () => {
+  function runOnce(env: Record<string, string>, args = ['start']) {
+    return spawnSync(process.execPath, [MAIN, ...args], { env: cleanEnv(env), encoding: 'utf8', timeout: 20_000 });
+  }
+
+  it('stops with one line when the port is taken', async () => {
+    const port = await freePort();
+    const blocker = createServer().listen(port, '127.0.0.1');
+    await new Promise((r) => blocker.once('listening', r));
+    try {
+      const result = runOnce({ DATA_DIR: mkdtempSync(join(tmpdir(), 'railyard-')), PORT: String(port) });
+      expect(result.status).toBe(1);
+      expect(result.stderr.trim().split('\n')).toEqual([`railyard: cannot listen on 127.0.0.1:${port}: the port is already in use (set PORT to another one)`]);
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('stops with one line when DATABASE_URL cannot be reached', () => {
+    const result = runOnce({ DATABASE_URL: 'postgres://railyard:secret@127.0.0.1:9/railyard', PORT: '0' });
+    expect(result.status).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^railyard: cannot connect to PostgreSQL at postgres:\/\/railyard:\*\*\*@127\.0\.0\.1:9\/railyard: /);
+    expect(lines[0]).not.toContain('secret');
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'railyard: PORT must be an integer between 0 and 65535, got "eighty"'],
+    [{ DATABASE_URL: 'mysql://x' }, 'railyard: DATABASE_URL must start with postgres:// or postgresql://'],
+    [{ GRID_CLIENT_ID: 'only-the-id' }, 'railyard: GRID_CLIENT_ID and GRID_CLIENT_SECRET must be set together'],
+  ])('stops with one line for a bad setting %o', (env, line) => {
+    const result = runOnce(env);
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim()).toBe(line);
+  });
+});
+
+describe('railyard platform create', () => {
+  it('adds a platform whose credentials work and see only its own data', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'railyard-'));
+    const created = spawnSync(process.execPath, [MAIN, 'platform', 'create', '--name', 'Second tenant'], {
+      env: cleanEnv({ DATA_DIR: dataDir }), encoding: 'utf8',
+    });
+    expect(created.status).toBe(0);
+    const tenant = JSON.parse(created.stdout);
+    expect(tenant).toMatchObject({ platformId: expect.stringMatching(/^Platform:/), clientId: expect.any(String), clientSecret: expect.any(String) });
+
+    const server = await startServer({ DATA_DIR: dataDir, PORT: String(await freePort()) });
+    const own = await fetch(`${server.baseUrl}/config`, { headers: authHeader(tenant.clientId, tenant.clientSecret) });
+    expect(((await own.json()) as { id: string }).id).toBe(tenant.platformId);
+    // The printed default platform is the first one created, the tenant's here.
+    expect(server.clientId).toBe(tenant.clientId);
+  });
+});
