@@ -3,11 +3,10 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import YAML from 'yaml';
 import { ERROR_CODES } from '../../src/http/errors.js';
+import { referenceSpec } from '../reference.js';
 
-const REFERENCE = join(__dirname, '../../../shared/reference/grid-openapi.yaml');
-const spec = YAML.parse(readFileSync(REFERENCE, 'utf8'));
+const spec = referenceSpec();
 
 function referenceCatalogue(): Record<string, string[]> {
   const out: Record<string, string[]> = {};
