@@ -3,7 +3,7 @@
 // and the tests both build the server through here, so they run the same thing.
 
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import sjson from 'secure-json-parse';
 import { ADMIN_PREFIX, BASE_PATH } from './config.js';
@@ -14,6 +14,7 @@ import { OpenApiCollector } from './http/openapi.js';
 import { attachRecorder } from './http/recorder.js';
 import { isOperationSchema } from './http/route.js';
 import { createValidators } from './http/validation.js';
+import { JobRunner } from './jobs/runner.js';
 import { platformExternalAccountRoutes } from './modules/external-accounts/routes.js';
 import { platformConfigRoutes } from './modules/platform/routes.js';
 import { tokenRoutes } from './modules/tokens/routes.js';
@@ -33,6 +34,8 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
   loggerInstance?: FastifyServerOptions['loggerInstance'];
+  /** More routes under the Grid base path (tests of kernel pieces use this). */
+  extraRoutes?: FastifyPluginAsync;
 }
 
 export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<FastifyInstance> {
@@ -45,6 +48,10 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('deps', deps);
+  deps.jobs ??= new JobRunner(deps, app.log);
+  const jobs = deps.jobs;
+  // Closing the server lets running jobs finish after the last request is answered.
+  app.addHook('onClose', async () => jobs.stop());
   const validators = createValidators();
   app.setValidatorCompiler(({ schema, httpPart }) => validators.compile(schema as never, httpPart === 'body' ? 'body' : 'text'));
   app.setSerializerCompiler(({ schema }) => {
@@ -75,7 +82,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   });
 
   installErrorHandling(app, validators);
-  if (deps.config.validateResponses) installStatusCheck(app);
+  if (deps.config.validateResponses) installStatusCheck(app, validators);
   if (deps.config.recordFile) attachRecorder(app, deps.config.recordFile);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -107,6 +114,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       await grid.register(platformConfigRoutes);
       await grid.register(tokenRoutes);
       await grid.register(platformExternalAccountRoutes);
+      if (options.extraRoutes) await grid.register(options.extraRoutes);
       grid.get('/openapi.json', async () => openapi.document());
     },
     { prefix: BASE_PATH },

@@ -94,6 +94,7 @@ async function start(config: Config): Promise<void> {
     if (code === 'EACCES') throw new StartupError(`cannot listen on ${config.host}:${config.port}: permission denied`);
     throw err;
   }
+  deps.jobs?.start();
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -122,7 +123,7 @@ async function start(config: Config): Promise<void> {
       process.exit(1);
     }
     stopping = true;
-    logger.info({ signal }, 'draining in-flight requests, then stopping');
+    logger.info({ signal }, 'draining in-flight requests and jobs, then stopping');
     const timer = setTimeout(() => {
       logger.error('drain took longer than 30 s; exiting');
       process.exit(1);

@@ -4,7 +4,7 @@
 // routing, parsing, validation, auth and serialization exactly as a socket would.
 
 import { randomBytes } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { afterAll } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { ManualClock, systemClock, type Clock } from '../src/clock.js';
@@ -64,6 +64,10 @@ export interface Tenant extends Credentials {
 export interface TestApp extends Tenant {
   app: FastifyInstance;
   deps: Deps;
+  /** Moves this platform's sandbox clock; due jobs run before it returns. */
+  advanceClock(seconds: number): Promise<{ now: string; offsetSeconds: number; jobsRun: number }>;
+  /** Runs every job that is due now (tests do not run the background poll). */
+  runDueJobs(): Promise<number>;
   /** Another platform on the same server, with its own credentials. */
   newPlatform(options?: { counterpartyRules?: boolean }): Promise<Tenant>;
   close(): Promise<void>;
@@ -108,12 +112,20 @@ afterAll(async () => {
   await Promise.all(openApps.splice(0).map((app) => app.close()));
 });
 
-export async function build(options: { clock?: Clock; config?: Partial<Config>; counterpartyRules?: boolean } = {}): Promise<TestApp> {
+export interface BuildOptions {
+  clock?: Clock;
+  config?: Partial<Config>;
+  counterpartyRules?: boolean;
+  /** Routes added under the Grid base path, for tests of kernel pieces. */
+  extraRoutes?: FastifyPluginAsync;
+}
+
+export async function build(options: BuildOptions = {}): Promise<TestApp> {
   const config = testConfig(options.config);
   const pgSchema = config.databaseUrl ? `t_${randomBytes(6).toString('hex')}` : undefined;
   const db = await openDb({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, pgSchema, pgPoolMax: 10 });
   const deps: Deps = { config, db, clock: options.clock ?? systemClock, authCache: db.dialect === 'sqlite' ? new AuthCache() : undefined };
-  const app = await buildApp(deps);
+  const app = await buildApp(deps, options.extraRoutes ? { extraRoutes: options.extraRoutes } : {});
   const addPlatform = async (counterpartyRules = false) => {
     const created = await createPlatform(deps, { name: 'Test platform', counterpartyRules });
     return tenant(app, {
@@ -130,6 +142,12 @@ export async function build(options: { clock?: Clock; config?: Partial<Config>; 
     app,
     deps,
     newPlatform: (o = {}) => addPlatform(o.counterpartyRules),
+    async advanceClock(seconds) {
+      const reply = await main.raw('POST', '/_railyard/clock/advance', { body: { seconds } });
+      if (reply.status !== 200) throw new Error(`clock advance failed: ${reply.text}`);
+      return reply.body;
+    },
+    runDueJobs: () => deps.jobs!.runDue(),
     async close() {
       if (closed) return;
       closed = true;

@@ -84,12 +84,43 @@ export interface EventsTable {
   created_at: string;
 }
 
+export interface JobsTable {
+  id: string;
+  platform_id: string;
+  kind: string;
+  /** JSON given when the job was scheduled. */
+  payload: string;
+  due_at_ms: Int64;
+  /** PENDING, RUNNING (claimed by an instance), DONE or FAILED (gave up). */
+  status: string;
+  attempts: number;
+  locked_by: string | null;
+  locked_until_ms: Int64 | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface IdempotencyKeysTable {
+  platform_id: string;
+  operation_id: string;
+  key: string;
+  /** SHA-256 of the canonical request (path parameters and body). */
+  request_hash: string;
+  response_status: number;
+  /** The response body exactly as first sent. */
+  response_body: string;
+  created_at: string;
+}
+
 export interface Database {
   platforms: PlatformsTable;
   api_tokens: ApiTokensTable;
   external_accounts: ExternalAccountsTable;
   ownership_challenges: OwnershipChallengesTable;
   events: EventsTable;
+  jobs: JobsTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
 
 export type PlatformRow = Selectable<PlatformsTable>;

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
+import type { JobRunner } from '../jobs/runner.js';
 import type { AuthCache } from './auth.js';
 
 export const PERMISSIONS = ['VIEW', 'TRANSACT', 'MANAGE'] as const;
@@ -14,6 +15,8 @@ export interface Deps {
   clock: Clock;
   /** Present when this process is the store's only writer (the embedded store). */
   authCache?: AuthCache | undefined;
+  /** The job runner of this process (set by buildApp). */
+  jobs?: JobRunner | undefined;
 }
 
 /** Railyard's own per-platform switches (not part of the reference's PlatformConfig). */

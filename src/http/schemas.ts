@@ -106,6 +106,9 @@ export const PageQuery = {
   cursor: Type.Optional(Type.String()),
 };
 
+/** The header of operations that accept an Idempotency-Key (names are lower-case here). */
+export const IdempotencyHeaders = Type.Object({ 'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) });
+
 export const CreatedUpdatedQuery = {
   createdAfter: Type.Optional(DateTime),
   createdBefore: Type.Optional(DateTime),

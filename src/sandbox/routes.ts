@@ -48,9 +48,12 @@ export const railyardRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: op({
       operationId: 'railyardAdvanceClock', tag, summary: "Move the platform's sandbox clock forward", permission: 'MANAGE',
       body: Type.Object({ seconds: Type.Number({ exclusiveMinimum: 0, maximum: platforms.CLOCK_ADVANCE_SECONDS_MAX }) }),
-      success: { 200: Clock }, errors: [400, 401, 500],
+      success: { 200: Type.Object({ now: DateTime, offsetSeconds: Type.Number(), jobsRun: Type.Integer() }) }, errors: [400, 401, 500],
     }),
-  }, async (request) => (await platforms.advanceClock(request.ctx, request.body.seconds)).clock);
+  }, async (request) => {
+    const advanced = await platforms.advanceClock(request.ctx, request.body.seconds);
+    return { ...advanced.clock, jobsRun: advanced.jobsRun };
+  });
 
   app.get('/webhook-public-key', {
     schema: op({

@@ -249,7 +249,9 @@ export const CLOCK_ADVANCE_SECONDS_MAX = 366 * 24 * 3600;
 export async function advanceClock(ctx: Ctx, seconds: number) {
   await store.addClockOffset(ctx.db.k, ctx.platformId, Math.round(seconds * 1000));
   ctx.deps.authCache?.clear();
-  return getRailyardPlatform(ctx);
+  // Everything that became due on the new time runs before the caller hears back.
+  const jobsRun = (await ctx.deps.jobs?.runDue(ctx.platformId)) ?? 0;
+  return { ...(await getRailyardPlatform(ctx)), jobsRun };
 }
 
 /**

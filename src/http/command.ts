@@ -1,0 +1,98 @@
+// One pipeline for writes that accept an Idempotency-Key. In one transaction: claim the
+// key (platform, operation, key) with a hash of the request, run the command, store the
+// response bytes, commit. A repeat with the same request gets the stored status and bytes
+// and changes nothing; a repeat with another request is refused; two concurrent requests
+// with one key produce one effect (the second waits on the key, then replays the first).
+
+import { createHash } from 'node:crypto';
+import type { FastifyReply } from 'fastify';
+import { iso } from '../clock.js';
+import { isUniqueViolation, type Tx } from '../db/index.js';
+import { completeRecord, findRecord, insertRecord, type StoredResponse } from '../db/idempotency.js';
+import type { Ctx } from './context.js';
+import { apiError, type ErrorCode } from './errors.js';
+
+export interface CommandResult {
+  status: number;
+  body: unknown;
+}
+
+/** A response as bytes, sent as is (so a replay is byte for byte the first answer). */
+export interface Reply {
+  status: number;
+  payload: string;
+  replayed: boolean;
+}
+
+export interface CommandSpec {
+  operationId: string;
+  idempotencyKey: string | undefined;
+  /** Everything that defines the request: path parameters and body. */
+  request: unknown;
+  /** The code for a key reused with another request: 409 CONFLICT where declared, else 400. */
+  conflictCode?: Extract<ErrorCode, 'CONFLICT' | 'INVALID_INPUT'>;
+}
+
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.keys(value as object)
+      .sort()
+      .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
+      .map((key) => [key, canonical((value as Record<string, unknown>)[key])]),
+  );
+}
+
+export function requestHash(operationId: string, request: unknown): string {
+  return createHash('sha256').update(JSON.stringify([operationId, canonical(request)])).digest('hex');
+}
+
+function keyReused(spec: CommandSpec) {
+  const message = 'This Idempotency-Key was already used with a different request';
+  const details = { errors: [{ field: 'Idempotency-Key', message: 'was already used with a different request' }] };
+  return apiError(spec.conflictCode ?? 'INVALID_INPUT', message, details);
+}
+
+function replay(spec: CommandSpec, stored: StoredResponse, hash: string): Reply {
+  if (stored.requestHash !== hash) throw keyReused(spec);
+  return { status: stored.status, payload: stored.body, replayed: true };
+}
+
+const keyWaitAttemptsMax = 20;
+
+export async function runCommand(ctx: Ctx, spec: CommandSpec, fn: (tx: Tx) => Promise<CommandResult>): Promise<Reply> {
+  const key = spec.idempotencyKey;
+  const hash = requestHash(spec.operationId, spec.request);
+  if (key === undefined) {
+    const result = await ctx.db.transaction(fn);
+    return { status: result.status, payload: JSON.stringify(result.body), replayed: false };
+  }
+  try {
+    return await ctx.db.transaction(async (tx) => {
+      const stored = await findRecord(tx, ctx.platformId, spec.operationId, key);
+      if (stored !== undefined) return replay(spec, stored, hash);
+      // Claimed first, so a concurrent request with this key waits here instead of
+      // repeating the work.
+      await insertRecord(tx, ctx.platformId, spec.operationId, key, hash, iso(ctx.now));
+      const result = await fn(tx);
+      const payload = JSON.stringify(result.body);
+      await completeRecord(tx, ctx.platformId, spec.operationId, key, result.status, payload);
+      return { status: result.status, payload, replayed: false };
+    });
+  } catch (err) {
+    if (!isUniqueViolation(err)) throw err;
+    // Another request with this key committed first: answer with its response.
+    for (let attempt = 0; attempt < keyWaitAttemptsMax; attempt++) {
+      const stored = await findRecord(ctx.db.k, ctx.platformId, spec.operationId, key);
+      if (stored !== undefined && stored.status !== 0) return replay(spec, stored, hash);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    throw err;
+  }
+}
+
+export function sendReply(reply: FastifyReply, result: Reply): FastifyReply {
+  if (result.replayed) reply.header('idempotent-replayed', 'true');
+  return reply.code(result.status).type('application/json; charset=utf-8').send(result.payload);
+}

@@ -1,0 +1,148 @@
+// Runs due jobs: in the background (a short poll, plus an immediate wake-up when work is
+// scheduled for now), and on demand when a platform's clock moves. stop() lets running
+// jobs finish before the process exits.
+
+import { randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import { platformNow } from '../clock.js';
+import type { Deps } from '../http/context.js';
+import { claimNext, jobKind, markDone, markFailedAttempt, markRunning, toJob, type ClaimedRow } from './queue.js';
+
+export const JOB_POLL_MS = 50;
+/** Jobs one runDue call may run; a bound against a job that keeps rescheduling itself at once. */
+export const JOBS_PER_RUN_MAX = 10_000;
+
+type Outcome = 'ran' | 'none';
+
+export class JobRunner {
+  readonly instanceId = randomUUID();
+  private timer: NodeJS.Timeout | undefined;
+  private stopping = false;
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private draining: Promise<void> | undefined;
+  private wakeRequested = false;
+
+  constructor(
+    private readonly deps: Deps,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  start(): void {
+    this.stopping = false;
+    this.schedulePoll(JOB_POLL_MS);
+  }
+
+  /** Asks the background loop to look for due jobs now (after a commit that scheduled some). */
+  wake(): void {
+    if (this.timer === undefined || this.stopping || this.wakeRequested) return;
+    this.wakeRequested = true;
+    clearTimeout(this.timer);
+    this.schedulePoll(0);
+  }
+
+  private schedulePoll(delayMs: number): void {
+    this.timer = setTimeout(() => {
+      this.wakeRequested = false;
+      this.track(this.drain().catch((err) => this.log.error({ err }, 'job poll failed'))).finally(() => {
+        if (!this.stopping) this.schedulePoll(JOB_POLL_MS);
+      });
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  /** Background drain: one at a time, so the poll and a wake-up never overlap. */
+  private drain(): Promise<void> {
+    this.draining ??= (async () => {
+      try {
+        await this.runDue();
+      } finally {
+        this.draining = undefined;
+      }
+    })();
+    return this.draining;
+  }
+
+  private track<T>(promise: Promise<T>): Promise<T> {
+    this.inFlight.add(promise);
+    return promise.finally(() => this.inFlight.delete(promise));
+  }
+
+  /** Runs every job that is due (for one platform, or all); returns how many ran. */
+  async runDue(platformId?: string): Promise<number> {
+    let count = 0;
+    while (count < JOBS_PER_RUN_MAX && !this.stopping) {
+      const outcome = await this.track(this.runOne(platformId));
+      if (outcome === 'none') break;
+      count++;
+    }
+    return count;
+  }
+
+  private async runOne(platformId?: string): Promise<Outcome> {
+    const { db, clock } = this.deps;
+    let external: { row: ClaimedRow } | undefined;
+    let failed: { row: ClaimedRow; error: unknown } | undefined;
+    const outcome = await db
+      .transaction(async (tx): Promise<Outcome> => {
+        failed = undefined;
+        external = undefined;
+        const wallNowMs = clock.nowMs();
+        const row = await claimNext(tx, db.dialect, wallNowMs, platformId);
+        if (row === undefined) return 'none';
+        const now = platformNow(clock, Number(row.clock_offset_ms));
+        const kind = jobKind(row.kind);
+        if (kind?.mode === 'external') {
+          await markRunning(tx, row.id, this.instanceId, wallNowMs + kind.leaseMs, now);
+          external = { row };
+          return 'ran';
+        }
+        if (kind === undefined) {
+          await markFailedAttempt(tx, row, undefined, `no handler for job kind ${row.kind}`, now.getTime(), now);
+          return 'ran';
+        }
+        try {
+          await kind.run(tx, toJob(row), { deps: this.deps, platformId: row.platform_id, now, log: this.log });
+        } catch (error) {
+          failed = { row, error };
+          throw error;
+        }
+        await markDone(tx, row.id, now);
+        return 'ran';
+      })
+      .catch(async (error) => {
+        if (failed === undefined) throw error;
+        await this.recordFailure(failed.row, failed.error);
+        return 'ran' as Outcome;
+      });
+    if (external !== undefined) await this.runExternal(external.row);
+    return outcome;
+  }
+
+  private async runExternal(row: ClaimedRow): Promise<void> {
+    const kind = jobKind(row.kind);
+    if (kind?.mode !== 'external') return;
+    const now = platformNow(this.deps.clock, Number(row.clock_offset_ms));
+    try {
+      await kind.run(toJob(row), { deps: this.deps, platformId: row.platform_id, now, log: this.log });
+      await markDone(this.deps.db.k, row.id, platformNow(this.deps.clock, Number(row.clock_offset_ms)));
+    } catch (error) {
+      await this.recordFailure(row, error);
+    }
+  }
+
+  private async recordFailure(row: ClaimedRow, error: unknown): Promise<void> {
+    const now = platformNow(this.deps.clock, Number(row.clock_offset_ms));
+    this.log.warn({ err: error, jobId: row.id, kind: row.kind }, 'job attempt failed');
+    await this.deps.db.transaction((tx) =>
+      markFailedAttempt(tx, row, jobKind(row.kind), error instanceof Error ? error.message : String(error), now.getTime(), now),
+    );
+  }
+
+  /** Stops taking new jobs and waits for the ones running to finish. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+}

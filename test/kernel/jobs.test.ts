@@ -1,0 +1,126 @@
+// The durable job queue: due by the platform's clock, run once, retried, durable.
+
+import { describe, expect, it } from 'vitest';
+import { defineJob } from '../../src/jobs/queue.js';
+import { recordEvent } from '../../src/events/outbox.js';
+import { platformNowOf } from '../../src/modules/platform/service.js';
+import { build, type TestApp } from '../helper.js';
+
+// Test job kinds: their effect is an event row, easy to count.
+const touch = defineJob<{ label: string }>('test.touch', {
+  mode: 'transaction',
+  async run(tx, job, ctx) {
+    await recordEvent(tx, { platformId: job.platformId, type: 'TEST', resourceId: job.payload.label, data: { at: ctx.now.toISOString() }, now: ctx.now });
+  },
+});
+
+let failuresLeft = 0;
+const flaky = defineJob<{ label: string }>('test.flaky', {
+  mode: 'transaction',
+  attemptsMax: 3,
+  retryDelayMs: (attempt) => attempt * 10_000,
+  async run(tx, job, ctx) {
+    await recordEvent(tx, { platformId: job.platformId, type: 'TEST', resourceId: `${job.payload.label}-partial`, data: {}, now: ctx.now });
+    if (failuresLeft > 0) {
+      failuresLeft--;
+      throw new Error('receiver unavailable');
+    }
+    await recordEvent(tx, { platformId: job.platformId, type: 'TEST', resourceId: job.payload.label, data: {}, now: ctx.now });
+  },
+});
+
+const outside: string[] = [];
+const external = defineJob<{ label: string }>('test.external', {
+  mode: 'external',
+  leaseMs: 60_000,
+  async run(job) {
+    outside.push(job.payload.label);
+  },
+});
+
+async function schedule(t: TestApp, job: typeof touch, label: string, inSeconds: number, platformId = t.platformId) {
+  const now = await platformNowOf(t.deps, platformId);
+  await t.deps.db.transaction((tx) => job.schedule(tx, { platformId, payload: { label }, dueAt: new Date(now.getTime() + inSeconds * 1000), now }));
+}
+
+async function effects(t: TestApp, label: string): Promise<number> {
+  const rows = await t.deps.db.k.selectFrom('events').select('id').where('resource_id', '=', label).execute();
+  return rows.length;
+}
+
+describe('jobs', () => {
+  it('run when the platform clock reaches their due time, once', async () => {
+    const t = await build();
+    await schedule(t, touch, 'in-30s', 30);
+    expect(await t.runDueJobs()).toBe(0);
+    expect((await t.advanceClock(29)).jobsRun).toBe(0);
+    expect(await effects(t, 'in-30s')).toBe(0);
+    const advanced = await t.advanceClock(2);
+    expect(advanced.jobsRun).toBe(1);
+    expect(await effects(t, 'in-30s')).toBe(1);
+    await t.advanceClock(3600);
+    expect(await t.runDueJobs()).toBe(0);
+    expect(await effects(t, 'in-30s')).toBe(1);
+  });
+
+  it('follow each platform clock separately', async () => {
+    const t = await build();
+    const other = await t.newPlatform();
+    await schedule(t, touch, 'mine', 60);
+    await schedule(t, touch, 'theirs', 60, other.platformId);
+    await t.advanceClock(61);
+    expect(await effects(t, 'mine')).toBe(1);
+    expect(await effects(t, 'theirs')).toBe(0);
+  });
+
+  it('run once when several runners race for them', async () => {
+    const t = await build();
+    for (let i = 0; i < 20; i++) await schedule(t, touch, `race-${i}`, 0);
+    const counts = await Promise.all([t.runDueJobs(), t.runDueJobs(), t.runDueJobs(), t.runDueJobs()]);
+    expect(counts.reduce((a, b) => a + b, 0)).toBe(20);
+    for (let i = 0; i < 20; i++) expect(await effects(t, `race-${i}`)).toBe(1);
+  });
+
+  it('roll back a failed attempt, retry after the delay, and give up after the last attempt', async () => {
+    const t = await build();
+    failuresLeft = 1;
+    await schedule(t, flaky, 'flaky-ok', 0);
+    expect(await t.runDueJobs()).toBe(1);
+    expect(await effects(t, 'flaky-ok-partial')).toBe(0); // the failed attempt left nothing
+    expect(await effects(t, 'flaky-ok')).toBe(0);
+    await t.advanceClock(9);
+    expect(await effects(t, 'flaky-ok')).toBe(0);
+    await t.advanceClock(2);
+    expect(await effects(t, 'flaky-ok')).toBe(1);
+
+    failuresLeft = 10;
+    await schedule(t, flaky, 'flaky-never', 0);
+    await t.runDueJobs();
+    await t.advanceClock(10);
+    await t.advanceClock(20);
+    const row = await t.deps.db.k.selectFrom('jobs').selectAll().where('kind', '=', 'test.flaky').orderBy('created_at', 'desc').executeTakeFirst();
+    expect(row).toMatchObject({ status: 'FAILED', attempts: 3, last_error: 'receiver unavailable' });
+    await t.advanceClock(3600);
+    expect(await effects(t, 'flaky-never')).toBe(0);
+    failuresLeft = 0;
+  });
+
+  it('run external work outside a transaction and mark it done', async () => {
+    const t = await build();
+    await schedule(t, external as unknown as typeof touch, 'network-call', 5);
+    await t.advanceClock(5);
+    expect(outside).toContain('network-call');
+    const row = await t.deps.db.k.selectFrom('jobs').selectAll().where('kind', '=', 'test.external').executeTakeFirst();
+    expect(row?.status).toBe('DONE');
+  });
+
+  it('run in the background when the runner is started, and stop cleanly', async () => {
+    const t = await build();
+    t.deps.jobs!.start();
+    await schedule(t, touch, 'background', 0);
+    t.deps.jobs!.wake();
+    for (let i = 0; i < 100 && (await effects(t, 'background')) === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await effects(t, 'background')).toBe(1);
+    await t.deps.jobs!.stop();
+  });
+});
