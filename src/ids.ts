@@ -1,10 +1,25 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import { systemClock } from './clock.js';
 
 // Identifiers are `<Type>:<uuid v7>`: time-ordered, so an index on them follows creation order.
 
 let lastMs = 0;
 let sequence = 0;
+
+// Random bytes drawn in bulk: one call to the system's generator per 256 ids.
+const POOL_BYTES = 4096;
+const pool = Buffer.alloc(POOL_BYTES);
+let poolOffset = POOL_BYTES;
+
+function randomSlice(length: number): Buffer {
+  if (poolOffset + length > POOL_BYTES) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  const slice = Buffer.from(pool.subarray(poolOffset, poolOffset + length));
+  poolOffset += length;
+  return slice;
+}
 
 /** RFC 9562 UUID version 7; a 12-bit counter keeps ids from one process ordered within a millisecond. */
 export function uuidv7(nowMs: number): string {
@@ -14,9 +29,9 @@ export function uuidv7(nowMs: number): string {
     nowMs = lastMs;
   } else {
     lastMs = nowMs;
-    sequence = randomBytes(2).readUInt16BE(0) & 0x7ff;
+    sequence = randomSlice(2).readUInt16BE(0) & 0x7ff;
   }
-  const bytes = randomBytes(16);
+  const bytes = randomSlice(16);
   bytes.writeUIntBE(nowMs, 0, 6);
   bytes[6] = 0x70 | (sequence >> 8);
   bytes[7] = sequence & 0xff;

@@ -1,0 +1,109 @@
+// Group commit for the embedded store. Committing a SQLite transaction costs a few file
+// writes, which dominate a small write request. Transactions that arrive while others run
+// are queued and run one after another inside one SQLite transaction, each in a savepoint
+// of its own, with one COMMIT for the batch. A transaction whose function throws is rolled
+// back to its savepoint alone. Every caller hears back only after the shared COMMIT, so an
+// acknowledged write is as durable as before; one by one, the semantics are those of
+// serial transactions, which is what the single SQLite connection gave anyway.
+
+import type { Kysely, Transaction } from 'kysely';
+import type SQLite from 'better-sqlite3';
+import type { Database } from './schema.js';
+
+/** Transactions one COMMIT may carry; bounds the wait of the batch's first caller. */
+export const BATCH_TRANSACTIONS_MAX = 64;
+
+interface Pending {
+  fn: (tx: Transaction<Database>) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+export interface GroupCommit {
+  transaction<T>(fn: (tx: Transaction<Database>) => Promise<T>): Promise<T>;
+  /** The connection-bound Kysely of the batch running now, if any. */
+  readonly activeConnection: Kysely<Database> | undefined;
+  /** True while a batch runs or transactions wait for one. */
+  readonly busy: boolean;
+}
+
+export function groupCommit(k: Kysely<Database>, prepare: (sql: string) => SQLite.Statement): GroupCommit {
+  const queue: Pending[] = [];
+  let running = false;
+  let active: Kysely<Database> | undefined;
+  const exec = (text: string) => prepare(text).run();
+
+  async function runBatch(connection: Kysely<Database>): Promise<void> {
+    const settled: (() => void)[] = [];
+    const taken: Pending[] = [];
+    active = connection;
+    exec('BEGIN');
+    try {
+      for (let count = 0; count < BATCH_TRANSACTIONS_MAX && queue.length > 0; count++) {
+        const item = queue.shift()!;
+        taken.push(item);
+        exec('SAVEPOINT railyard_tx');
+        try {
+          const value = await item.fn(connection as Transaction<Database>);
+          exec('RELEASE railyard_tx');
+          settled.push(() => item.resolve(value));
+        } catch (error) {
+          exec('ROLLBACK TO railyard_tx');
+          exec('RELEASE railyard_tx');
+          settled.push(() => item.reject(error));
+        }
+      }
+      exec('COMMIT');
+    } catch (error) {
+      // The batch could not commit (a failed savepoint statement, a full disk): none of it
+      // happened, so every caller of the batch gets the error, successful or not.
+      try {
+        exec('ROLLBACK');
+      } catch {
+        // Nothing to roll back.
+      }
+      active = undefined;
+      for (const item of taken) item.reject(error);
+      return;
+    }
+    active = undefined;
+    for (const settle of settled) settle();
+  }
+
+  async function drain(): Promise<void> {
+    running = true;
+    try {
+      while (queue.length > 0) {
+        try {
+          // Holding Kysely's connection keeps its other queries out of the batch.
+          await k.connection().execute(runBatch);
+        } catch (error) {
+          // The connection itself failed (the store was closed): nobody waiting can proceed.
+          for (const item of queue.splice(0)) item.reject(error);
+        }
+      }
+    } finally {
+      running = false;
+    }
+  }
+
+  return {
+    transaction<T>(fn: (tx: Transaction<Database>) => Promise<T>): Promise<T> {
+      return new Promise<T>((resolve, reject) => {
+        queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+        if (!running) {
+          running = true;
+          // Start on the next turn of the event loop, after the requests that arrived with
+          // this one have queued their transactions too.
+          setImmediate(() => void drain());
+        }
+      });
+    },
+    get activeConnection() {
+      return active;
+    },
+    get busy() {
+      return running || queue.length > 0;
+    },
+  };
+}
