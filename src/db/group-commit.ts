@@ -25,12 +25,15 @@ export interface GroupCommit {
   readonly activeConnection: Kysely<Database> | undefined;
   /** True while a batch runs or transactions wait for one. */
   readonly busy: boolean;
+  /** Batches committed so far. */
+  readonly commits: number;
 }
 
 export function groupCommit(k: Kysely<Database>, prepare: (sql: string) => SQLite.Statement): GroupCommit {
   const queue: Pending[] = [];
   let running = false;
   let active: Kysely<Database> | undefined;
+  let commits = 0;
   const exec = (text: string) => prepare(text).run();
 
   async function runBatch(connection: Kysely<Database>): Promise<void> {
@@ -54,6 +57,7 @@ export function groupCommit(k: Kysely<Database>, prepare: (sql: string) => SQLit
         }
       }
       exec('COMMIT');
+      commits++;
     } catch (error) {
       // The batch could not commit (a failed savepoint statement, a full disk): none of it
       // happened, so every caller of the batch gets the error, successful or not.
@@ -104,6 +108,9 @@ export function groupCommit(k: Kysely<Database>, prepare: (sql: string) => SQLit
     },
     get busy() {
       return running || queue.length > 0;
+    },
+    get commits() {
+      return commits;
     },
   };
 }

@@ -39,6 +39,7 @@ export interface DbOptions {
 export class DbConnectError extends Error {}
 
 const transactionAttemptsMax = 5;
+const idleCheckpointIntervalMs = 2000;
 const PG_RETRYABLE = new Set(['40001', '40P01']);
 
 export async function openDb(options: DbOptions): Promise<Db> {
@@ -73,9 +74,10 @@ function openSqlite(options: DbOptions): Db {
     // Savepoint and statement journals in memory, not in temporary files.
     database.pragma('temp_store = MEMORY');
     database.pragma('cache_size = -16000');
-    // Checkpoint the write-ahead log every ~40 MB instead of every ~4 MB: pages written
-    // many times between checkpoints are copied to the database once.
-    database.pragma('wal_autocheckpoint = 10000');
+    // The write-ahead log is copied back into the database when the store is idle (see
+    // below); this bound (~160 MB) only applies under long sustained write load. A
+    // checkpoint in the middle of a burst would stall every request in flight.
+    database.pragma('wal_autocheckpoint = 40000');
     database.pragma('busy_timeout = 5000');
   } catch (err) {
     throw new DbConnectError(`cannot open the SQLite store at ${file}: ${(err as Error).message}`);
@@ -95,13 +97,28 @@ function openSqlite(options: DbOptions): Db {
       return { rows: [], numAffectedRows: BigInt(result.changes) };
     },
   });
+  // Checkpoint once writes pause for a whole interval, so the log stays short.
+  let commitsSeen = batches.commits;
+  let commitsCheckpointed = batches.commits;
+  const checkpointTimer = setInterval(() => {
+    const commits = batches.commits;
+    if (commits === commitsSeen && commits !== commitsCheckpointed && !batches.busy) {
+      database.pragma('wal_checkpoint(TRUNCATE)');
+      commitsCheckpointed = commits;
+    }
+    commitsSeen = commits;
+  }, idleCheckpointIntervalMs);
+  checkpointTimer.unref();
   return {
     dialect: 'sqlite',
     k,
     // note: transactions on the one SQLite connection are serialized (and grouped under
     // shared commits, see group-commit.ts), so they never need a retry.
     transaction: (fn) => batches.transaction(fn),
-    close: () => k.destroy(),
+    close: async () => {
+      clearInterval(checkpointTimer);
+      await k.destroy();
+    },
   };
 }
 

@@ -52,3 +52,23 @@ describe('db.transaction', () => {
     expect([...seen].sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
 });
+
+describe('the embedded store', () => {
+  it.skipIf(databaseUrl !== undefined)('copies the write-ahead log back into the database once writes pause', async () => {
+    const { mkdtempSync, statSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dataDir = mkdtempSync(join(tmpdir(), 'railyard-wal-'));
+    const t = await build({ config: { dataDir } });
+    const now = new Date();
+    await Promise.all(
+      Array.from({ length: 50 }, (_, i) => t.deps.db.transaction((tx) => recordEvent(tx, { platformId: t.platformId, type: 'TEST', resourceId: `w-${i}`, data: { pad: 'x'.repeat(2000) }, now }))),
+    );
+    const wal = join(dataDir, 'railyard.sqlite-wal');
+    expect(statSync(wal).size).toBeGreaterThan(0);
+    for (let i = 0; i < 60 && statSync(wal).size > 0; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(statSync(wal).size).toBe(0);
+    const rows = await t.deps.db.k.selectFrom('events').select('id').where('type', '=', 'TEST').execute();
+    expect(rows).toHaveLength(50);
+  });
+});
