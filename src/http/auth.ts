@@ -66,12 +66,22 @@ export class AuthCache {
   }
 }
 
-export async function authenticate(deps: Deps, header: string | undefined): Promise<Principal> {
+/** The principal of already-verified credentials, without touching the store. */
+export function cachedPrincipal(deps: Deps, header: string | undefined): Principal | undefined {
   const cached = header === undefined ? undefined : deps.authCache?.get(header);
-  if (cached !== undefined) {
-    const { clockOffsetMs, ...principal } = cached;
-    return { ...principal, now: platformNow(deps.clock, clockOffsetMs) };
-  }
+  if (cached === undefined) return undefined;
+  return {
+    platformId: cached.platformId,
+    tokenId: cached.tokenId,
+    permissions: cached.permissions,
+    settings: cached.settings,
+    now: platformNow(deps.clock, cached.clockOffsetMs),
+  };
+}
+
+export async function authenticate(deps: Deps, header: string | undefined): Promise<Principal> {
+  const cached = cachedPrincipal(deps, header);
+  if (cached !== undefined) return cached;
   const credentials = parseBasic(header);
   if (credentials === null) {
     throw unauthorized(header === undefined ? 'missing Authorization header' : 'Authorization must be HTTP Basic <token id>:<secret>');
