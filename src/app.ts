@@ -14,9 +14,13 @@ import { OpenApiCollector } from './http/openapi.js';
 import { attachRecorder } from './http/recorder.js';
 import { isOperationSchema } from './http/route.js';
 import { createValidators } from './http/validation.js';
+import { beneficialOwnerRoutes } from './modules/beneficial-owners/routes.js';
+import { customerRoutes } from './modules/customers/routes.js';
+import { documentRoutes } from './modules/documents/routes.js';
 import { platformExternalAccountRoutes } from './modules/external-accounts/routes.js';
 import { platformConfigRoutes } from './modules/platform/routes.js';
 import { tokenRoutes } from './modules/tokens/routes.js';
+import { verificationRoutes } from './modules/verifications/routes.js';
 import { railyardRoutes } from './sandbox/routes.js';
 
 declare module 'fastify' {
@@ -107,6 +111,10 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       await grid.register(platformConfigRoutes);
       await grid.register(tokenRoutes);
       await grid.register(platformExternalAccountRoutes);
+      await grid.register(customerRoutes);
+      await grid.register(verificationRoutes);
+      await grid.register(beneficialOwnerRoutes);
+      await grid.register(documentRoutes);
       grid.get('/openapi.json', async () => openapi.document());
     },
     { prefix: BASE_PATH },

@@ -1,11 +1,13 @@
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import * as m0001 from './migrations/0001_foundation.js';
+import * as m0002 from './migrations/0002_customers.js';
 
 // Migrations are code (bundled with the server), applied in name order on every start, on
 // either store. Kysely's migrator takes a lock, so instances starting together apply each
 // migration once. Append new files; never edit one that has shipped.
 const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
+  '0002_customers': m0002,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
