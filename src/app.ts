@@ -15,9 +15,15 @@ import { attachRecorder } from './http/recorder.js';
 import { isOperationSchema } from './http/route.js';
 import { createValidators } from './http/validation.js';
 import { JobRunner } from './jobs/runner.js';
-import { platformExternalAccountRoutes } from './modules/external-accounts/routes.js';
+import { beneficialOwnerRoutes } from './modules/beneficial-owners/routes.js';
+import { customerImportRoutes } from './modules/customer-imports/routes.js';
+import { customerRoutes } from './modules/customers/routes.js';
+import { directoryRoutes } from './modules/directory/routes.js';
+import { documentRoutes } from './modules/documents/routes.js';
+import { customerExternalAccountRoutes, platformExternalAccountRoutes } from './modules/external-accounts/routes.js';
 import { platformConfigRoutes } from './modules/platform/routes.js';
 import { tokenRoutes } from './modules/tokens/routes.js';
+import { verificationRoutes } from './modules/verifications/routes.js';
 import { railyardRoutes } from './sandbox/routes.js';
 
 declare module 'fastify' {
@@ -140,6 +146,13 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       await grid.register(platformConfigRoutes);
       await grid.register(tokenRoutes);
       await grid.register(platformExternalAccountRoutes);
+      await grid.register(customerRoutes);
+      await grid.register(customerImportRoutes);
+      await grid.register(verificationRoutes);
+      await grid.register(beneficialOwnerRoutes);
+      await grid.register(documentRoutes);
+      await grid.register(customerExternalAccountRoutes);
+      await grid.register(directoryRoutes);
       if (options.extraRoutes) await grid.register(options.extraRoutes);
       grid.get('/openapi.json', async () => openapi.document());
     },

@@ -89,6 +89,32 @@ export async function paginate<Row extends { created_at: string; id: string }>(
   };
 }
 
+/**
+ * One page of rows held in memory (fixed sandbox directories), with the same order, cursor
+ * and page-size rules as paginate().
+ */
+export function paginateRows<Row extends { created_at: string; id: string }>(all: readonly Row[], page: PageRequest): PageResult<Row> {
+  const limit = Math.min(Math.max(page.limit ?? PAGE_SIZE_DEFAULT, 1), PAGE_SIZE_MAX);
+  const sign = (page.sortOrder ?? 'desc') === 'desc' ? -1 : 1;
+  const compare = (a: CursorKey, b: CursorKey) =>
+    sign * (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  const keyOf = (row: Row): CursorKey => ({ createdAt: row.created_at, id: row.id });
+  let rows = [...all].sort((a, b) => compare(keyOf(a), keyOf(b)));
+  if (page.cursor !== undefined) {
+    const after = decodeCursor(page.cursor);
+    rows = rows.filter((row) => compare(keyOf(row), after) > 0);
+  }
+  const hasMore = rows.length > limit;
+  rows = rows.slice(0, limit);
+  const last = rows[rows.length - 1];
+  return {
+    rows,
+    hasMore,
+    ...(hasMore && last ? { nextCursor: encodeCursor(keyOf(last)) } : {}),
+    totalCount: all.length,
+  };
+}
+
 /** The page envelope of the reference: data, hasMore, nextCursor only when hasMore, totalCount. */
 export function toPage<Row, Item>(result: PageResult<Row>, present: (row: Row) => Item) {
   return {

@@ -113,6 +113,131 @@ export interface IdempotencyKeysTable {
   created_at: string;
 }
 
+export interface CustomersTable {
+  id: string;
+  platform_id: string;
+  /** INDIVIDUAL or BUSINESS. */
+  customer_type: string;
+  platform_customer_id: string;
+  uma_address: string;
+  region: string | null;
+  /** JSON array of currency codes. */
+  currencies: string;
+  email: string | null;
+  phone_number: string | null;
+  /** kycStatus of an individual, kybStatus of a business. */
+  status: string;
+  /** JSON: the type's own fields (names, address, identification, businessInfo, EDD answers). */
+  profile: string;
+  /** JSON: the recorded EndUserTermsConsent, if any. */
+  end_user_terms: string | null;
+  /** JSON: per channel (email, phone) its status and when a code was last sent; null when not required. */
+  contact_verification: string | null;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+}
+
+export interface BeneficialOwnersTable {
+  id: string;
+  platform_id: string;
+  customer_id: string;
+  /** JSON array of BeneficialOwnerRole. */
+  roles: string;
+  ownership_percentage: number;
+  /** JSON: BeneficialOwnerPersonalInfo. */
+  personal_info: string;
+  kyc_status: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DocumentsTable {
+  id: string;
+  platform_id: string;
+  /** The Customer or BeneficialOwner the document belongs to. */
+  holder_id: string;
+  /** The customer the holder belongs to (the holder itself, or the owner's business). */
+  customer_id: string;
+  document_type: string;
+  side: string | null;
+  country: string;
+  document_number: string | null;
+  issuing_authority: string | null;
+  file_name: string;
+  /** Detected from the file's first bytes: image/jpeg, image/png or application/pdf. */
+  content_type: string;
+  size_bytes: number;
+  sha256: string;
+  content: Buffer;
+  /** Set when a verification found the file unusable (POOR_QUALITY_DOCUMENT); replacing clears it. */
+  quality_issue: string | null;
+  /** Set when a submission that included the document went to review or a decision. */
+  submitted_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface VerificationsTable {
+  id: string;
+  platform_id: string;
+  customer_id: string;
+  status: string;
+  /** JSON array of VerificationError. */
+  errors: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface KycLinksTable {
+  id: string;
+  platform_id: string;
+  customer_id: string;
+  /** The secret the hosted page's link carries. */
+  token: string;
+  redirect_uri: string | null;
+  /** OPEN, then COMPLETED or REJECTED (a link is single-use). */
+  status: string;
+  expires_at: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CustomerIdempotencyKeysTable {
+  platform_id: string;
+  operation: string;
+  idempotency_key: string;
+  /** SHA-256 of the request the key was first used with. */
+  request_hash: string;
+  response_status: number;
+  /** JSON: the response body returned the first time. */
+  response_body: string;
+  created_at: string;
+}
+
+export interface CustomerImportJobsTable {
+  id: string;
+  platform_id: string;
+  /** PENDING, PROCESSING, COMPLETED or FAILED. */
+  status: string;
+  /** The uploaded file, kept until the job has finished. */
+  csv: string | null;
+  total: number;
+  processed: number;
+  successful: number;
+  failed: number;
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+}
+
+export interface CustomerImportErrorsTable {
+  job_id: string;
+  position: number;
+  /** JSON: one BulkCustomerImportErrorEntry. */
+  entry: string;
+}
+
 export interface Database {
   platforms: PlatformsTable;
   api_tokens: ApiTokensTable;
@@ -121,6 +246,14 @@ export interface Database {
   events: EventsTable;
   jobs: JobsTable;
   idempotency_keys: IdempotencyKeysTable;
+  customers: CustomersTable;
+  beneficial_owners: BeneficialOwnersTable;
+  documents: DocumentsTable;
+  verifications: VerificationsTable;
+  kyc_links: KycLinksTable;
+  customer_idempotency_keys: CustomerIdempotencyKeysTable;
+  customer_import_jobs: CustomerImportJobsTable;
+  customer_import_errors: CustomerImportErrorsTable;
 }
 
 export type PlatformRow = Selectable<PlatformsTable>;

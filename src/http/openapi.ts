@@ -72,6 +72,9 @@ export class OpenApiCollector {
           ...parameters(schema.headers, 'header'),
         ],
         ...(schema.body ? { requestBody: { required: true, content: { 'application/json': { schema: toOpenApi(schema.body) } } } } : {}),
+        ...(schema['x-multipart-body']
+          ? { requestBody: { required: true, content: { 'multipart/form-data': { schema: toOpenApi(schema['x-multipart-body']) } } } }
+          : {}),
         responses,
       };
     }

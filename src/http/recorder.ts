@@ -16,6 +16,17 @@ function parseMaybeJson(payload: unknown): unknown {
   }
 }
 
+/**
+ * A body that is not JSON (a multipart upload) is not recorded, but its presence is: the
+ * conformance tool reads null as "no body", and a short description (never JSON) as a body of
+ * the recorded content type, which it does not validate.
+ */
+function describeOtherBody(headers: Record<string, string | string[] | undefined>): string | null {
+  const length = Number(headers['content-length'] ?? 0);
+  if (length === 0 && headers['transfer-encoding'] === undefined) return null;
+  return `(${String(headers['content-type']).split(';')[0]} body of ${length} bytes, not recorded)`;
+}
+
 export function attachRecorder(app: FastifyInstance, file: string): void {
   app.addHook('onSend', async (request, reply, payload) => {
     if (!request.url.startsWith(BASE_PATH)) return payload;
@@ -26,7 +37,7 @@ export function attachRecorder(app: FastifyInstance, file: string): void {
       path: request.url,
       status: reply.statusCode,
       requestContentType: requestContentType ?? null,
-      requestBody: isJsonRequest ? (request.body ?? null) : null,
+      requestBody: isJsonRequest ? (request.body ?? null) : describeOtherBody(request.headers),
       responseContentType: reply.getHeader('content-type') ?? null,
       responseBody: parseMaybeJson(payload),
     };

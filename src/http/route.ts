@@ -17,6 +17,11 @@ export interface OperationSpec {
   /** Success statuses; null means no body (204). */
   success: Record<number, TSchema | null>;
   errors: ErrorStatus[];
+  /**
+   * A multipart/form-data body, for the OpenAPI document only: Fastify does not validate
+   * multipart bodies, the service checks the form it reads (see http/multipart.ts).
+   */
+  multipartBody?: TSchema;
 }
 
 export interface OperationSchema {
@@ -31,6 +36,7 @@ export interface OperationSchema {
   'x-permission': Permission | null;
   'x-error-statuses': ErrorStatus[];
   'x-no-body-statuses': number[];
+  'x-multipart-body'?: TSchema;
 }
 
 const NoBody = Type.Null();
@@ -63,6 +69,7 @@ export function op<
     ...(spec.querystring ? { querystring: spec.querystring } : {}),
     ...(spec.body ? { body: spec.body } : {}),
     ...(spec.headers ? { headers: spec.headers } : {}),
+    ...(spec.multipartBody ? { 'x-multipart-body': spec.multipartBody } : {}),
   };
   // note: the response map is typed loosely on purpose: handlers return plain objects that
   // the serializer checks at run time, and typing every union here overwhelms the compiler.

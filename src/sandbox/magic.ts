@@ -55,3 +55,83 @@ export function beneficiaryVerificationFor(primaryIdentifier: string): Beneficia
 // legacy wallet-signature value does.
 
 export const SANDBOX_VALID_SIGNATURE = 'sandbox-valid-signature';
+
+// ---------------------------------------------------------------------------------------
+// Customer onboarding. Names select outcomes by their last three characters, taken as they
+// are (a name has no domain part).
+
+function nameSuffix(value: string): string {
+  return value.trim().slice(-3);
+}
+
+/** Individual KYC: the kycStatus a new individual gets, and how a complete submission ends. */
+export interface IndividualKycOutcome {
+  kycStatusAtCreation: 'PENDING' | 'REJECTED' | 'UNVERIFIED' | 'APPROVED';
+  /**
+   * What a complete POST /verifications yields: manual review, or (once) a poor-quality
+   * identity document the platform must replace before resubmitting.
+   */
+  completeSubmission: 'PENDING_MANUAL_REVIEW' | 'POOR_QUALITY_DOCUMENT';
+}
+
+const individualSource = 'SERVICE-SPEC.md, Sandbox behaviour: Individual KYC (fullName suffix)';
+
+export const INDIVIDUAL_KYC: readonly MagicRow<IndividualKycOutcome>[] = [
+  {
+    suffix: '001', outcome: { kycStatusAtCreation: 'PENDING', completeSubmission: 'PENDING_MANUAL_REVIEW' },
+    behaviour: 'created PENDING; a complete submission with an identity document goes to PENDING_MANUAL_REVIEW', source: individualSource,
+  },
+  {
+    suffix: '002', outcome: { kycStatusAtCreation: 'REJECTED', completeSubmission: 'PENDING_MANUAL_REVIEW' },
+    behaviour: 'created REJECTED; POST /verifications answers 400', source: individualSource,
+  },
+  {
+    suffix: '003', outcome: { kycStatusAtCreation: 'UNVERIFIED', completeSubmission: 'POOR_QUALITY_DOCUMENT' },
+    behaviour: 'created UNVERIFIED; the first complete submission is RESOLVE_ERRORS with POOR_QUALITY_DOCUMENT on the identity documents', source: individualSource,
+  },
+];
+export const INDIVIDUAL_KYC_DEFAULT: IndividualKycOutcome = { kycStatusAtCreation: 'APPROVED', completeSubmission: 'PENDING_MANUAL_REVIEW' };
+
+/** undefined when there is no name to read: the customer starts UNVERIFIED and is validated like any other. */
+export function individualKycFor(fullName: string | undefined): IndividualKycOutcome | undefined {
+  if (fullName === undefined || fullName.trim() === '') return undefined;
+  return lookup(INDIVIDUAL_KYC, INDIVIDUAL_KYC_DEFAULT, nameSuffix(fullName));
+}
+
+/** Business KYB on POST /verifications, by the registration number. */
+export type BusinessKybOutcome = 'REJECT' | 'VALIDATE' | 'APPROVE';
+
+const businessSource = 'SERVICE-SPEC.md, Sandbox behaviour: Business KYB (businessInfo.registrationNumber suffix)';
+
+export const BUSINESS_KYB: readonly MagicRow<BusinessKybOutcome>[] = [
+  { suffix: '002', outcome: 'REJECT', behaviour: 'kybStatus and verificationStatus REJECTED at once, nothing validated', source: businessSource },
+  { suffix: '001', outcome: 'VALIDATE', behaviour: 'full validation; RESOLVE_ERRORS until complete, then kybStatus PENDING (IN_PROGRESS)', source: businessSource },
+  { suffix: '003', outcome: 'VALIDATE', behaviour: 'full validation; RESOLVE_ERRORS until complete, then kybStatus PENDING (IN_PROGRESS)', source: businessSource },
+];
+export const BUSINESS_KYB_DEFAULT: BusinessKybOutcome = 'APPROVE';
+
+/** Without a registration number there is no suffix: the submission is validated (and names it). */
+export function businessKybFor(registrationNumber: string | undefined): BusinessKybOutcome {
+  if (registrationNumber === undefined || registrationNumber.trim() === '') return 'VALIDATE';
+  return lookup(BUSINESS_KYB, BUSINESS_KYB_DEFAULT, nameSuffix(registrationNumber));
+}
+
+/** Beneficial owners, resolved when their business is approved or rejected. */
+const ownerSource = 'SERVICE-SPEC.md, Sandbox behaviour: Beneficial owner KYC (personalInfo.lastName suffix)';
+
+export const BENEFICIAL_OWNER_KYC: readonly MagicRow<'PENDING' | 'REJECTED' | 'APPROVED'>[] = [
+  { suffix: '001', outcome: 'PENDING', behaviour: 'the owner stays PENDING when the business resolves', source: ownerSource },
+  { suffix: '002', outcome: 'REJECTED', behaviour: 'the owner is REJECTED when the business resolves', source: ownerSource },
+];
+export const BENEFICIAL_OWNER_KYC_DEFAULT = 'APPROVED' as const;
+
+export function beneficialOwnerKycFor(lastName: string): 'PENDING' | 'REJECTED' | 'APPROVED' {
+  return lookup(BENEFICIAL_OWNER_KYC, BENEFICIAL_OWNER_KYC_DEFAULT, nameSuffix(lastName));
+}
+
+/**
+ * Contact verification (verify-email / verify-phone confirm): no message is sent in the
+ * sandbox and this is the only code accepted; any other code is a 400.
+ * Source: behaviours.md 1.1 (ContactVerificationConfirmRequest.code).
+ */
+export const CONTACT_VERIFICATION_CODE = '123456';

@@ -7,10 +7,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { op } from '../http/route.js';
 import { DateTime } from '../http/schemas.js';
+import { END_USER_TERMS_VERSION } from '../modules/customers/service.js';
+import { documentFile } from '../modules/documents/service.js';
 import { completeLiveness, describeLiveness } from '../modules/external-accounts/service.js';
 import { ExternalAccount } from '../modules/external-accounts/schemas.js';
 import { RailyardPlatform, RailyardPlatformUpdate } from '../modules/platform/schemas.js';
 import * as platforms from '../modules/platform/service.js';
+import { completeKycLink, describeKycLink } from '../modules/verifications/service.js';
 
 const tag = 'Railyard';
 const Clock = Type.Object({ now: DateTime, offsetSeconds: Type.Number() });
@@ -97,4 +100,69 @@ export const railyardRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   }, async (request) =>
     completeLiveness(request.server.deps, request.params.challengeId, request.query.token, request.params.outcome === 'pass'));
+
+  // Stand-in for the hosted KYC/KYB flow of createCustomerKycLink: the tester decides.
+  const KycParams = Type.Object({ linkId: Type.String() });
+
+  app.get('/kyc/:linkId', {
+    schema: { params: KycParams, querystring: LivenessQuery },
+  }, async (request, reply) => {
+    const link = await describeKycLink(request.server.deps, request.params.linkId, request.query.token);
+    reply.type('text/html; charset=utf-8');
+    if (link === undefined) {
+      reply.code(404);
+      return '<!doctype html><title>Not found</title><p>This KYC link is not valid.</p>';
+    }
+    const action = (outcome: string) =>
+      `${request.url.split('?')[0]}/${outcome}?token=${encodeURIComponent(request.query.token)}`;
+    const kind = link.customerType === 'BUSINESS' ? 'KYB' : 'KYC';
+    const forms = link.usable
+      ? `<p>No documents to scan here: choose how the ${kind} flow ends.</p>
+<form method="post" action="${escapeHtml(action('complete'))}"><button type="submit">Complete the flow (approve the customer)</button></form>
+<form method="post" action="${escapeHtml(action('reject'))}"><button type="submit">Reject the customer</button></form>`
+      : '<p>This link can no longer be used.</p>';
+    return `<!doctype html><html><head><meta charset="utf-8"><title>railyard hosted ${kind}</title></head><body>
+<h1>Sandbox hosted ${kind}</h1>
+<p>Customer <code>${escapeHtml(link.customerId)}</code> is <strong>${escapeHtml(link.customerStatus)}</strong>; this link is ${escapeHtml(link.linkStatus)} and expires at ${escapeHtml(link.expiresAt)}.</p>
+${forms}
+</body></html>`;
+  });
+
+  app.post('/kyc/:linkId/:outcome', {
+    schema: {
+      params: Type.Object({ linkId: Type.String(), outcome: Type.Union([Type.Literal('complete'), Type.Literal('reject')]) }),
+      querystring: LivenessQuery,
+    },
+  }, async (request, reply) => {
+    const result = await completeKycLink(request.server.deps, request.params.linkId, request.query.token, request.params.outcome);
+    // Like a hosted flow, send the customer back to the platform when it asked for that.
+    if (result.redirectUri !== null) return reply.redirect(result.redirectUri, 303);
+    return result.customer;
+  });
+
+  app.get('/end-user-terms/:version', {
+    schema: { params: Type.Object({ version: Type.String() }) },
+  }, async (request, reply) => {
+    reply.type('text/html; charset=utf-8');
+    if (request.params.version !== END_USER_TERMS_VERSION) {
+      reply.code(404);
+      return '<!doctype html><title>Not found</title><p>No End User Terms of this version.</p>';
+    }
+    return `<!doctype html><html><head><meta charset="utf-8"><title>End User Terms ${END_USER_TERMS_VERSION}</title></head><body>
+<h1>Sandbox End User Terms, version ${END_USER_TERMS_VERSION}</h1>
+<p>railyard is a local sandbox: no money moves and no identity is checked. Record a customer's consent to this version
+with <code>endUserTermsConsent.termsVersion</code> = <code>${END_USER_TERMS_VERSION}</code>.</p>
+</body></html>`;
+  });
+
+  app.get('/documents/:documentId/file', {
+    schema: op({
+      operationId: 'railyardDownloadDocument', tag, summary: 'The stored file of a document, byte for byte', permission: 'VIEW',
+      params: Type.Object({ documentId: Type.String() }), success: { 200: Type.String() }, errors: [401, 404, 500],
+    }),
+  }, async (request, reply) => {
+    const file = await documentFile(request.ctx, request.params.documentId);
+    reply.type(file.contentType).header('content-disposition', `inline; filename="${file.fileName.replace(/["\\\r\n]/g, '_')}"`);
+    return file.data;
+  });
 };

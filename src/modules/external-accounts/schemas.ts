@@ -205,3 +205,9 @@ export const OwnershipVerifyRequest = component(
 export const ExternalAccountIdParams = Type.Object({ externalAccountId: Type.String() });
 
 export const PlatformExternalAccountListQuery = Type.Object({ currency: Type.Optional(Type.String()), ...PageQuery });
+
+export const CustomerExternalAccountListQuery = Type.Object({
+  currency: Type.Optional(Type.String()),
+  customerId: Type.Optional(Type.String()),
+  ...PageQuery,
+});

@@ -6,6 +6,7 @@ import { isUniqueViolation, type Queryable } from '../../db/index.js';
 import { toPage, type PageRequest } from '../../db/pagination.js';
 import { recordEvent } from '../../events/outbox.js';
 import type { Ctx, Deps } from '../../http/context.js';
+import { customerNamedBy } from '../customers/service.js';
 import { platformNowOf } from '../platform/service.js';
 import { apiError, FieldErrors } from '../../http/errors.js';
 import { prune } from '../../http/schemas.js';
@@ -177,6 +178,16 @@ export async function createExternalAccount(ctx: Ctx, owner: store.Owner, input:
     throw duplicate(winner?.id ?? 'another account');
   }
   return presentExternalAccount(row);
+}
+
+/**
+ * POST /customers/external-accounts: an account of the customer named by `customerId`, or of
+ * the platform when there is none. The operation declares no 404, so a customer id that names
+ * nothing (or a deleted customer) is a 400 on that field.
+ */
+export async function createCustomerExternalAccount(ctx: Ctx, input: CreateExternalAccountInput & { customerId?: string | undefined }) {
+  const customer = input.customerId === undefined ? undefined : await customerNamedBy(ctx.db.k, ctx.platformId, input.customerId, 'customerId');
+  return createExternalAccount(ctx, { platformId: ctx.platformId, customerId: customer?.id ?? null }, input);
 }
 
 function notFound(id: string) {

@@ -79,15 +79,15 @@ export async function findExternalAccount(
 
 export interface ExternalAccountFilters {
   currency?: string | undefined;
-  /** null: platform accounts; a customer id; or 'anyCustomer'. */
-  customerId: string | null | 'anyCustomer';
+  /** null: platform accounts; a customer id; 'anyCustomer'; or 'any' (every account of the platform). */
+  customerId: string | null | 'anyCustomer' | 'any';
 }
 
 export async function listExternalAccounts(q: Queryable, platformId: string, filters: ExternalAccountFilters, page: PageRequest) {
   let query = q.selectFrom('external_accounts').selectAll().where('platform_id', '=', platformId).where('deleted_at', 'is', null);
   if (filters.customerId === null) query = query.where('customer_id', 'is', null);
   else if (filters.customerId === 'anyCustomer') query = query.where('customer_id', 'is not', null);
-  else query = query.where('customer_id', '=', filters.customerId);
+  else if (filters.customerId !== 'any') query = query.where('customer_id', '=', filters.customerId);
   if (filters.currency !== undefined) query = query.where('currency', '=', filters.currency);
   return paginate(query, 'external_accounts', page);
 }

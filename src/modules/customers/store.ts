@@ -1,0 +1,76 @@
+import { sql, type Queryable } from '../../db/index.js';
+import { paginate, storedTime, type PageRequest } from '../../db/pagination.js';
+import type { CustomersTable } from '../../db/schema.js';
+
+export type CustomerRow = CustomersTable;
+
+export async function insertCustomer(q: Queryable, row: CustomerRow): Promise<void> {
+  await q.insertInto('customers').values(row).execute();
+}
+
+/** A customer of the platform, deleted or not. */
+export async function findCustomer(q: Queryable, platformId: string, id: string): Promise<CustomerRow | undefined> {
+  return q.selectFrom('customers').selectAll().where('platform_id', '=', platformId).where('id', '=', id).executeTakeFirst();
+}
+
+export async function findActiveByPlatformCustomerId(q: Queryable, platformId: string, platformCustomerId: string): Promise<CustomerRow | undefined> {
+  return q
+    .selectFrom('customers')
+    .selectAll()
+    .where('platform_id', '=', platformId)
+    .where('platform_customer_id', '=', platformCustomerId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
+export async function findActiveByUmaAddress(q: Queryable, platformId: string, umaAddress: string): Promise<CustomerRow | undefined> {
+  return q
+    .selectFrom('customers')
+    .selectAll()
+    .where('platform_id', '=', platformId)
+    .where('uma_address', '=', umaAddress)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
+export interface CustomerFilters {
+  platformCustomerId?: string | undefined;
+  customerType?: string | undefined;
+  createdAfter?: string | undefined;
+  createdBefore?: string | undefined;
+  updatedAfter?: string | undefined;
+  updatedBefore?: string | undefined;
+  region?: string | undefined;
+  currency?: string | undefined;
+  umaAddress?: string | undefined;
+  isIncludingDeleted?: boolean | undefined;
+}
+
+export async function listCustomers(q: Queryable, platformId: string, filters: CustomerFilters, page: PageRequest) {
+  let query = q.selectFrom('customers').selectAll().where('platform_id', '=', platformId);
+  if (!filters.isIncludingDeleted) query = query.where('deleted_at', 'is', null);
+  if (filters.platformCustomerId !== undefined) query = query.where('platform_customer_id', '=', filters.platformCustomerId);
+  if (filters.customerType !== undefined) query = query.where('customer_type', '=', filters.customerType);
+  if (filters.region !== undefined) query = query.where('region', '=', filters.region);
+  if (filters.umaAddress !== undefined) query = query.where('uma_address', '=', filters.umaAddress);
+  if (filters.currency !== undefined) {
+    // Currencies are a JSON array of codes; a code is matched with its quotes so USD never
+    // matches USDC. Anything but letters and digits (LIKE wildcards included) matches nothing.
+    query = /^[A-Za-z0-9]+$/.test(filters.currency)
+      ? query.where('currencies', 'like', `%${JSON.stringify(filters.currency)}%`)
+      : query.where(sql<boolean>`1 = 0`);
+  }
+  if (filters.createdAfter !== undefined) query = query.where('created_at', '>=', storedTime(filters.createdAfter));
+  if (filters.createdBefore !== undefined) query = query.where('created_at', '<=', storedTime(filters.createdBefore));
+  if (filters.updatedAfter !== undefined) query = query.where('updated_at', '>=', storedTime(filters.updatedAfter));
+  if (filters.updatedBefore !== undefined) query = query.where('updated_at', '<=', storedTime(filters.updatedBefore));
+  return paginate(query, 'customers', page);
+}
+
+export async function updateCustomer(
+  q: Queryable,
+  id: string,
+  changes: Partial<Omit<CustomerRow, 'id' | 'platform_id' | 'customer_type' | 'created_at'>>,
+): Promise<void> {
+  await q.updateTable('customers').set(changes).where('id', '=', id).execute();
+}
