@@ -16,8 +16,11 @@ import { isOperationSchema } from './http/route.js';
 import { createValidators } from './http/validation.js';
 import { JobRunner } from './jobs/runner.js';
 import { platformExternalAccountRoutes } from './modules/external-accounts/routes.js';
+import { internalAccountRoutes } from './modules/internal-accounts/routes.js';
 import { platformConfigRoutes } from './modules/platform/routes.js';
 import { tokenRoutes } from './modules/tokens/routes.js';
+import { transactionRoutes } from './modules/transactions/routes.js';
+import { transferRoutes } from './modules/transfers/routes.js';
 import { railyardRoutes } from './sandbox/routes.js';
 
 declare module 'fastify' {
@@ -108,12 +111,22 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     };
   };
 
+  // An operation whose body is optional sees an absent body as {} (so it validates as one).
+  const optionalBody = async (request: import('fastify').FastifyRequest) => {
+    const schema = request.routeOptions.schema;
+    if (request.body === undefined && isOperationSchema(schema) && schema['x-body-optional'] === true) request.body = {};
+  };
+
   await app.register(
     async (grid) => {
       grid.addHook('onRequest', authHook);
+      grid.addHook('preValidation', optionalBody);
       await grid.register(platformConfigRoutes);
       await grid.register(tokenRoutes);
       await grid.register(platformExternalAccountRoutes);
+      await grid.register(internalAccountRoutes);
+      await grid.register(transferRoutes);
+      await grid.register(transactionRoutes);
       if (options.extraRoutes) await grid.register(options.extraRoutes);
       grid.get('/openapi.json', async () => openapi.document());
     },

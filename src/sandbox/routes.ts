@@ -7,6 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { op } from '../http/route.js';
 import { DateTime } from '../http/schemas.js';
+import { audit } from '../ledger/index.js';
 import { completeLiveness, describeLiveness } from '../modules/external-accounts/service.js';
 import { ExternalAccount } from '../modules/external-accounts/schemas.js';
 import { RailyardPlatform, RailyardPlatformUpdate } from '../modules/platform/schemas.js';
@@ -14,6 +15,14 @@ import * as platforms from '../modules/platform/service.js';
 
 const tag = 'Railyard';
 const Clock = Type.Object({ now: DateTime, offsetSeconds: Type.Number() });
+// Amounts as strings: sums over the whole ledger may pass what a JSON number holds exactly.
+const LedgerAudit = Type.Object({
+  balanced: Type.Boolean(),
+  currencies: Type.Array(Type.Object({ currency: Type.String(), entriesSum: Type.String(), postings: Type.Integer() })),
+  accounts: Type.Array(
+    Type.Object({ id: Type.String(), kind: Type.String(), currency: Type.String(), available: Type.String(), held: Type.String(), consistent: Type.Boolean() }),
+  ),
+});
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -54,6 +63,13 @@ export const railyardRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const advanced = await platforms.advanceClock(request.ctx, request.body.seconds);
     return { ...advanced.clock, jobsRun: advanced.jobsRun };
   });
+
+  app.get('/ledger', {
+    schema: op({
+      operationId: 'railyardLedgerAudit', tag, summary: "Re-check the platform's books", permission: 'VIEW',
+      success: { 200: LedgerAudit }, errors: [401, 500],
+    }),
+  }, async (request) => audit(request.ctx.db.k, request.ctx.platformId));
 
   app.get('/webhook-public-key', {
     schema: op({

@@ -1,0 +1,158 @@
+// The ledger's SQL. Only src/ledger/ imports this file.
+
+import { PostgresAdapter, sql } from 'kysely';
+import type { Queryable } from '../db/index.js';
+import { prepare } from '../db/prepared.js';
+import type { LedgerAccountsTable } from '../db/schema.js';
+
+export function isPostgres(q: Queryable): boolean {
+  return q.getExecutor().adapter instanceof PostgresAdapter;
+}
+
+/** Balances are read as text: 64-bit sums can pass 2^53, and the two drivers return different types. */
+export interface BalanceRow {
+  id: string;
+  platform_id: string;
+  currency: string;
+  available: string;
+  held: string;
+}
+
+const balanceColumns = (k: Queryable) =>
+  k
+    .selectFrom('ledger_accounts')
+    .select(['id', 'platform_id', 'currency'])
+    .select([sql<string>`CAST(available AS TEXT)`.as('available'), sql<string>`CAST(held AS TEXT)`.as('held')]);
+
+const readBalance = prepare<{ id: string; platformId: string }, BalanceRow>((k, param) =>
+  balanceColumns(k).where('id', '=', param('id')).where('platform_id', '=', param('platformId')),
+);
+const lockBalance = prepare<{ id: string; platformId: string }, BalanceRow>((k, param) =>
+  balanceColumns(k).where('id', '=', param('id')).where('platform_id', '=', param('platformId')).forUpdate(),
+);
+
+/**
+ * Reads an account's balances; `lock` takes the row lock on PostgreSQL (SQLite transactions
+ * are exclusive already, so the plain read is the same there).
+ */
+export async function findBalance(q: Queryable, platformId: string, id: string, lock: boolean): Promise<BalanceRow | undefined> {
+  return (lock && isPostgres(q) ? lockBalance : readBalance).first(q, { id, platformId });
+}
+
+const setBalance = prepare<{ id: string; available: bigint; held: bigint; updatedAt: string }>((k, param) =>
+  k
+    .updateTable('ledger_accounts')
+    .set({ available: param('available'), held: param('held'), updated_at: param('updatedAt') })
+    .where('id', '=', param('id')),
+);
+
+export async function writeBalance(q: Queryable, id: string, available: bigint, held: bigint, updatedAt: string): Promise<void> {
+  // pg sends parameters as text; a bigint's text is exact.
+  await setBalance.run(q, { id, available, held, updatedAt });
+}
+
+const insertPostingRow = prepare<{ id: string; platformId: string; currency: string; kind: string; transactionId: string | null; createdAt: string }>(
+  (k, param) =>
+    k.insertInto('ledger_postings').values({
+      id: param('id'),
+      platform_id: param('platformId'),
+      currency: param('currency'),
+      kind: param('kind'),
+      transaction_id: param('transactionId'),
+      created_at: param('createdAt'),
+    }),
+);
+
+export async function insertPosting(
+  q: Queryable,
+  row: { id: string; platformId: string; currency: string; kind: string; transactionId: string | null; createdAt: string },
+): Promise<void> {
+  await insertPostingRow.run(q, row);
+}
+
+export interface EntryRow {
+  accountId: string;
+  bucket: string;
+  amount: bigint;
+}
+
+type EntryParams = { postingId: string; platformId: string; currency: string } & Record<string, unknown>;
+
+// Postings have two or three entries; one prepared multi-row insert per size.
+const insertEntries = new Map<number, ReturnType<typeof prepare<EntryParams>>>();
+function entriesInsert(count: number) {
+  let statement = insertEntries.get(count);
+  if (statement === undefined) {
+    statement = prepare<EntryParams>((k, param) =>
+      k.insertInto('ledger_entries').values(
+        Array.from({ length: count }, (_, i) => ({
+          posting_id: param('postingId'),
+          line: i + 1,
+          platform_id: param('platformId'),
+          account_id: param(`account${i}`),
+          bucket: param(`bucket${i}`),
+          currency: param('currency'),
+          amount: param(`amount${i}`),
+        })),
+      ),
+    );
+    insertEntries.set(count, statement);
+  }
+  return statement;
+}
+
+export async function insertEntryRows(q: Queryable, postingId: string, platformId: string, currency: string, entries: EntryRow[]): Promise<void> {
+  const params: EntryParams = { postingId, platformId, currency };
+  entries.forEach((entry, i) => {
+    params[`account${i}`] = entry.accountId;
+    params[`bucket${i}`] = entry.bucket;
+    params[`amount${i}`] = entry.amount;
+  });
+  await entriesInsert(entries.length).run(q, params);
+}
+
+/** Creates a ledger account unless it exists; true when this call created it. */
+export async function createAccount(q: Queryable, row: Omit<LedgerAccountsTable, 'available' | 'held'>): Promise<boolean> {
+  const result = await q
+    .insertInto('ledger_accounts')
+    .values({ ...row, available: 0, held: 0 })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+}
+
+export interface CurrencySum {
+  currency: string;
+  sum: string;
+  postings: string;
+}
+
+/** The sum of every entry per currency (zero when the books balance). */
+export async function sumsByCurrency(q: Queryable, platformId: string): Promise<CurrencySum[]> {
+  const result = await sql<CurrencySum>`
+    SELECT currency, CAST(SUM(amount) AS TEXT) AS sum, CAST(COUNT(DISTINCT posting_id) AS TEXT) AS postings
+    FROM ledger_entries WHERE platform_id = ${platformId}
+    GROUP BY currency ORDER BY currency`.execute(q);
+  return result.rows;
+}
+
+export interface AccountCheckRow {
+  id: string;
+  kind: string;
+  currency: string;
+  available: string;
+  held: string;
+  entries_available: string;
+  entries_held: string;
+}
+
+/** Every account with its running balances beside the sums of its entries. */
+export async function accountChecks(q: Queryable, platformId: string): Promise<AccountCheckRow[]> {
+  const result = await sql<AccountCheckRow>`
+    SELECT a.id, a.kind, a.currency, CAST(a.available AS TEXT) AS available, CAST(a.held AS TEXT) AS held,
+      CAST(COALESCE((SELECT SUM(e.amount) FROM ledger_entries e WHERE e.account_id = a.id AND e.bucket = 'AVAILABLE'), 0) AS TEXT) AS entries_available,
+      CAST(COALESCE((SELECT SUM(e.amount) FROM ledger_entries e WHERE e.account_id = a.id AND e.bucket = 'HELD'), 0) AS TEXT) AS entries_held
+    FROM ledger_accounts a WHERE a.platform_id = ${platformId}
+    ORDER BY a.id`.execute(q);
+  return result.rows;
+}
