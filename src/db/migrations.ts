@@ -12,12 +12,20 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003_money': m0003,
 };
 
+const migrationAttemptsMax = 5;
+
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
 /** `schema`: the PostgreSQL schema that holds railyard's tables when it is not the default. */
 export async function migrateToLatest(db: Kysely<any>, schema?: string): Promise<void> {
   const migrator = new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
-  const { error, results } = await migrator.migrateToLatest();
+  let { error, results } = await migrator.migrateToLatest();
+  // note: on PostgreSQL the migrator lists the tables of every schema; a schema dropped at
+  // that moment (another installation, or another test, on the same database) makes that
+  // listing fail with undefined_table. Nothing was applied then, so try again.
+  for (let attempt = 1; error && (error as { code?: string }).code === '42P01' && attempt < migrationAttemptsMax; attempt++) {
+    ({ error, results } = await migrator.migrateToLatest());
+  }
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
     const reason = error instanceof Error ? error.message : String(error);

@@ -251,19 +251,28 @@ export interface LedgerAudit {
  * account's running balances equal the sums of its entries, and none is negative.
  */
 export async function audit(q: Queryable, platformId: string): Promise<LedgerAudit> {
-  const sums = await store.sumsByCurrency(q, platformId);
-  const rows = await store.accountChecks(q, platformId);
-  const accounts = rows.map((row) => {
+  const sums = await store.entrySums(q, platformId);
+  const postings = await store.postingCounts(q, platformId);
+  const accounts = await store.allAccounts(q, platformId);
+  const entriesOf = (id: string, bucket: Bucket) => BigInt(sums.find((s) => s.account_id === id && s.bucket === bucket)?.sum ?? '0');
+  const checked = accounts.map((row) => {
     const internal = row.kind === 'INTERNAL';
-    const available = internal ? BigInt(row.available) : BigInt(row.entries_available);
-    const held = internal ? BigInt(row.held) : BigInt(row.entries_held);
-    const consistent = !internal || (available === BigInt(row.entries_available) && held === BigInt(row.entries_held) && available >= 0n && held >= 0n);
+    const available = internal ? BigInt(row.available) : entriesOf(row.id, 'AVAILABLE');
+    const held = internal ? BigInt(row.held) : entriesOf(row.id, 'HELD');
+    const consistent = !internal || (available === entriesOf(row.id, 'AVAILABLE') && held === entriesOf(row.id, 'HELD') && available >= 0n && held >= 0n);
     return { id: row.id, kind: row.kind, currency: row.currency, available: available.toString(), held: held.toString(), consistent };
   });
-  const currencies = sums.map((s) => ({ currency: s.currency, entriesSum: BigInt(s.sum).toString(), postings: Number(s.postings) }));
+  const totals = new Map<string, bigint>();
+  for (const s of sums) totals.set(s.currency, (totals.get(s.currency) ?? 0n) + BigInt(s.sum));
+  const currencies = [...totals.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([currency, sum]) => ({ currency, entriesSum: sum.toString(), postings: Number(postings.find((p) => p.currency === currency)?.postings ?? 0) }));
+  // Entries on an account the ledger does not know would escape the per-account checks.
+  const known = new Set(accounts.map((a) => a.id));
+  const orphaned = sums.some((s) => !known.has(s.account_id));
   return {
-    balanced: currencies.every((c) => c.entriesSum === '0') && accounts.every((a) => a.consistent),
+    balanced: !orphaned && currencies.every((c) => c.entriesSum === '0') && checked.every((a) => a.consistent),
     currencies,
-    accounts,
+    accounts: checked,
   };
 }

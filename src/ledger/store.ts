@@ -127,32 +127,32 @@ export interface CurrencySum {
   postings: string;
 }
 
-/** The sum of every entry per currency (zero when the books balance). */
-export async function sumsByCurrency(q: Queryable, platformId: string): Promise<CurrencySum[]> {
-  const result = await sql<CurrencySum>`
-    SELECT currency, CAST(SUM(amount) AS TEXT) AS sum, CAST(COUNT(DISTINCT posting_id) AS TEXT) AS postings
+export interface EntrySumRow {
+  account_id: string;
+  bucket: string;
+  currency: string;
+  sum: string;
+  postings: string;
+}
+
+/** The sums of a platform's entries per account and bucket, in one pass over them. */
+export async function entrySums(q: Queryable, platformId: string): Promise<EntrySumRow[]> {
+  const result = await sql<EntrySumRow>`
+    SELECT account_id, bucket, currency, CAST(SUM(amount) AS TEXT) AS sum, CAST(COUNT(DISTINCT posting_id) AS TEXT) AS postings
     FROM ledger_entries WHERE platform_id = ${platformId}
-    GROUP BY currency ORDER BY currency`.execute(q);
+    GROUP BY account_id, bucket, currency`.execute(q);
   return result.rows;
 }
 
-export interface AccountCheckRow {
-  id: string;
-  kind: string;
-  currency: string;
-  available: string;
-  held: string;
-  entries_available: string;
-  entries_held: string;
+export async function postingCounts(q: Queryable, platformId: string): Promise<{ currency: string; postings: string }[]> {
+  const result = await sql<{ currency: string; postings: string }>`
+    SELECT currency, CAST(COUNT(*) AS TEXT) AS postings FROM ledger_postings WHERE platform_id = ${platformId} GROUP BY currency`.execute(q);
+  return result.rows;
 }
 
-/** Every account with its running balances beside the sums of its entries. */
-export async function accountChecks(q: Queryable, platformId: string): Promise<AccountCheckRow[]> {
-  const result = await sql<AccountCheckRow>`
-    SELECT a.id, a.kind, a.currency, CAST(a.available AS TEXT) AS available, CAST(a.held AS TEXT) AS held,
-      CAST(COALESCE((SELECT SUM(e.amount) FROM ledger_entries e WHERE e.account_id = a.id AND e.bucket = 'AVAILABLE'), 0) AS TEXT) AS entries_available,
-      CAST(COALESCE((SELECT SUM(e.amount) FROM ledger_entries e WHERE e.account_id = a.id AND e.bucket = 'HELD'), 0) AS TEXT) AS entries_held
-    FROM ledger_accounts a WHERE a.platform_id = ${platformId}
-    ORDER BY a.id`.execute(q);
+export async function allAccounts(q: Queryable, platformId: string): Promise<(BalanceRow & { kind: string })[]> {
+  const result = await sql<BalanceRow & { kind: string }>`
+    SELECT id, platform_id, currency, kind, CAST(available AS TEXT) AS available, CAST(held AS TEXT) AS held
+    FROM ledger_accounts WHERE platform_id = ${platformId} ORDER BY id`.execute(q);
   return result.rows;
 }

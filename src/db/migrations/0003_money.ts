@@ -1,9 +1,18 @@
-import type { Kysely } from 'kysely';
+import { SqliteAdapter, sql, type Kysely } from 'kysely';
 
 // Money movement: internal accounts, the double-entry ledger (accounts with running
 // balances, postings and their entries) and transactions.
+//
+// note: every transfer writes to the ledger and transaction tables, and on the embedded
+// store each index costs a page write per commit. So these tables carry only the indexes
+// the hot paths need: a list filtered by account or reference walks the platform's
+// transactions in date order, and the ledger audit scans the platform's entries once. On
+// SQLite the text-keyed tables are WITHOUT ROWID (the primary key is the table: one b-tree
+// instead of two).
 
 export async function up(db: Kysely<unknown>): Promise<void> {
+  const withoutRowid = db.getExecutor().adapter instanceof SqliteAdapter ? sql`WITHOUT ROWID` : sql``;
+
   await db.schema
     .createTable('internal_accounts')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -49,8 +58,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('kind', 'text', (c) => c.notNull())
     .addColumn('transaction_id', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
+    .modifyEnd(withoutRowid)
     .execute();
-  await db.schema.createIndex('ledger_postings_transaction').on('ledger_postings').columns(['transaction_id']).execute();
 
   await db.schema
     .createTable('ledger_entries')
@@ -62,9 +71,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('currency', 'text', (c) => c.notNull())
     .addColumn('amount', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('ledger_entries_pk', ['posting_id', 'line'])
+    .modifyEnd(withoutRowid)
     .execute();
-  await db.schema.createIndex('ledger_entries_account').on('ledger_entries').columns(['account_id', 'bucket']).execute();
-  await db.schema.createIndex('ledger_entries_platform_currency').on('ledger_entries').columns(['platform_id', 'currency']).execute();
 
   await db.schema
     .createTable('transactions')
@@ -90,6 +98,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('receipt_delivery_confirmed_at', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
+    .modifyEnd(withoutRowid)
     .execute();
   await db.schema.createIndex('transactions_platform_created').on('transactions').columns(['platform_id', 'created_at', 'id']).execute();
   await db.schema
@@ -97,7 +106,4 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .on('transactions')
     .columns(['platform_id', 'customer_id', 'created_at', 'id'])
     .execute();
-  await db.schema.createIndex('transactions_source').on('transactions').columns(['platform_id', 'source_account_id']).execute();
-  await db.schema.createIndex('transactions_destination').on('transactions').columns(['platform_id', 'destination_account_id']).execute();
-  await db.schema.createIndex('transactions_reference').on('transactions').columns(['platform_id', 'reference']).execute();
 }

@@ -159,7 +159,21 @@ function fundingInfo(accountId: string, currency: string): Record<string, unknow
   }
 }
 
+// Instructions never change for an account; computing them hashes, so keep recent ones.
+const instructionsCacheMax = 10_000;
+const instructionsCache = new Map<string, ReturnType<typeof buildFundingInstructions>>();
+
 function fundingInstructions(row: store.InternalAccountRow) {
+  let instructions = instructionsCache.get(row.id);
+  if (instructions === undefined) {
+    if (instructionsCache.size >= instructionsCacheMax) instructionsCache.clear();
+    instructions = buildFundingInstructions(row);
+    instructionsCache.set(row.id, instructions);
+  }
+  return instructions;
+}
+
+function buildFundingInstructions(row: store.InternalAccountRow) {
   const info = fundingInfo(row.id, row.currency);
   const bank = 'reference' in info;
   return [

@@ -1,0 +1,35 @@
+// The embedded store's group commit: transactions that wait together share one COMMIT, and
+// each keeps its own all-or-nothing outcome.
+
+import { describe, expect, it } from 'vitest';
+import { recordEvent } from '../../src/events/outbox.js';
+import { build, databaseUrl } from '../helper.js';
+
+describe.skipIf(databaseUrl !== undefined)('Db.transaction on the embedded store', () => {
+  it('commits each of a burst of transactions, and rolls back only the ones that throw', async () => {
+    const t = await build();
+    const now = new Date(0);
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 40 }, (_, i) =>
+        t.deps.db.transaction(async (tx) => {
+          await recordEvent(tx, { platformId: t.platformId, type: 'TEST', resourceId: `burst-${i}`, data: { i }, now });
+          if (i % 7 === 3) throw new Error(`item ${i} fails after writing`);
+          await recordEvent(tx, { platformId: t.platformId, type: 'TEST', resourceId: `burst-${i}`, data: { i, second: true }, now });
+          return i;
+        }),
+      ),
+    );
+    const rows = await t.deps.db.k.selectFrom('events').select('resource_id').where('type', '=', 'TEST').execute();
+    const count = (i: number) => rows.filter((r) => r.resource_id === `burst-${i}`).length;
+    outcomes.forEach((outcome, i) => {
+      if (i % 7 === 3) {
+        expect(outcome).toEqual({ status: 'rejected', reason: new Error(`item ${i} fails after writing`) });
+        expect(count(i)).toBe(0);
+      } else {
+        expect(outcome).toEqual({ status: 'fulfilled', value: i });
+        expect(count(i)).toBe(2);
+      }
+    });
+    expect(rows.length).toBe(2 * 34);
+  });
+});
