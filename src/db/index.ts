@@ -73,9 +73,9 @@ function openSqlite(options: DbOptions): Db {
     // WAL with synchronous=NORMAL keeps every committed transaction across a process crash
     // (kill -9); only an operating-system crash can lose the last few.
     database.pragma('synchronous = NORMAL');
-    // A page cache of 32 MiB (the default is 2 MiB): a busy store's hot index pages stay in
+    // A page cache of 16 MiB (the default is 2 MiB): a busy store's hot index pages stay in
     // memory, and a group of transactions (see GroupCommit) fits without spilling early.
-    database.pragma('cache_size = -32768');
+    database.pragma('cache_size = -16384');
     database.pragma('foreign_keys = ON');
     database.pragma('busy_timeout = 5000');
   } catch (err) {
