@@ -99,13 +99,19 @@ export async function balanceOf(q: Queryable, platformId: string, accountId: str
 }
 
 /**
- * The books of one database transaction: every posting goes through here, and it remembers
- * each internal account's balances before the first posting, so the caller can tell which
- * accounts changed (for INTERNAL_ACCOUNT.BALANCE_UPDATED).
+ * The books of one database transaction: every posting goes through here. A posting is
+ * checked at once against the balances (read, and locked, on first use) and kept; flush()
+ * writes the postings, their entries and each changed balance in a few statements. The
+ * caller flushes before the transaction ends (recordBalanceUpdates in the internal-accounts
+ * service does, as it needs the written balances). The books also remember each internal
+ * account's balances from before the first posting, to tell which accounts changed.
  */
 export class Books {
   private readonly before = new Map<string, Balance>();
-  private readonly after = new Map<string, Balance>();
+  private readonly current = new Map<string, Balance>();
+  private readonly dirty = new Set<string>();
+  private postings: store.PostingRow[] = [];
+  private entries: store.EntryRow[] = [];
 
   constructor(
     private readonly tx: Queryable,
@@ -177,7 +183,7 @@ export class Books {
 
   /** Internal accounts whose balances differ now from before this transaction's first posting. */
   changedAccounts(): string[] {
-    return [...this.after.entries()]
+    return [...this.current.entries()]
       .filter(([id, now]) => {
         const was = this.before.get(id)!;
         return was.available !== now.available || was.held !== now.held;
@@ -185,8 +191,23 @@ export class Books {
       .map(([id]) => id);
   }
 
+  /** Writes the postings kept so far, their entries, and the balances they changed. */
+  async flush(): Promise<void> {
+    if (this.postings.length === 0) return;
+    await store.insertPostings(this.tx, this.postings);
+    await store.insertEntries(this.tx, this.entries);
+    const now = iso(this.now);
+    for (const id of this.dirty) {
+      const balance = this.current.get(id)!;
+      await store.writeBalance(this.tx, id, balance.available, balance.held, now);
+    }
+    this.postings = [];
+    this.entries = [];
+    this.dirty.clear();
+  }
+
   private async post(kind: PostingKind, currency: string, transactionId: string | null, entries: Entry[]): Promise<void> {
-    // Programmer errors, checked before anything is written: a posting balances to zero and
+    // Programmer errors, checked before anything is kept: a posting balances to zero and
     // moves a positive amount.
     const sum = entries.reduce((total, entry) => total + entry.amount, 0n);
     if (sum !== 0n) throw new Error(`unbalanced ${kind} posting: entries sum to ${sum}`);
@@ -197,16 +218,18 @@ export class Books {
     // funds check below reads balances under this lock, so concurrent transfers never
     // spend the same money twice. (SQLite transactions are exclusive, so there it is a read.)
     const internalIds = [...new Set(entries.filter((e) => isInternal(e.accountId)).map((e) => e.accountId))].sort();
-    const balances = new Map<string, Balance>();
     for (const id of internalIds) {
+      if (this.current.has(id)) continue;
       const row = await store.findBalance(this.tx, this.platformId, id, true);
       if (row === undefined) throw new Error(`ledger account ${id} does not exist`);
       if (row.currency !== currency) throw new Error(`ledger account ${id} holds ${row.currency}, not ${currency}`);
-      balances.set(id, { available: BigInt(row.available), held: BigInt(row.held) });
+      const balance = { available: BigInt(row.available), held: BigInt(row.held) };
+      this.before.set(id, balance);
+      this.current.set(id, balance);
     }
 
     const next = new Map<string, Balance>();
-    for (const [id, balance] of balances) next.set(id, { ...balance });
+    for (const id of internalIds) next.set(id, { ...this.current.get(id)! });
     for (const entry of entries) {
       const balance = next.get(entry.accountId);
       if (balance === undefined) continue;
@@ -214,7 +237,7 @@ export class Books {
       else balance.held += entry.amount;
     }
     for (const [id, balance] of next) {
-      const was = balances.get(id)!;
+      const was = this.current.get(id)!;
       if (balance.available < 0n) throw new InsufficientFunds(id, was.available, was.available - balance.available);
       // A negative HELD bucket would mean releasing or settling more than was reserved.
       if (balance.held < 0n) throw new Error(`${kind} posting would take the held balance of ${id} below zero`);
@@ -223,15 +246,16 @@ export class Books {
       }
     }
 
-    // Past this line the posting is written.
+    // Past this line the posting is accepted; flush() writes it.
     const postingId = newId('Posting');
-    const now = iso(this.now);
-    await store.insertPosting(this.tx, { id: postingId, platformId: this.platformId, currency, kind, transactionId, createdAt: now });
-    await store.insertEntryRows(this.tx, postingId, this.platformId, currency, entries);
+    const createdAt = iso(this.now);
+    this.postings.push({ id: postingId, platformId: this.platformId, currency, kind, transactionId, createdAt });
+    entries.forEach((entry, i) => {
+      this.entries.push({ postingId, line: i + 1, platformId: this.platformId, accountId: entry.accountId, bucket: entry.bucket, currency, amount: entry.amount });
+    });
     for (const [id, balance] of next) {
-      await store.writeBalance(this.tx, id, balance.available, balance.held, now);
-      if (!this.before.has(id)) this.before.set(id, balances.get(id)!);
-      this.after.set(id, balance);
+      this.current.set(id, balance);
+      this.dirty.add(id);
     }
   }
 }

@@ -51,64 +51,90 @@ export async function writeBalance(q: Queryable, id: string, available: bigint, 
   await setBalance.run(q, { id, available, held, updatedAt });
 }
 
-const insertPostingRow = prepare<{ id: string; platformId: string; currency: string; kind: string; transactionId: string | null; createdAt: string }>(
-  (k, param) =>
-    k.insertInto('ledger_postings').values({
-      id: param('id'),
-      platform_id: param('platformId'),
-      currency: param('currency'),
-      kind: param('kind'),
-      transaction_id: param('transactionId'),
-      created_at: param('createdAt'),
-    }),
-);
-
-export async function insertPosting(
-  q: Queryable,
-  row: { id: string; platformId: string; currency: string; kind: string; transactionId: string | null; createdAt: string },
-): Promise<void> {
-  await insertPostingRow.run(q, row);
+export interface PostingRow {
+  id: string;
+  platformId: string;
+  currency: string;
+  kind: string;
+  transactionId: string | null;
+  createdAt: string;
 }
 
 export interface EntryRow {
+  postingId: string;
+  line: number;
+  platformId: string;
   accountId: string;
   bucket: string;
+  currency: string;
   amount: bigint;
 }
 
-type EntryParams = { postingId: string; platformId: string; currency: string } & Record<string, unknown>;
+/** Rows per multi-row insert; a batch is written in chunks of at most this many. */
+const rowsPerInsertMax = 8;
 
-// Postings have two or three entries; one prepared multi-row insert per size.
-const insertEntries = new Map<number, ReturnType<typeof prepare<EntryParams>>>();
-function entriesInsert(count: number) {
-  let statement = insertEntries.get(count);
+type Params = Record<string, unknown>;
+const postingInserts = new Map<number, ReturnType<typeof prepare<Params>>>();
+const entryInserts = new Map<number, ReturnType<typeof prepare<Params>>>();
+
+function postingsInsert(count: number) {
+  let statement = postingInserts.get(count);
   if (statement === undefined) {
-    statement = prepare<EntryParams>((k, param) =>
-      k.insertInto('ledger_entries').values(
+    statement = prepare<Params>((k, param) =>
+      k.insertInto('ledger_postings').values(
         Array.from({ length: count }, (_, i) => ({
-          posting_id: param('postingId'),
-          line: i + 1,
-          platform_id: param('platformId'),
-          account_id: param(`account${i}`),
-          bucket: param(`bucket${i}`),
-          currency: param('currency'),
-          amount: param(`amount${i}`),
+          id: param(`id${i}`),
+          platform_id: param(`platformId${i}`),
+          currency: param(`currency${i}`),
+          kind: param(`kind${i}`),
+          transaction_id: param(`transactionId${i}`),
+          created_at: param(`createdAt${i}`),
         })),
       ),
     );
-    insertEntries.set(count, statement);
+    postingInserts.set(count, statement);
   }
   return statement;
 }
 
-export async function insertEntryRows(q: Queryable, postingId: string, platformId: string, currency: string, entries: EntryRow[]): Promise<void> {
-  const params: EntryParams = { postingId, platformId, currency };
-  entries.forEach((entry, i) => {
-    params[`account${i}`] = entry.accountId;
-    params[`bucket${i}`] = entry.bucket;
-    params[`amount${i}`] = entry.amount;
-  });
-  await entriesInsert(entries.length).run(q, params);
+function entriesInsert(count: number) {
+  let statement = entryInserts.get(count);
+  if (statement === undefined) {
+    statement = prepare<Params>((k, param) =>
+      k.insertInto('ledger_entries').values(
+        Array.from({ length: count }, (_, i) => ({
+          posting_id: param(`postingId${i}`),
+          line: param(`line${i}`),
+          platform_id: param(`platformId${i}`),
+          account_id: param(`accountId${i}`),
+          bucket: param(`bucket${i}`),
+          currency: param(`currency${i}`),
+          amount: param(`amount${i}`),
+        })),
+      ),
+    );
+    entryInserts.set(count, statement);
+  }
+  return statement;
+}
+
+async function insertChunked<Row extends object>(q: Queryable, rows: Row[], statementFor: (count: number) => ReturnType<typeof prepare<Params>>) {
+  for (let start = 0; start < rows.length; start += rowsPerInsertMax) {
+    const chunk = rows.slice(start, start + rowsPerInsertMax);
+    const params: Params = {};
+    chunk.forEach((row, i) => {
+      for (const [key, value] of Object.entries(row)) params[`${key}${i}`] = value;
+    });
+    await statementFor(chunk.length).run(q, params);
+  }
+}
+
+export async function insertPostings(q: Queryable, rows: PostingRow[]): Promise<void> {
+  await insertChunked(q, rows, postingsInsert);
+}
+
+export async function insertEntries(q: Queryable, rows: EntryRow[]): Promise<void> {
+  await insertChunked(q, rows, entriesInsert);
 }
 
 /** Creates a ledger account unless it exists; true when this call created it. */

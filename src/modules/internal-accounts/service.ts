@@ -6,7 +6,7 @@ import { iso } from '../../clock.js';
 import { currencyInfo, isFiat } from '../../currencies.js';
 import type { Queryable } from '../../db/index.js';
 import { toPage, type PageRequest } from '../../db/pagination.js';
-import { recordEvent } from '../../events/outbox.js';
+import { recordEvent, type EventInput } from '../../events/outbox.js';
 import type { Ctx } from '../../http/context.js';
 import { apiError } from '../../http/errors.js';
 import { newId } from '../../ids.js';
@@ -229,12 +229,19 @@ export async function findInternalAccount(q: Queryable, platformId: string, id: 
   return store.findInternalAccount(q, platformId, id);
 }
 
-/** Records INTERNAL_ACCOUNT.BALANCE_UPDATED, with the account as it is now, for each account whose balances changed. */
-export async function recordBalanceUpdates(tx: Queryable, platformId: string, books: Books, now: Date): Promise<void> {
+/**
+ * Writes the books (see Books.flush) and records INTERNAL_ACCOUNT.BALANCE_UPDATED, with the
+ * account as it is now, for each account whose balances changed; into `sink` when given
+ * (the caller records them with its other events), else at once.
+ */
+export async function recordBalanceUpdates(tx: Queryable, platformId: string, books: Books, now: Date, sink?: EventInput[]): Promise<void> {
+  await books.flush();
   for (const id of books.changedAccounts()) {
     const account = await store.findInternalAccount(tx, platformId, id);
     if (account === undefined) throw new Error(`internal account ${id} vanished`);
-    await recordEvent(tx, { platformId, type: 'INTERNAL_ACCOUNT.BALANCE_UPDATED', resourceId: id, data: presentInternalAccount(account), now });
+    const event: EventInput = { platformId, type: 'INTERNAL_ACCOUNT.BALANCE_UPDATED', resourceId: id, data: presentInternalAccount(account), now };
+    if (sink) sink.push(event);
+    else await recordEvent(tx, event);
   }
 }
 

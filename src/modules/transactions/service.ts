@@ -12,7 +12,7 @@
 import { iso } from '../../clock.js';
 import type { Queryable, Tx } from '../../db/index.js';
 import { toPage, type PageRequest } from '../../db/pagination.js';
-import { recordEvent } from '../../events/outbox.js';
+import { recordEvents, type EventInput } from '../../events/outbox.js';
 import type { Ctx } from '../../http/context.js';
 import { apiError } from '../../http/errors.js';
 import { newId } from '../../ids.js';
@@ -104,39 +104,60 @@ export function presentTransaction(row: store.TransactionRow) {
 
 export type TransactionView = ReturnType<typeof presentTransaction>;
 
-async function recordTransactionEvent(tx: Queryable, row: store.TransactionRow, event: string, now: Date): Promise<void> {
-  const prefix = row.type === 'OUTGOING' ? 'OUTGOING_PAYMENT' : 'INCOMING_PAYMENT';
-  await recordEvent(tx, { platformId: row.platform_id, type: `${prefix}.${event}`, resourceId: row.id, data: presentTransaction(row), now });
+// ----------------------------------------------------------------------------- transitions
+
+/**
+ * The work of one change to a transaction: its ledger postings and its events, kept in
+ * memory while the transitions run and written by finish() (the row by the caller), so a
+ * transfer that passes through several states still costs a handful of statements.
+ */
+interface Work {
+  tx: Queryable;
+  platformId: string;
+  books: Books;
+  events: EventInput[];
+  now: Date;
 }
 
-// ----------------------------------------------------------------------------- transitions
+function openWork(tx: Queryable, platformId: string, now: Date): Work {
+  return { tx, platformId, books: openBooks(tx, platformId, now), events: [], now };
+}
+
+/** Writes the postings and balances, then every event in the order the transitions made them. */
+async function finish(work: Work): Promise<void> {
+  await recordBalanceUpdates(work.tx, work.platformId, work.books, work.now, work.events);
+  await recordEvents(work.tx, work.events);
+}
+
+function emit(work: Work, row: store.TransactionRow, event: string): void {
+  const prefix = row.type === 'OUTGOING' ? 'OUTGOING_PAYMENT' : 'INCOMING_PAYMENT';
+  work.events.push({ platformId: row.platform_id, type: `${prefix}.${event}`, resourceId: row.id, data: presentTransaction(row), now: work.now });
+}
 
 function amountOf(row: store.TransactionRow): bigint {
   return BigInt(row.amount);
 }
 
-async function save(tx: Queryable, row: store.TransactionRow, changes: Partial<store.TransactionState>, now: Date): Promise<store.TransactionRow> {
-  const next = { ...row, ...changes, updated_at: iso(now) };
-  await store.saveState(tx, next);
-  return next;
+function next(work: Work, row: store.TransactionRow, changes: Partial<store.TransactionState>): store.TransactionRow {
+  return { ...row, ...changes, updated_at: iso(work.now) };
 }
 
 /** The rail completed the payment: outgoing funds leave the held bucket, incoming ones become available. */
-async function complete(tx: Queryable, books: Books, row: store.TransactionRow, now: Date): Promise<store.TransactionRow> {
-  if (row.type === 'OUTGOING') await books.settle(row.internal_account_id, row.currency, amountOf(row), row.id);
-  else await books.completeIncoming(row.internal_account_id, row.currency, amountOf(row), row.id);
-  const next = await save(tx, row, { status: 'COMPLETED', settled_at: iso(now) }, now);
-  await recordTransactionEvent(tx, next, 'COMPLETED', now);
-  return next;
+async function complete(work: Work, row: store.TransactionRow): Promise<store.TransactionRow> {
+  if (row.type === 'OUTGOING') await work.books.settle(row.internal_account_id, row.currency, amountOf(row), row.id);
+  else await work.books.completeIncoming(row.internal_account_id, row.currency, amountOf(row), row.id);
+  const completed = next(work, row, { status: 'COMPLETED', settled_at: iso(work.now) });
+  emit(work, completed, 'COMPLETED');
+  return completed;
 }
 
 /** The rail failed the payment before completion: whatever was held or pending goes back. */
-async function fail(tx: Queryable, books: Books, row: store.TransactionRow, failureReason: string, now: Date): Promise<store.TransactionRow> {
-  if (row.type === 'OUTGOING') await books.release(row.internal_account_id, row.currency, amountOf(row), row.id);
-  else await books.failIncoming(row.internal_account_id, row.currency, amountOf(row), row.id);
-  const next = await save(tx, row, { status: 'FAILED', failure_reason: failureReason }, now);
-  await recordTransactionEvent(tx, next, 'FAILED', now);
-  return next;
+async function fail(work: Work, row: store.TransactionRow, failureReason: string): Promise<store.TransactionRow> {
+  if (row.type === 'OUTGOING') await work.books.release(row.internal_account_id, row.currency, amountOf(row), row.id);
+  else await work.books.failIncoming(row.internal_account_id, row.currency, amountOf(row), row.id);
+  const failed = next(work, row, { status: 'FAILED', failure_reason: failureReason });
+  emit(work, failed, 'FAILED');
+  return failed;
 }
 
 function refundReference(row: store.TransactionRow): string {
@@ -144,33 +165,33 @@ function refundReference(row: store.TransactionRow): string {
 }
 
 /** Records a refund that the sandbox settles at once: REFUND_PENDING, then REFUND_COMPLETED. */
-async function refund(tx: Queryable, row: store.TransactionRow, reason: RefundView['reason'], now: Date): Promise<store.TransactionRow> {
-  const pending: RefundView = { reference: refundReference(row), initiatedAt: iso(now), status: 'PENDING', reason };
-  let next = await save(tx, row, { refund: JSON.stringify(pending) }, now);
-  await recordTransactionEvent(tx, next, 'REFUND_PENDING', now);
-  const completed: RefundView = { ...pending, settledAt: iso(now), status: 'COMPLETED' };
-  next = await save(tx, next, { refund: JSON.stringify(completed) }, now);
-  await recordTransactionEvent(tx, next, 'REFUND_COMPLETED', now);
-  return next;
+function refund(work: Work, row: store.TransactionRow, reason: RefundView['reason']): store.TransactionRow {
+  const pending: RefundView = { reference: refundReference(row), initiatedAt: iso(work.now), status: 'PENDING', reason };
+  const initiated = next(work, row, { refund: JSON.stringify(pending) });
+  emit(work, initiated, 'REFUND_PENDING');
+  const completed: RefundView = { ...pending, settledAt: iso(work.now), status: 'COMPLETED' };
+  const settled = next(work, initiated, { refund: JSON.stringify(completed) });
+  emit(work, settled, 'REFUND_COMPLETED');
+  return settled;
 }
 
 /** A completed outgoing payment came back from the receiving bank: reverse it, fail it, refund it. */
-async function markReturned(tx: Queryable, books: Books, row: store.TransactionRow, failureReason: string, now: Date): Promise<store.TransactionRow> {
-  await books.reverseSettlement(row.internal_account_id, row.currency, amountOf(row), row.id);
-  const failed = await save(tx, row, { status: 'FAILED', failure_reason: failureReason }, now);
-  await recordTransactionEvent(tx, failed, 'FAILED', now);
-  return refund(tx, failed, 'TRANSACTION_FAILED', now);
+async function markReturned(work: Work, row: store.TransactionRow, failureReason: string): Promise<store.TransactionRow> {
+  await work.books.reverseSettlement(row.internal_account_id, row.currency, amountOf(row), row.id);
+  const failed = next(work, row, { status: 'FAILED', failure_reason: failureReason });
+  emit(work, failed, 'FAILED');
+  return refund(work, failed, 'TRANSACTION_FAILED');
 }
 
 /** The platform cancelled a pending transfer: the hold (or pending credit) is undone. */
-async function cancel(tx: Queryable, books: Books, row: store.TransactionRow, reason: string | undefined, now: Date): Promise<store.TransactionRow> {
+async function cancel(work: Work, row: store.TransactionRow, reason: string | undefined): Promise<store.TransactionRow> {
   const details: Details = { ...(JSON.parse(row.details) as Details), ...(reason !== undefined ? { cancellationReason: reason } : {}) };
   const withReason = { ...row, details: JSON.stringify(details) };
-  if (row.type === 'INCOMING') return fail(tx, books, withReason, 'COLLECTION_FAILED', now);
-  await books.release(row.internal_account_id, row.currency, amountOf(row), row.id);
-  const failed = await save(tx, withReason, { status: 'FAILED' }, now);
-  await recordTransactionEvent(tx, failed, 'FAILED', now);
-  return refund(tx, failed, 'USER_CANCELLATION', now);
+  if (row.type === 'INCOMING') return fail(work, withReason, 'COLLECTION_FAILED');
+  await work.books.release(row.internal_account_id, row.currency, amountOf(row), row.id);
+  const failed = next(work, withReason, { status: 'FAILED' });
+  emit(work, failed, 'FAILED');
+  return refund(work, failed, 'USER_CANCELLATION');
 }
 
 /** The state a rail outcome applies to; any other state means the outcome is stale (cancelled before it arrived). */
@@ -180,15 +201,15 @@ function awaitsOutcome(row: store.TransactionRow, outcome: RailOutcome): boolean
   return row.status === pending;
 }
 
-async function applyOutcome(tx: Queryable, books: Books, row: store.TransactionRow, outcome: RailOutcome, now: Date): Promise<store.TransactionRow> {
+async function applyOutcome(work: Work, row: store.TransactionRow, outcome: RailOutcome): Promise<store.TransactionRow> {
   if (!awaitsOutcome(row, outcome)) return row;
   switch (outcome.kind) {
     case 'COMPLETED':
-      return complete(tx, books, row, now);
+      return complete(work, row);
     case 'FAILED':
-      return fail(tx, books, row, outcome.failureReason, now);
+      return fail(work, row, outcome.failureReason);
     case 'RETURNED':
-      return markReturned(tx, books, row, outcome.failureReason, now);
+      return markReturned(work, row, outcome.failureReason);
   }
 }
 
@@ -205,9 +226,10 @@ export const railStepJob = defineJob<RailStepPayload>('rail.outcome', {
   async run(tx, job, ctx) {
     const row = await store.findTransaction(tx, job.platformId, job.payload.transactionId);
     if (row === undefined) throw new Error(`transaction ${job.payload.transactionId} does not exist`);
-    const books = openBooks(tx, job.platformId, ctx.now);
-    await applyOutcome(tx, books, row, job.payload.outcome, ctx.now);
-    await recordBalanceUpdates(tx, job.platformId, books, ctx.now);
+    const work = openWork(tx, job.platformId, ctx.now);
+    const after = await applyOutcome(work, row, job.payload.outcome);
+    if (after !== row) await store.saveState(tx, after);
+    await finish(work);
   },
 });
 
@@ -238,10 +260,10 @@ function referenceFor(id: string): string {
  */
 export async function startTransfer(tx: Tx, input: NewTransfer, timeline: TimelineStep[], now: Date): Promise<TransactionView> {
   const id = newId('Transaction');
-  const books = openBooks(tx, input.platformId, now);
+  const work = openWork(tx, input.platformId, now);
   // Funds first: a transfer that cannot be covered writes nothing.
-  if (input.type === 'OUTGOING') await books.hold(input.internalAccountId, input.currency, input.amount, id);
-  else await books.acceptIncoming(input.internalAccountId, input.currency, input.amount, id);
+  if (input.type === 'OUTGOING') await work.books.hold(input.internalAccountId, input.currency, input.amount, id);
+  else await work.books.acceptIncoming(input.internalAccountId, input.currency, input.amount, id);
 
   const at = iso(now);
   let row: store.TransactionRow = {
@@ -268,12 +290,11 @@ export async function startTransfer(tx: Tx, input: NewTransfer, timeline: Timeli
     created_at: at,
     updated_at: at,
   };
-  await store.insertTransaction(tx, row);
-  await recordTransactionEvent(tx, row, row.status, now);
+  emit(work, row, row.status);
 
   for (const step of timeline) {
     if (step.afterMs === 0) {
-      row = await applyOutcome(tx, books, row, step.outcome, now);
+      row = await applyOutcome(work, row, step.outcome);
     } else {
       await railStepJob.schedule(tx, {
         platformId: input.platformId,
@@ -283,7 +304,9 @@ export async function startTransfer(tx: Tx, input: NewTransfer, timeline: Timeli
       });
     }
   }
-  await recordBalanceUpdates(tx, input.platformId, books, now);
+  // The row is written once, in the state the outcomes due now left it in.
+  await store.insertTransaction(tx, row);
+  await finish(work);
   return presentTransaction(row);
 }
 
@@ -343,7 +366,9 @@ export async function confirmReceiptDelivery(ctx: Ctx, id: string, confirmedAt: 
   }
   return ctx.db.transaction(async (tx) => {
     const row = await load(tx, ctx, id);
-    return presentTransaction(await save(tx, row, { receipt_delivery_confirmed_at: at }, ctx.now));
+    const confirmed = { ...row, receipt_delivery_confirmed_at: at, updated_at: iso(ctx.now) };
+    await store.saveState(tx, confirmed);
+    return presentTransaction(confirmed);
   });
 }
 
@@ -366,9 +391,10 @@ export async function cancelTransaction(ctx: Ctx, id: string, reason: string | u
     if (row.status !== pending) {
       throw apiError('TRANSACTION_NOT_CANCELLABLE', `Transaction ${id} is ${row.status} and can no longer be cancelled`, { status: row.status });
     }
-    const books = openBooks(tx, ctx.platformId, ctx.now);
-    const cancelled = await cancel(tx, books, row, reason, ctx.now);
-    await recordBalanceUpdates(tx, ctx.platformId, books, ctx.now);
+    const work = openWork(tx, ctx.platformId, ctx.now);
+    const cancelled = await cancel(work, row, reason);
+    await store.saveState(tx, cancelled);
+    await finish(work);
     return presentTransaction(cancelled);
   });
 }
