@@ -106,6 +106,12 @@ async function post(server: ServerInfo, path: string, body: unknown): Promise<an
   return reply.json();
 }
 
+async function get(server: ServerInfo, path: string): Promise<any> {
+  const reply = await fetch(`${server.baseUrl}${path}`, { headers: { authorization: server.auth } });
+  if (!reply.ok) throw new Error(`setup ${path} failed: ${reply.status} ${await reply.text()}`);
+  return reply.json();
+}
+
 const usdAccount = (accountNumber: string) => ({
   currency: 'USD',
   accountInfo: {
@@ -138,6 +144,35 @@ const SCENARIOS: Scenario[] = [
         // Every request registers a new account number (ending in 000, no sandbox scenario).
         requests: [{ setupRequest: (request) => ({ ...request, body: JSON.stringify(usdAccount(`${digits(13)}000`)) }) }],
       };
+    },
+  },
+  {
+    name: 'POST /transfer-out',
+    baseline: 'POST',
+    target: { ratioMin: 0.2, p99MaxMs: 20 },
+    async prepare(server) {
+      const list = await get(server, '/platform/internal-accounts?currency=USD');
+      const source = list.data[0].id as string;
+      // Enough for every transfer of the run: each one sends 1 cent.
+      await post(server, `/sandbox/internal-accounts/${source}/fund`, { amount: 100_000_000_000 });
+      const destination = await post(server, '/platform/external-accounts', usdAccount(`${digits(9)}000`));
+      const body = JSON.stringify({ source: { accountId: source }, destination: { accountId: destination.id }, amount: 1 });
+      let sequence = 0;
+      return {
+        url: `${server.baseUrl}/transfer-out`,
+        method: 'POST',
+        headers: { authorization: server.auth, 'content-type': 'application/json' },
+        // The success path (suffix 000), each request with its own Idempotency-Key.
+        requests: [{ setupRequest: (request) => ({ ...request, body, headers: { ...request.headers, 'idempotency-key': `bench-${sequence++}` } }) }],
+      };
+    },
+  },
+  {
+    name: 'GET /transactions (first page of 20)',
+    baseline: 'GET',
+    async prepare(server) {
+      // Runs after the transfer-out scenario, so the list has tens of thousands of rows.
+      return { url: `${server.baseUrl}/transactions`, headers: { authorization: server.auth } };
     },
   },
 ];

@@ -24,6 +24,9 @@ import { customerExternalAccountRoutes, platformExternalAccountRoutes } from './
 import { platformConfigRoutes } from './modules/platform/routes.js';
 import { tokenRoutes } from './modules/tokens/routes.js';
 import { verificationRoutes } from './modules/verifications/routes.js';
+import { internalAccountRoutes } from './modules/internal-accounts/routes.js';
+import { transactionRoutes } from './modules/transactions/routes.js';
+import { transferRoutes } from './modules/transfers/routes.js';
 import { railyardRoutes } from './sandbox/routes.js';
 
 declare module 'fastify' {
@@ -140,9 +143,16 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     );
   };
 
+  // An operation whose body is optional sees an absent body as {} (so it validates as one).
+  const optionalBody = async (request: import('fastify').FastifyRequest) => {
+    const schema = request.routeOptions.schema;
+    if (request.body === undefined && isOperationSchema(schema) && schema['x-body-optional'] === true) request.body = {};
+  };
+
   await app.register(
     async (grid) => {
       grid.addHook('onRequest', authHook);
+      grid.addHook('preValidation', optionalBody);
       await grid.register(platformConfigRoutes);
       await grid.register(tokenRoutes);
       await grid.register(platformExternalAccountRoutes);
@@ -153,6 +163,9 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       await grid.register(documentRoutes);
       await grid.register(customerExternalAccountRoutes);
       await grid.register(directoryRoutes);
+      await grid.register(internalAccountRoutes);
+      await grid.register(transferRoutes);
+      await grid.register(transactionRoutes);
       if (options.extraRoutes) await grid.register(options.extraRoutes);
       grid.get('/openapi.json', async () => openapi.document());
     },

@@ -1,6 +1,8 @@
-// The SQL of idempotency records (see http/command.ts for the rules).
+// The SQL of idempotency records (see http/command.ts for the rules). Prepared once: every
+// write that carries a key runs all three.
 
 import type { Queryable } from './index.js';
+import { prepare } from './prepared.js';
 
 export interface StoredResponse {
   requestHash: string;
@@ -8,31 +10,48 @@ export interface StoredResponse {
   body: string;
 }
 
-export async function findRecord(q: Queryable, platformId: string, operationId: string, key: string): Promise<StoredResponse | undefined> {
-  const row = await q
+type KeyParams = { platformId: string; operationId: string; key: string };
+
+const selectRecord = prepare<KeyParams, { request_hash: string; response_status: number | string; response_body: string }>((k, param) =>
+  k
     .selectFrom('idempotency_keys')
     .select(['request_hash', 'response_status', 'response_body'])
-    .where('platform_id', '=', platformId)
-    .where('operation_id', '=', operationId)
-    .where('key', '=', key)
-    .executeTakeFirst();
+    .where('platform_id', '=', param('platformId'))
+    .where('operation_id', '=', param('operationId'))
+    .where('key', '=', param('key')),
+);
+
+export async function findRecord(q: Queryable, platformId: string, operationId: string, key: string): Promise<StoredResponse | undefined> {
+  const row = await selectRecord.first(q, { platformId, operationId, key });
   return row && { requestHash: row.request_hash, status: Number(row.response_status), body: row.response_body };
 }
 
+const insertRow = prepare<KeyParams & { requestHash: string; now: string }>((k, param) =>
+  k.insertInto('idempotency_keys').values({
+    platform_id: param('platformId'),
+    operation_id: param('operationId'),
+    key: param('key'),
+    request_hash: param('requestHash'),
+    response_status: 0,
+    response_body: '',
+    created_at: param('now'),
+  }),
+);
+
 /** Claims the key for this transaction; a concurrent claim of the same key waits, then fails. */
 export async function insertRecord(q: Queryable, platformId: string, operationId: string, key: string, requestHash: string, now: string): Promise<void> {
-  await q
-    .insertInto('idempotency_keys')
-    .values({ platform_id: platformId, operation_id: operationId, key, request_hash: requestHash, response_status: 0, response_body: '', created_at: now })
-    .execute();
+  await insertRow.run(q, { platformId, operationId, key, requestHash, now });
 }
 
-export async function completeRecord(q: Queryable, platformId: string, operationId: string, key: string, status: number, body: string): Promise<void> {
-  await q
+const completeRow = prepare<KeyParams & { status: number; body: string }>((k, param) =>
+  k
     .updateTable('idempotency_keys')
-    .set({ response_status: status, response_body: body })
-    .where('platform_id', '=', platformId)
-    .where('operation_id', '=', operationId)
-    .where('key', '=', key)
-    .execute();
+    .set({ response_status: param('status'), response_body: param('body') })
+    .where('platform_id', '=', param('platformId'))
+    .where('operation_id', '=', param('operationId'))
+    .where('key', '=', param('key')),
+);
+
+export async function completeRecord(q: Queryable, platformId: string, operationId: string, key: string, status: number, body: string): Promise<void> {
+  await completeRow.run(q, { platformId, operationId, key, status, body });
 }

@@ -44,7 +44,12 @@ const PG_RETRYABLE = new Set(['40001', '40P01']);
 
 export async function openDb(options: DbOptions): Promise<Db> {
   const db = options.databaseUrl ? await openPostgres(options) : openSqlite(options);
-  await migrateToLatest(db.k, options.databaseUrl ? options.pgSchema : undefined);
+  // note: on PostgreSQL the migration tables live in the schema the tables go to: the one
+  // given, else the first of the connection's search_path (a URL may set it with
+  // ?options=-c%20search_path%3D<schema>). Left unnamed, the migrator would look for them
+  // in any schema and could find another installation's.
+  const schema = options.databaseUrl ? (options.pgSchema ?? (await currentSchema(db.k))) : undefined;
+  await migrateToLatest(db.k, schema);
   return db;
 }
 
@@ -161,6 +166,11 @@ function withStatementCache(database: SQLite.Database) {
       database.close();
     },
   };
+}
+
+async function currentSchema(k: Kysely<Database>): Promise<string | undefined> {
+  const result = await sql<{ schema: string | null }>`SELECT current_schema() AS schema`.execute(k);
+  return result.rows[0]?.schema ?? undefined;
 }
 
 async function openPostgres(options: DbOptions): Promise<Db> {

@@ -2,6 +2,7 @@ import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'k
 import * as m0001 from './migrations/0001_foundation.js';
 import * as m0002 from './migrations/0002_kernel.js';
 import * as m0003 from './migrations/0003_customers.js';
+import * as m0004 from './migrations/0004_money.js';
 
 // Migrations are code (bundled with the server), applied in name order on every start, on
 // either store. Kysely's migrator takes a lock, so instances starting together apply each
@@ -10,14 +11,23 @@ const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
   '0002_kernel': m0002,
   '0003_customers': m0003,
+  '0004_money': m0004,
 };
+
+const migrationAttemptsMax = 5;
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
 /** `schema`: the PostgreSQL schema that holds railyard's tables when it is not the default. */
 export async function migrateToLatest(db: Kysely<any>, schema?: string): Promise<void> {
   const migrator = new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
-  const { error, results } = await migrator.migrateToLatest();
+  let { error, results } = await migrator.migrateToLatest();
+  // note: on PostgreSQL the migrator lists the tables of every schema; a schema dropped at
+  // that moment (another installation, or another test, on the same database) makes that
+  // listing fail with undefined_table. Nothing was applied then, so try again.
+  for (let attempt = 1; error && (error as { code?: string }).code === '42P01' && attempt < migrationAttemptsMax; attempt++) {
+    ({ error, results } = await migrator.migrateToLatest());
+  }
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
     const reason = error instanceof Error ? error.message : String(error);

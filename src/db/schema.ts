@@ -203,18 +203,6 @@ export interface KycLinksTable {
   updated_at: string;
 }
 
-export interface CustomerIdempotencyKeysTable {
-  platform_id: string;
-  operation: string;
-  idempotency_key: string;
-  /** SHA-256 of the request the key was first used with. */
-  request_hash: string;
-  response_status: number;
-  /** JSON: the response body returned the first time. */
-  response_body: string;
-  created_at: string;
-}
-
 export interface CustomerImportJobsTable {
   id: string;
   platform_id: string;
@@ -238,6 +226,92 @@ export interface CustomerImportErrorsTable {
   entry: string;
 }
 
+export interface InternalAccountsTable {
+  /** `InternalAccount:<uuid>`; its balances live in ledger_accounts under the same id. */
+  id: string;
+  platform_id: string;
+  /** null for the platform's own accounts. */
+  customer_id: string | null;
+  /** The customer id, or 'platform'; with type and currency it is unique. */
+  owner_key: string;
+  /** INTERNAL_FIAT, INTERNAL_CRYPTO or EMBEDDED_WALLET. */
+  type: string;
+  currency: string;
+  status: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The ledger's accounts: every internal account, plus the platform's accounts for the world outside. */
+export interface LedgerAccountsTable {
+  id: string;
+  platform_id: string;
+  currency: string;
+  /** INTERNAL (id is the InternalAccount id), SANDBOX_FUNDING or EXTERNAL_RAILS. */
+  kind: string;
+  /** Running balances, kept in lockstep with the entries for INTERNAL accounts only. */
+  available: Int64;
+  held: Int64;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One balanced movement of money in one currency. */
+export interface LedgerPostingsTable {
+  id: string;
+  platform_id: string;
+  currency: string;
+  /** FUND, HOLD, SETTLE, RELEASE, RETURN, INCOMING_ACCEPT, INCOMING_COMPLETE, INCOMING_FAIL. */
+  kind: string;
+  transaction_id: string | null;
+  created_at: string;
+}
+
+export interface LedgerEntriesTable {
+  posting_id: string;
+  line: number;
+  platform_id: string;
+  account_id: string;
+  /** AVAILABLE or HELD (held for an outgoing payment, or pending from an incoming one). */
+  bucket: string;
+  currency: string;
+  /** Signed, smallest unit; the entries of a posting sum to zero. */
+  amount: Int64;
+}
+
+export interface TransactionsTable {
+  /** `Transaction:<uuid>`. */
+  id: string;
+  platform_id: string;
+  /** INCOMING or OUTGOING. */
+  type: string;
+  status: string;
+  /** null for the platform's own transactions. */
+  customer_id: string | null;
+  /** The platform's id for the customer, as known when the transaction was created. */
+  platform_customer_id: string | null;
+  internal_account_id: string;
+  external_account_id: string;
+  source_account_id: string;
+  destination_account_id: string;
+  currency: string;
+  amount: Int64;
+  payment_rail: string | null;
+  /** AUTO or MANUAL; null when no rail applies. */
+  rail_selection_mode: string | null;
+  failure_reason: string | null;
+  /** JSON: the reference's Refund object, once a refund exists. */
+  refund: string | null;
+  /** The reconciliation reference (reconciliationInstructions.reference). */
+  reference: string;
+  /** JSON: request details kept as given (remittanceInformation, purposeOfPayment, cancellation reason). */
+  details: string;
+  settled_at: string | null;
+  receipt_delivery_confirmed_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   platforms: PlatformsTable;
   api_tokens: ApiTokensTable;
@@ -251,9 +325,13 @@ export interface Database {
   documents: DocumentsTable;
   verifications: VerificationsTable;
   kyc_links: KycLinksTable;
-  customer_idempotency_keys: CustomerIdempotencyKeysTable;
   customer_import_jobs: CustomerImportJobsTable;
   customer_import_errors: CustomerImportErrorsTable;
+  internal_accounts: InternalAccountsTable;
+  ledger_accounts: LedgerAccountsTable;
+  ledger_postings: LedgerPostingsTable;
+  ledger_entries: LedgerEntriesTable;
+  transactions: TransactionsTable;
 }
 
 export type PlatformRow = Selectable<PlatformsTable>;

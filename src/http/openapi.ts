@@ -71,7 +71,7 @@ export class OpenApiCollector {
           ...parameters(schema.querystring, 'query'),
           ...parameters(schema.headers, 'header'),
         ],
-        ...(schema.body ? { requestBody: { required: true, content: { 'application/json': { schema: toOpenApi(schema.body) } } } } : {}),
+        ...(schema.body ? { requestBody: { required: schema['x-body-optional'] !== true, content: { 'application/json': { schema: toOpenApi(schema.body) } } } } : {}),
         ...(schema['x-multipart-body']
           ? { requestBody: { required: true, content: { 'multipart/form-data': { schema: toOpenApi(schema['x-multipart-body']) } } } }
           : {}),

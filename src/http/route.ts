@@ -14,6 +14,8 @@ export interface OperationSpec {
   summary: string;
   /** null: no credentials needed. */
   permission: Permission | null;
+  /** The request body may be left out (the reference marks it not required); an absent one reads as {}. */
+  bodyOptional?: boolean;
   /** Success statuses; null means no body (204). */
   success: Record<number, TSchema | null>;
   errors: ErrorStatus[];
@@ -37,6 +39,7 @@ export interface OperationSchema {
   'x-error-statuses': ErrorStatus[];
   'x-no-body-statuses': number[];
   'x-multipart-body'?: TSchema;
+  'x-body-optional'?: boolean;
 }
 
 const NoBody = Type.Null();
@@ -65,6 +68,7 @@ export function op<
     'x-permission': spec.permission,
     'x-error-statuses': spec.errors,
     'x-no-body-statuses': noBody,
+    ...(spec.bodyOptional ? { 'x-body-optional': true } : {}),
     ...(spec.params ? { params: spec.params } : {}),
     ...(spec.querystring ? { querystring: spec.querystring } : {}),
     ...(spec.body ? { body: spec.body } : {}),

@@ -135,3 +135,55 @@ export function beneficialOwnerKycFor(lastName: string): 'PENDING' | 'REJECTED' 
  * Source: behaviours.md 1.1 (ContactVerificationConfirmRequest.code).
  */
 export const CONTACT_VERIFICATION_CODE = '123456';
+
+// Same-currency transfers (POST /transfer-in, POST /transfer-out), by the suffix of the
+// external account's primary identifier. The rail simulator (src/rails/sandbox.ts) turns the
+// outcome into a timeline that jobs carry out. A transfer that "fails at once" is still
+// created (201) and answered in FAILED with its failure reason: the rail, not the request,
+// failed, and an integrator handles it exactly as a failure reported by a real bank.
+
+export interface TransferScenario {
+  /** null: the transfer succeeds at once. */
+  failAfterMs: number | null;
+  /** OutgoingTransactionFailureReason for transfer-out (the reference has no insufficient-funds reason). */
+  outgoingFailureReason?: string;
+  /** IncomingTransactionFailureReason for transfer-in (a pull that fails is a failed collection). */
+  incomingFailureReason?: string;
+}
+
+const transferSource = 'SERVICE-SPEC.md, Sandbox behaviour: transfer in and transfer out; behaviours.md 1.5 (instant except 005)';
+
+/** How long a 005 transfer stays pending before it fails. */
+export const TRANSFER_TIMEOUT_MS = 30_000;
+
+export const TRANSFER_SCENARIOS: readonly MagicRow<TransferScenario>[] = [
+  {
+    suffix: '002',
+    outcome: { failAfterMs: 0, outgoingFailureReason: 'LIMIT_EXCEEDED', incomingFailureReason: 'COLLECTION_FAILED' },
+    behaviour: 'insufficient funds at the bank: FAILED at once (transfer-out LIMIT_EXCEEDED, transfer-in COLLECTION_FAILED), hold released',
+    source: transferSource,
+  },
+  {
+    suffix: '003',
+    outcome: { failAfterMs: 0, outgoingFailureReason: 'ACCOUNT_INVALID', incomingFailureReason: 'COLLECTION_FAILED' },
+    behaviour: 'account closed or invalid: FAILED at once (transfer-out ACCOUNT_INVALID, transfer-in COLLECTION_FAILED), hold released',
+    source: transferSource,
+  },
+  {
+    suffix: '004',
+    outcome: { failAfterMs: 0, outgoingFailureReason: 'ACCOUNT_CANNOT_RECEIVE', incomingFailureReason: 'COLLECTION_FAILED' },
+    behaviour: 'the bank rejects the transfer: FAILED at once (transfer-out ACCOUNT_CANNOT_RECEIVE, transfer-in COLLECTION_FAILED), hold released',
+    source: transferSource,
+  },
+  {
+    suffix: '005',
+    outcome: { failAfterMs: TRANSFER_TIMEOUT_MS, outgoingFailureReason: 'QUOTE_EXECUTION_FAILED', incomingFailureReason: 'COLLECTION_FAILED' },
+    behaviour: 'pending (transfer-out PROCESSING, transfer-in PENDING) for 30 s of sandbox time, then FAILED (QUOTE_EXECUTION_FAILED / COLLECTION_FAILED), hold released',
+    source: transferSource,
+  },
+];
+export const TRANSFER_SCENARIO_DEFAULT: TransferScenario = { failAfterMs: null };
+
+export function transferScenarioFor(primaryIdentifier: string): TransferScenario {
+  return lookup(TRANSFER_SCENARIOS, TRANSFER_SCENARIO_DEFAULT, scenarioSuffix(primaryIdentifier));
+}

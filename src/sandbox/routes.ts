@@ -9,6 +9,7 @@ import { op } from '../http/route.js';
 import { DateTime } from '../http/schemas.js';
 import { END_USER_TERMS_VERSION } from '../modules/customers/service.js';
 import { documentFile } from '../modules/documents/service.js';
+import { audit } from '../ledger/index.js';
 import { completeLiveness, describeLiveness } from '../modules/external-accounts/service.js';
 import { ExternalAccount } from '../modules/external-accounts/schemas.js';
 import { RailyardPlatform, RailyardPlatformUpdate } from '../modules/platform/schemas.js';
@@ -17,6 +18,14 @@ import { completeKycLink, describeKycLink } from '../modules/verifications/servi
 
 const tag = 'Railyard';
 const Clock = Type.Object({ now: DateTime, offsetSeconds: Type.Number() });
+// Amounts as strings: sums over the whole ledger may pass what a JSON number holds exactly.
+const LedgerAudit = Type.Object({
+  balanced: Type.Boolean(),
+  currencies: Type.Array(Type.Object({ currency: Type.String(), entriesSum: Type.String(), postings: Type.Integer() })),
+  accounts: Type.Array(
+    Type.Object({ id: Type.String(), kind: Type.String(), currency: Type.String(), available: Type.String(), held: Type.String(), consistent: Type.Boolean() }),
+  ),
+});
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -57,6 +66,13 @@ export const railyardRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const advanced = await platforms.advanceClock(request.ctx, request.body.seconds);
     return { ...advanced.clock, jobsRun: advanced.jobsRun };
   });
+
+  app.get('/ledger', {
+    schema: op({
+      operationId: 'railyardLedgerAudit', tag, summary: "Re-check the platform's books", permission: 'VIEW',
+      success: { 200: LedgerAudit }, errors: [401, 500],
+    }),
+  }, async (request) => audit(request.ctx.db.k, request.ctx.platformId));
 
   app.get('/webhook-public-key', {
     schema: op({

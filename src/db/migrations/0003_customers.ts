@@ -118,18 +118,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
 
   await db.schema
-    .createTable('customer_idempotency_keys')
-    .addColumn('platform_id', 'text', (c) => c.notNull())
-    .addColumn('operation', 'text', (c) => c.notNull())
-    .addColumn('idempotency_key', 'text', (c) => c.notNull())
-    .addColumn('request_hash', 'text', (c) => c.notNull())
-    .addColumn('response_status', 'integer', (c) => c.notNull())
-    .addColumn('response_body', 'text', (c) => c.notNull())
-    .addColumn('created_at', 'text', (c) => c.notNull())
-    .addPrimaryKeyConstraint('customer_idempotency_keys_pk', ['platform_id', 'operation', 'idempotency_key'])
-    .execute();
-
-  await db.schema
     .createTable('customer_import_jobs')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('platform_id', 'text', (c) => c.notNull())

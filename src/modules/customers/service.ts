@@ -11,6 +11,7 @@ import { createValidators, toFieldErrors } from '../../http/validation.js';
 import { newId } from '../../ids.js';
 import { CONTACT_VERIFICATION_CODE, individualKycFor } from '../../sandbox/magic.js';
 import { ownersByCustomer, type BeneficialOwnerView } from '../beneficial-owners/service.js';
+import { provisionInternalAccounts } from '../internal-accounts/service.js';
 import { readPlatformConfig } from '../platform/service.js';
 import {
   BusinessCustomerCreateRequest, BusinessCustomerUpdateRequest, CustomerCreateRequest, CustomerUpdateRequest,
@@ -391,8 +392,7 @@ export async function createPreparedCustomer(
       const conflict = await conflictOf(tx, row);
       if (conflict !== undefined) throw conflict;
       await store.insertCustomer(tx, row);
-      // note: the customer's internal accounts are provisioned here, in this transaction,
-      // once that area exists.
+      await provisionInternalAccounts(tx, { platformId: row.platform_id, customerId: row.id, now: ctx.now });
       await recordStatusEvent(tx, ctx.now, row);
       const view = presentCustomer(row);
       if (alsoInTx !== undefined) await alsoInTx(tx, view);

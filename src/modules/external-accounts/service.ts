@@ -359,3 +359,36 @@ export async function describeLiveness(deps: Deps, challengeId: string, token: s
   if (challenge === undefined || challenge.method !== 'LIVENESS' || challenge.token !== token) return undefined;
   return { accountId: challenge.external_account_id, status: challenge.status, expiresAt: challenge.expires_at };
 }
+
+// ----------------------------------------------------------------------------- for transfers
+
+export interface TransferCounterparty {
+  id: string;
+  customerId: string | null;
+  status: string;
+  currency: string;
+  accountType: string;
+  kind: AccountTypeDef['kind'];
+  /** The identifier whose last characters select the sandbox scenario. */
+  primaryIdentifier: string;
+  /** The rails this account can be paid over (bank accounts); undefined for wallets. */
+  paymentRails: string[] | undefined;
+}
+
+/** A live external account of the platform (any owner), as transfers need it; read in the caller's transaction. */
+export async function findTransferCounterparty(q: Queryable, platformId: string, id: string): Promise<TransferCounterparty | undefined> {
+  const row = await store.findExternalAccount(q, platformId, id, 'any');
+  if (row === undefined) return undefined;
+  const def = accountTypeDef(row.account_type)!;
+  const info = JSON.parse(row.account_info) as AccountInfo;
+  return {
+    id: row.id,
+    customerId: row.customer_id,
+    status: row.status,
+    currency: row.currency,
+    accountType: row.account_type,
+    kind: def.kind,
+    primaryIdentifier: primaryIdentifier(def, info),
+    paymentRails: paymentRailsFor(def, info),
+  };
+}

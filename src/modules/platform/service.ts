@@ -5,6 +5,7 @@ import type { Queryable } from '../../db/index.js';
 import { PERMISSIONS, type Ctx, type Deps, type PlatformSettings } from '../../http/context.js';
 import { FieldErrors } from '../../http/errors.js';
 import { newId } from '../../ids.js';
+import { provisionInternalAccounts } from '../internal-accounts/service.js';
 import { issueToken, pinToken, type ApiTokenView } from '../tokens/service.js';
 import * as store from './store.js';
 
@@ -82,6 +83,8 @@ export async function createPlatform(deps: Deps, input: CreatePlatformInput): Pr
       clientId: input.clientId,
       clientSecret: input.clientSecret,
     });
+    // The platform's own internal accounts, one per supported currency.
+    await provisionInternalAccounts(tx, { platformId, customerId: null, now });
     return { platformId, token };
   });
 }

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { sendReply } from '../../http/command.js';
 import { op } from '../../http/route.js';
 import { CustomerIdParams } from '../customers/schemas.js';
 import {
@@ -33,20 +34,13 @@ export const verificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request) => service.getVerification(request.ctx, request.params.verificationId));
 
   app.post('/customers/:customerId/kyc-link', {
-    // The body is optional: no body reads as an empty request.
-    preValidation: async (request) => {
-      request.body ??= {};
-    },
     schema: op({
       operationId: 'createCustomerKycLink', tag, summary: 'Create a link to the hosted KYC/KYB flow', permission: 'MANAGE',
-      params: CustomerIdParams, headers: IdempotencyHeaders, body: Type.Ref(KycLinkCreateRequest),
+      params: CustomerIdParams, headers: IdempotencyHeaders, bodyOptional: true, body: Type.Ref(KycLinkCreateRequest),
       success: { 201: Type.Ref(KycLinkResponse) }, errors: [400, 401, 404, 409, 500],
     }),
-  }, async (request, reply) => {
-    const link = await service.createCustomerKycLink(
+  }, async (request, reply) =>
+    sendReply(reply, await service.createCustomerKycLink(
       request.ctx, request.params.customerId, request.body, request.headers['idempotency-key'], `${request.protocol}://${request.host}`,
-    );
-    reply.code(201);
-    return link;
-  });
+    )));
 };

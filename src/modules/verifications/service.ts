@@ -1,8 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { iso } from '../../clock.js';
-import { isUniqueViolation, type Queryable, type Tx } from '../../db/index.js';
+import type { Queryable, Tx } from '../../db/index.js';
 import { toPage, type PageRequest } from '../../db/pagination.js';
 import { recordEvent } from '../../events/outbox.js';
+import { runCommand } from '../../http/command.js';
 import type { Ctx, Deps } from '../../http/context.js';
 import { apiError, invalidInput } from '../../http/errors.js';
 import { newId } from '../../ids.js';
@@ -239,62 +240,6 @@ export async function listVerifications(
   return toPage(result, presentVerification);
 }
 
-// ----------------------------------------------------------------------------- idempotency
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : 1));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
-/**
- * Runs `run` once per (platform, operation, Idempotency-Key): a repeat with the same request
- * returns the response stored the first time, a repeat with another request is 409 CONFLICT,
- * and of two concurrent first uses one wins (the other replays its response).
- * note: a self-contained stand-in for the kernel's shared idempotency pipeline (see
- * ARCHITECTURE.md invariant 4); swap this function for it when it lands.
- */
-async function withIdempotencyKey<T>(
-  ctx: Ctx,
-  call: { operation: string; key: string | undefined; request: unknown; status: number },
-  run: (tx: Tx) => Promise<T>,
-): Promise<T> {
-  const key = call.key;
-  if (key === undefined) return ctx.db.transaction(run);
-  const requestHash = createHash('sha256').update(canonicalJson(call.request)).digest('hex');
-  const replay = (row: store.IdempotencyRow): T => {
-    if (row.request_hash !== requestHash) {
-      throw apiError('CONFLICT', `Idempotency-Key ${key} was already used with a different request`);
-    }
-    return JSON.parse(row.response_body) as T;
-  };
-  try {
-    return await ctx.db.transaction(async (tx) => {
-      const existing = await store.findIdempotencyKey(tx, ctx.platformId, call.operation, key);
-      if (existing !== undefined) return replay(existing);
-      const result = await run(tx);
-      await store.insertIdempotencyKey(tx, {
-        platform_id: ctx.platformId,
-        operation: call.operation,
-        idempotency_key: key,
-        request_hash: requestHash,
-        response_status: call.status,
-        response_body: JSON.stringify(result),
-        created_at: iso(ctx.now),
-      });
-      return result;
-    });
-  } catch (err) {
-    if (!isUniqueViolation(err)) throw err;
-    const winner = await store.findIdempotencyKey(ctx.db.k, ctx.platformId, call.operation, key);
-    if (winner === undefined) throw err;
-    return replay(winner);
-  }
-}
-
 // ----------------------------------------------------------------------------- the hosted flow
 
 /** How long a hosted KYC link can be used. */
@@ -312,7 +257,8 @@ export async function createCustomerKycLink(
   publicBaseUrl: string,
 ) {
   const request = { customerId, redirectUri: body?.redirectUri };
-  return withIdempotencyKey(ctx, { operation: 'createCustomerKycLink', key: idempotencyKey, request, status: 201 }, async (tx) => {
+  const spec = { operationId: 'createCustomerKycLink', idempotencyKey, request, conflictCode: 'CONFLICT' as const };
+  return runCommand(ctx, spec, async (tx) => {
     const customer = await activeCustomer(tx, ctx.platformId, customerId);
     const unverified = unverifiedContactChannels(customer);
     if (unverified.length > 0) {
@@ -332,12 +278,13 @@ export async function createCustomerKycLink(
       updated_at: now,
     };
     await store.insertKycLink(tx, row);
-    return {
+    const link = {
       kycUrl: `${publicBaseUrl}/_railyard/kyc/${encodeURIComponent(row.id)}?token=${token}`,
       expiresAt: row.expires_at,
       provider: 'SUMSUB' as const,
       token,
     };
+    return { status: 201, body: link };
   });
 }
 

@@ -1,10 +1,9 @@
 import type { Queryable } from '../../db/index.js';
 import { paginate, type PageRequest } from '../../db/pagination.js';
-import type { CustomerIdempotencyKeysTable, KycLinksTable, VerificationsTable } from '../../db/schema.js';
+import type { KycLinksTable, VerificationsTable } from '../../db/schema.js';
 
 export type VerificationRow = VerificationsTable;
 export type KycLinkRow = KycLinksTable;
-export type IdempotencyRow = CustomerIdempotencyKeysTable;
 
 export async function insertVerification(q: Queryable, row: VerificationRow): Promise<void> {
   await q.insertInto('verifications').values(row).execute();
@@ -52,18 +51,4 @@ export async function findKycLink(q: Queryable, id: string): Promise<KycLinkRow 
 
 export async function updateKycLink(q: Queryable, id: string, changes: Pick<KycLinkRow, 'status' | 'updated_at'>): Promise<void> {
   await q.updateTable('kyc_links').set(changes).where('id', '=', id).execute();
-}
-
-export async function findIdempotencyKey(q: Queryable, platformId: string, operation: string, key: string): Promise<IdempotencyRow | undefined> {
-  return q
-    .selectFrom('customer_idempotency_keys')
-    .selectAll()
-    .where('platform_id', '=', platformId)
-    .where('operation', '=', operation)
-    .where('idempotency_key', '=', key)
-    .executeTakeFirst();
-}
-
-export async function insertIdempotencyKey(q: Queryable, row: IdempotencyRow): Promise<void> {
-  await q.insertInto('customer_idempotency_keys').values(row).execute();
 }

@@ -1,0 +1,302 @@
+// The double-entry ledger: the only code that changes balances.
+//
+// Every movement is a posting of entries in one currency whose amounts sum to zero. Each
+// internal account has two buckets: AVAILABLE (what it may spend, the API's `balance`) and
+// HELD (reserved for an outgoing payment, or pending from an incoming one); the API's
+// `totalBalance` is their sum. Their running balances are kept in ledger_accounts in the
+// same database transaction as the entries, and neither may go below zero.
+//
+// The world outside railyard is two accounts per platform and currency: SANDBOX_FUNDING
+// (where sandbox deposits come from) and EXTERNAL_RAILS (the other side of every transfer
+// to or from an external account). They may go negative, so they are never checked or
+// locked, and their balance is the sum of their entries: that keeps one hot row out of
+// every transfer.
+//
+// Lifecycles: an outgoing payment is held when accepted (AVAILABLE -> HELD), settled when
+// the rail completes (HELD -> EXTERNAL_RAILS) or released when it fails (HELD ->
+// AVAILABLE); a payment returned after completion is reversed (EXTERNAL_RAILS ->
+// AVAILABLE). An incoming payment is pending when accepted (EXTERNAL_RAILS -> HELD),
+// completed (HELD -> AVAILABLE) or failed (HELD -> EXTERNAL_RAILS).
+
+import { iso } from '../clock.js';
+import type { Queryable } from '../db/index.js';
+import { newId } from '../ids.js';
+import * as store from './store.js';
+
+export type Bucket = 'AVAILABLE' | 'HELD';
+
+export type PostingKind =
+  | 'FUND'
+  | 'HOLD'
+  | 'SETTLE'
+  | 'RELEASE'
+  | 'RETURN'
+  | 'INCOMING_ACCEPT'
+  | 'INCOMING_COMPLETE'
+  | 'INCOMING_FAIL';
+
+/** The largest balance any bucket may hold: the reference's 9e15 amount maximum, well below 2^63. */
+export const BALANCE_MAX = 9_000_000_000_000_000n;
+
+export type SystemAccountKind = 'SANDBOX_FUNDING' | 'EXTERNAL_RAILS';
+
+/** Deterministic ids, so a posting names them without a lookup. */
+export function systemAccountId(platformId: string, kind: SystemAccountKind, currency: string): string {
+  return `LedgerAccount:${kind}:${currency}:${platformId}`;
+}
+
+function isInternal(accountId: string): boolean {
+  return accountId.startsWith('InternalAccount:');
+}
+
+export interface Balance {
+  available: bigint;
+  held: bigint;
+}
+
+/** The funds check failed: the available balance does not cover the amount. */
+export class InsufficientFunds extends Error {
+  constructor(
+    readonly accountId: string,
+    readonly available: bigint,
+    readonly amount: bigint,
+  ) {
+    super(`available balance ${available} of ${accountId} does not cover ${amount}`);
+  }
+}
+
+/** A credit would take a balance past BALANCE_MAX. */
+export class BalanceLimitExceeded extends Error {
+  constructor(
+    readonly accountId: string,
+    readonly balance: bigint,
+    readonly amount: bigint,
+  ) {
+    super(`crediting ${amount} to ${accountId} would take its balance past ${BALANCE_MAX}`);
+  }
+}
+
+interface Entry {
+  accountId: string;
+  bucket: Bucket;
+  amount: bigint;
+}
+
+/** Creates the ledger accounts of a new internal account and the platform's outside-world accounts. */
+export async function openAccounts(tx: Queryable, input: { platformId: string; internalAccountId: string; currency: string; now: Date }): Promise<void> {
+  const now = iso(input.now);
+  const base = { platform_id: input.platformId, currency: input.currency, created_at: now, updated_at: now };
+  await store.createAccount(tx, { ...base, id: input.internalAccountId, kind: 'INTERNAL' });
+  for (const kind of ['SANDBOX_FUNDING', 'EXTERNAL_RAILS'] as const) {
+    await store.createAccount(tx, { ...base, id: systemAccountId(input.platformId, kind, input.currency), kind });
+  }
+}
+
+/** The balances of an internal account (no lock). */
+export async function balanceOf(q: Queryable, platformId: string, accountId: string): Promise<Balance | undefined> {
+  const row = await store.findBalance(q, platformId, accountId, false);
+  return row && { available: BigInt(row.available), held: BigInt(row.held) };
+}
+
+/**
+ * The books of one database transaction: every posting goes through here. A posting is
+ * checked at once against the balances (read, and locked, on first use) and kept; flush()
+ * writes the postings, their entries and each changed balance in a few statements. The
+ * caller flushes before the transaction ends (recordBalanceUpdates in the internal-accounts
+ * service does, as it needs the written balances). The books also remember each internal
+ * account's balances from before the first posting, to tell which accounts changed.
+ */
+export class Books {
+  private readonly before = new Map<string, Balance>();
+  private readonly current = new Map<string, Balance>();
+  private readonly dirty = new Set<string>();
+  private postings: store.PostingRow[] = [];
+  private entries: store.EntryRow[] = [];
+
+  constructor(
+    private readonly tx: Queryable,
+    private readonly platformId: string,
+    private readonly now: Date,
+  ) {}
+
+  /** Sandbox deposit: SANDBOX_FUNDING -> AVAILABLE. */
+  fund(accountId: string, currency: string, amount: bigint): Promise<void> {
+    return this.post('FUND', currency, null, [
+      { accountId: systemAccountId(this.platformId, 'SANDBOX_FUNDING', currency), bucket: 'AVAILABLE', amount: -amount },
+      { accountId, bucket: 'AVAILABLE', amount },
+    ]);
+  }
+
+  /** Reserves funds for an outgoing payment; throws InsufficientFunds when they fall short. */
+  hold(accountId: string, currency: string, amount: bigint, transactionId: string): Promise<void> {
+    return this.post('HOLD', currency, transactionId, [
+      { accountId, bucket: 'AVAILABLE', amount: -amount },
+      { accountId, bucket: 'HELD', amount },
+    ]);
+  }
+
+  /** The rail completed an outgoing payment: the held funds leave. */
+  settle(accountId: string, currency: string, amount: bigint, transactionId: string): Promise<void> {
+    return this.post('SETTLE', currency, transactionId, [
+      { accountId, bucket: 'HELD', amount: -amount },
+      { accountId: systemAccountId(this.platformId, 'EXTERNAL_RAILS', currency), bucket: 'AVAILABLE', amount },
+    ]);
+  }
+
+  /** An outgoing payment failed before completion: the held funds become available again. */
+  release(accountId: string, currency: string, amount: bigint, transactionId: string): Promise<void> {
+    return this.post('RELEASE', currency, transactionId, [
+      { accountId, bucket: 'HELD', amount: -amount },
+      { accountId, bucket: 'AVAILABLE', amount },
+    ]);
+  }
+
+  /** A settled outgoing payment came back (a return): the settlement is reversed into AVAILABLE. */
+  reverseSettlement(accountId: string, currency: string, amount: bigint, transactionId: string): Promise<void> {
+    return this.post('RETURN', currency, transactionId, [
+      { accountId: systemAccountId(this.platformId, 'EXTERNAL_RAILS', currency), bucket: 'AVAILABLE', amount: -amount },
+      { accountId, bucket: 'AVAILABLE', amount },
+    ]);
+  }
+
+  /** An incoming payment was accepted: pending funds count in the total, not yet available. */
+  acceptIncoming(accountId: string, currency: string, amount: bigint, transactionId: string): Promise<void> {
+    return this.post('INCOMING_ACCEPT', currency, transactionId, [
+      { accountId: systemAccountId(this.platformId, 'EXTERNAL_RAILS', currency), bucket: 'AVAILABLE', amount: -amount },
+      { accountId, bucket: 'HELD', amount },
+    ]);
+  }
+
+  completeIncoming(accountId: string, currency: string, amount: bigint, transactionId: string): Promise<void> {
+    return this.post('INCOMING_COMPLETE', currency, transactionId, [
+      { accountId, bucket: 'HELD', amount: -amount },
+      { accountId, bucket: 'AVAILABLE', amount },
+    ]);
+  }
+
+  failIncoming(accountId: string, currency: string, amount: bigint, transactionId: string): Promise<void> {
+    return this.post('INCOMING_FAIL', currency, transactionId, [
+      { accountId, bucket: 'HELD', amount: -amount },
+      { accountId: systemAccountId(this.platformId, 'EXTERNAL_RAILS', currency), bucket: 'AVAILABLE', amount },
+    ]);
+  }
+
+  /** Internal accounts whose balances differ now from before this transaction's first posting. */
+  changedAccounts(): string[] {
+    return [...this.current.entries()]
+      .filter(([id, now]) => {
+        const was = this.before.get(id)!;
+        return was.available !== now.available || was.held !== now.held;
+      })
+      .map(([id]) => id);
+  }
+
+  /** Writes the postings kept so far, their entries, and the balances they changed. */
+  async flush(): Promise<void> {
+    if (this.postings.length === 0) return;
+    await store.insertPostings(this.tx, this.postings);
+    await store.insertEntries(this.tx, this.entries);
+    const now = iso(this.now);
+    for (const id of this.dirty) {
+      const balance = this.current.get(id)!;
+      await store.writeBalance(this.tx, id, balance.available, balance.held, now);
+    }
+    this.postings = [];
+    this.entries = [];
+    this.dirty.clear();
+  }
+
+  private async post(kind: PostingKind, currency: string, transactionId: string | null, entries: Entry[]): Promise<void> {
+    // Programmer errors, checked before anything is kept: a posting balances to zero and
+    // moves a positive amount.
+    const sum = entries.reduce((total, entry) => total + entry.amount, 0n);
+    if (sum !== 0n) throw new Error(`unbalanced ${kind} posting: entries sum to ${sum}`);
+    if (entries.length < 2 || entries.some((entry) => entry.amount === 0n)) throw new Error(`${kind} posting must move a positive amount`);
+
+    // Lock the internal accounts in ascending id order: two transactions that touch the same
+    // accounts then always wait for each other in the same order and cannot deadlock. The
+    // funds check below reads balances under this lock, so concurrent transfers never
+    // spend the same money twice. (SQLite transactions are exclusive, so there it is a read.)
+    const internalIds = [...new Set(entries.filter((e) => isInternal(e.accountId)).map((e) => e.accountId))].sort();
+    for (const id of internalIds) {
+      if (this.current.has(id)) continue;
+      const row = await store.findBalance(this.tx, this.platformId, id, true);
+      if (row === undefined) throw new Error(`ledger account ${id} does not exist`);
+      if (row.currency !== currency) throw new Error(`ledger account ${id} holds ${row.currency}, not ${currency}`);
+      const balance = { available: BigInt(row.available), held: BigInt(row.held) };
+      this.before.set(id, balance);
+      this.current.set(id, balance);
+    }
+
+    const next = new Map<string, Balance>();
+    for (const id of internalIds) next.set(id, { ...this.current.get(id)! });
+    for (const entry of entries) {
+      const balance = next.get(entry.accountId);
+      if (balance === undefined) continue;
+      if (entry.bucket === 'AVAILABLE') balance.available += entry.amount;
+      else balance.held += entry.amount;
+    }
+    for (const [id, balance] of next) {
+      const was = this.current.get(id)!;
+      if (balance.available < 0n) throw new InsufficientFunds(id, was.available, was.available - balance.available);
+      // A negative HELD bucket would mean releasing or settling more than was reserved.
+      if (balance.held < 0n) throw new Error(`${kind} posting would take the held balance of ${id} below zero`);
+      if (balance.available > BALANCE_MAX || balance.held > BALANCE_MAX) {
+        throw new BalanceLimitExceeded(id, was.available + was.held, balance.available + balance.held - was.available - was.held);
+      }
+    }
+
+    // Past this line the posting is accepted; flush() writes it.
+    const postingId = newId('Posting');
+    const createdAt = iso(this.now);
+    this.postings.push({ id: postingId, platformId: this.platformId, currency, kind, transactionId, createdAt });
+    entries.forEach((entry, i) => {
+      this.entries.push({ postingId, line: i + 1, platformId: this.platformId, accountId: entry.accountId, bucket: entry.bucket, currency, amount: entry.amount });
+    });
+    for (const [id, balance] of next) {
+      this.current.set(id, balance);
+      this.dirty.add(id);
+    }
+  }
+}
+
+export function openBooks(tx: Queryable, platformId: string, now: Date): Books {
+  return new Books(tx, platformId, now);
+}
+
+export interface LedgerAudit {
+  balanced: boolean;
+  currencies: { currency: string; entriesSum: string; postings: number }[];
+  accounts: { id: string; kind: string; currency: string; available: string; held: string; consistent: boolean }[];
+}
+
+/**
+ * Re-checks the books of a platform: entries sum to zero per currency, every internal
+ * account's running balances equal the sums of its entries, and none is negative.
+ */
+export async function audit(q: Queryable, platformId: string): Promise<LedgerAudit> {
+  const sums = await store.entrySums(q, platformId);
+  const postings = await store.postingCounts(q, platformId);
+  const accounts = await store.allAccounts(q, platformId);
+  const entriesOf = (id: string, bucket: Bucket) => BigInt(sums.find((s) => s.account_id === id && s.bucket === bucket)?.sum ?? '0');
+  const checked = accounts.map((row) => {
+    const internal = row.kind === 'INTERNAL';
+    const available = internal ? BigInt(row.available) : entriesOf(row.id, 'AVAILABLE');
+    const held = internal ? BigInt(row.held) : entriesOf(row.id, 'HELD');
+    const consistent = !internal || (available === entriesOf(row.id, 'AVAILABLE') && held === entriesOf(row.id, 'HELD') && available >= 0n && held >= 0n);
+    return { id: row.id, kind: row.kind, currency: row.currency, available: available.toString(), held: held.toString(), consistent };
+  });
+  const totals = new Map<string, bigint>();
+  for (const s of sums) totals.set(s.currency, (totals.get(s.currency) ?? 0n) + BigInt(s.sum));
+  const currencies = [...totals.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([currency, sum]) => ({ currency, entriesSum: sum.toString(), postings: Number(postings.find((p) => p.currency === currency)?.postings ?? 0) }));
+  // Entries on an account the ledger does not know would escape the per-account checks.
+  const known = new Set(accounts.map((a) => a.id));
+  const orphaned = sums.some((s) => !known.has(s.account_id));
+  return {
+    balanced: !orphaned && currencies.every((c) => c.entriesSum === '0') && checked.every((a) => a.consistent),
+    currencies,
+    accounts: checked,
+  };
+}

@@ -1,0 +1,184 @@
+// The ledger's SQL. Only src/ledger/ imports this file.
+
+import { PostgresAdapter, sql } from 'kysely';
+import type { Queryable } from '../db/index.js';
+import { prepare } from '../db/prepared.js';
+import type { LedgerAccountsTable } from '../db/schema.js';
+
+export function isPostgres(q: Queryable): boolean {
+  return q.getExecutor().adapter instanceof PostgresAdapter;
+}
+
+/** Balances are read as text: 64-bit sums can pass 2^53, and the two drivers return different types. */
+export interface BalanceRow {
+  id: string;
+  platform_id: string;
+  currency: string;
+  available: string;
+  held: string;
+}
+
+const balanceColumns = (k: Queryable) =>
+  k
+    .selectFrom('ledger_accounts')
+    .select(['id', 'platform_id', 'currency'])
+    .select([sql<string>`CAST(available AS TEXT)`.as('available'), sql<string>`CAST(held AS TEXT)`.as('held')]);
+
+const readBalance = prepare<{ id: string; platformId: string }, BalanceRow>((k, param) =>
+  balanceColumns(k).where('id', '=', param('id')).where('platform_id', '=', param('platformId')),
+);
+const lockBalance = prepare<{ id: string; platformId: string }, BalanceRow>((k, param) =>
+  balanceColumns(k).where('id', '=', param('id')).where('platform_id', '=', param('platformId')).forUpdate(),
+);
+
+/**
+ * Reads an account's balances; `lock` takes the row lock on PostgreSQL (SQLite transactions
+ * are exclusive already, so the plain read is the same there).
+ */
+export async function findBalance(q: Queryable, platformId: string, id: string, lock: boolean): Promise<BalanceRow | undefined> {
+  return (lock && isPostgres(q) ? lockBalance : readBalance).first(q, { id, platformId });
+}
+
+const setBalance = prepare<{ id: string; available: bigint; held: bigint; updatedAt: string }>((k, param) =>
+  k
+    .updateTable('ledger_accounts')
+    .set({ available: param('available'), held: param('held'), updated_at: param('updatedAt') })
+    .where('id', '=', param('id')),
+);
+
+export async function writeBalance(q: Queryable, id: string, available: bigint, held: bigint, updatedAt: string): Promise<void> {
+  // pg sends parameters as text; a bigint's text is exact.
+  await setBalance.run(q, { id, available, held, updatedAt });
+}
+
+export interface PostingRow {
+  id: string;
+  platformId: string;
+  currency: string;
+  kind: string;
+  transactionId: string | null;
+  createdAt: string;
+}
+
+export interface EntryRow {
+  postingId: string;
+  line: number;
+  platformId: string;
+  accountId: string;
+  bucket: string;
+  currency: string;
+  amount: bigint;
+}
+
+/** Rows per multi-row insert; a batch is written in chunks of at most this many. */
+const rowsPerInsertMax = 8;
+
+type Params = Record<string, unknown>;
+const postingInserts = new Map<number, ReturnType<typeof prepare<Params>>>();
+const entryInserts = new Map<number, ReturnType<typeof prepare<Params>>>();
+
+function postingsInsert(count: number) {
+  let statement = postingInserts.get(count);
+  if (statement === undefined) {
+    statement = prepare<Params>((k, param) =>
+      k.insertInto('ledger_postings').values(
+        Array.from({ length: count }, (_, i) => ({
+          id: param(`id${i}`),
+          platform_id: param(`platformId${i}`),
+          currency: param(`currency${i}`),
+          kind: param(`kind${i}`),
+          transaction_id: param(`transactionId${i}`),
+          created_at: param(`createdAt${i}`),
+        })),
+      ),
+    );
+    postingInserts.set(count, statement);
+  }
+  return statement;
+}
+
+function entriesInsert(count: number) {
+  let statement = entryInserts.get(count);
+  if (statement === undefined) {
+    statement = prepare<Params>((k, param) =>
+      k.insertInto('ledger_entries').values(
+        Array.from({ length: count }, (_, i) => ({
+          posting_id: param(`postingId${i}`),
+          line: param(`line${i}`),
+          platform_id: param(`platformId${i}`),
+          account_id: param(`accountId${i}`),
+          bucket: param(`bucket${i}`),
+          currency: param(`currency${i}`),
+          amount: param(`amount${i}`),
+        })),
+      ),
+    );
+    entryInserts.set(count, statement);
+  }
+  return statement;
+}
+
+async function insertChunked<Row extends object>(q: Queryable, rows: Row[], statementFor: (count: number) => ReturnType<typeof prepare<Params>>) {
+  for (let start = 0; start < rows.length; start += rowsPerInsertMax) {
+    const chunk = rows.slice(start, start + rowsPerInsertMax);
+    const params: Params = {};
+    chunk.forEach((row, i) => {
+      for (const [key, value] of Object.entries(row)) params[`${key}${i}`] = value;
+    });
+    await statementFor(chunk.length).run(q, params);
+  }
+}
+
+export async function insertPostings(q: Queryable, rows: PostingRow[]): Promise<void> {
+  await insertChunked(q, rows, postingsInsert);
+}
+
+export async function insertEntries(q: Queryable, rows: EntryRow[]): Promise<void> {
+  await insertChunked(q, rows, entriesInsert);
+}
+
+/** Creates a ledger account unless it exists; true when this call created it. */
+export async function createAccount(q: Queryable, row: Omit<LedgerAccountsTable, 'available' | 'held'>): Promise<boolean> {
+  const result = await q
+    .insertInto('ledger_accounts')
+    .values({ ...row, available: 0, held: 0 })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+}
+
+export interface CurrencySum {
+  currency: string;
+  sum: string;
+  postings: string;
+}
+
+export interface EntrySumRow {
+  account_id: string;
+  bucket: string;
+  currency: string;
+  sum: string;
+  postings: string;
+}
+
+/** The sums of a platform's entries per account and bucket, in one pass over them. */
+export async function entrySums(q: Queryable, platformId: string): Promise<EntrySumRow[]> {
+  const result = await sql<EntrySumRow>`
+    SELECT account_id, bucket, currency, CAST(SUM(amount) AS TEXT) AS sum, CAST(COUNT(DISTINCT posting_id) AS TEXT) AS postings
+    FROM ledger_entries WHERE platform_id = ${platformId}
+    GROUP BY account_id, bucket, currency`.execute(q);
+  return result.rows;
+}
+
+export async function postingCounts(q: Queryable, platformId: string): Promise<{ currency: string; postings: string }[]> {
+  const result = await sql<{ currency: string; postings: string }>`
+    SELECT currency, CAST(COUNT(*) AS TEXT) AS postings FROM ledger_postings WHERE platform_id = ${platformId} GROUP BY currency`.execute(q);
+  return result.rows;
+}
+
+export async function allAccounts(q: Queryable, platformId: string): Promise<(BalanceRow & { kind: string })[]> {
+  const result = await sql<BalanceRow & { kind: string }>`
+    SELECT id, platform_id, currency, kind, CAST(available AS TEXT) AS available, CAST(held AS TEXT) AS held
+    FROM ledger_accounts WHERE platform_id = ${platformId} ORDER BY id`.execute(q);
+  return result.rows;
+}

@@ -1,0 +1,270 @@
+// Internal accounts: the balances a platform and its customers hold with railyard. Each
+// owner gets one account per currency the platform supports; balances are the ledger's.
+
+import { createHash } from 'node:crypto';
+import { iso } from '../../clock.js';
+import { currencyInfo, isFiat } from '../../currencies.js';
+import type { Queryable } from '../../db/index.js';
+import { toPage, type PageRequest } from '../../db/pagination.js';
+import { recordEvent, type EventInput } from '../../events/outbox.js';
+import type { Ctx } from '../../http/context.js';
+import { apiError } from '../../http/errors.js';
+import { newId } from '../../ids.js';
+import { BalanceLimitExceeded, BALANCE_MAX, openAccounts, openBooks, type Books } from '../../ledger/index.js';
+import { clabeCheckDigit, ibanCheckDigits } from '../external-accounts/formats.js';
+import { readPlatformConfig } from '../platform/service.js';
+import type { InternalAccountType } from './schemas.js';
+import * as store from './store.js';
+
+export type { InternalAccountView } from './store.js';
+
+// ----------------------------------------------------------------------------- provisioning
+
+/**
+ * The account type for a currency: fiat is INTERNAL_FIAT; USDB gives a customer an
+ * EMBEDDED_WALLET (the self-custodial wallet the reference provisions when the platform
+ * supports USDB); other crypto, and the platform's own USDB, is INTERNAL_CRYPTO.
+ */
+export function accountTypeFor(currency: string, customerId: string | null): InternalAccountType {
+  if (isFiat(currency)) return 'INTERNAL_FIAT';
+  if (currency === 'USDB' && customerId !== null) return 'EMBEDDED_WALLET';
+  return 'INTERNAL_CRYPTO';
+}
+
+export interface ProvisionInput {
+  platformId: string;
+  /** null: the platform's own accounts. */
+  customerId: string | null;
+  now: Date;
+}
+
+/**
+ * Gives the owner an internal account (with its ledger account) in every currency the
+ * platform supports that it lacks. Runs in the caller's transaction; creating a customer
+ * calls it in the transaction that creates the customer. Safe to repeat.
+ */
+export async function provisionInternalAccounts(tx: Queryable, input: ProvisionInput): Promise<string[]> {
+  const config = await readPlatformConfig(tx, input.platformId);
+  const existing = await store.ownerAccounts(tx, input.platformId, input.customerId);
+  const created: string[] = [];
+  const now = iso(input.now);
+  for (const { currencyCode } of config.supportedCurrencies) {
+    const type = accountTypeFor(currencyCode, input.customerId);
+    if (existing.some((a) => a.type === type && a.currency === currencyCode)) continue;
+    const id = newId('InternalAccount');
+    const inserted = await store.insertInternalAccount(tx, {
+      id,
+      platform_id: input.platformId,
+      customer_id: input.customerId,
+      owner_key: store.ownerKey(input.customerId),
+      type,
+      currency: currencyCode,
+      status: 'ACTIVE',
+      created_at: now,
+      updated_at: now,
+    });
+    // A concurrent provisioning created it first; that one opened its ledger account.
+    if (!inserted) continue;
+    await openAccounts(tx, { platformId: input.platformId, internalAccountId: id, currency: currencyCode, now: input.now });
+    created.push(id);
+  }
+  return created;
+}
+
+/** Provisions what the platform's current configuration calls for but is missing (currencies added later). */
+async function ensurePlatformAccounts(ctx: Ctx): Promise<void> {
+  const config = await readPlatformConfig(ctx.db.k, ctx.platformId);
+  const existing = await store.ownerAccounts(ctx.db.k, ctx.platformId, null);
+  const missing = config.supportedCurrencies.some(
+    (c) => !existing.some((a) => a.currency === c.currencyCode && a.type === accountTypeFor(c.currencyCode, null)),
+  );
+  if (missing) await ctx.db.transaction((tx) => provisionInternalAccounts(tx, { platformId: ctx.platformId, customerId: null, now: ctx.now }));
+}
+
+// ----------------------------------------------------------------------------- presenting
+
+export function currencyObject(code: string) {
+  const info = currencyInfo(code);
+  return info === undefined ? { code } : { code: info.code, name: info.name, symbol: info.symbol, decimals: info.decimals };
+}
+
+export function money(amount: bigint, currency: string) {
+  // Amounts stay below BALANCE_MAX (9e15), which a JSON number carries exactly.
+  return { amount: Number(amount), currency: currencyObject(currency) };
+}
+
+const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+const BECH32 = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
+
+function base58(bytes: Buffer): string {
+  let value = BigInt(`0x${bytes.toString('hex')}`);
+  let out = '';
+  while (value > 0n) {
+    out = BASE58[Number(value % 58n)] + out;
+    value /= 58n;
+  }
+  for (const byte of bytes) {
+    if (byte !== 0) break;
+    out = `1${out}`;
+  }
+  return out;
+}
+
+/** Deterministic sandbox coordinates: the same account always shows the same details. */
+function seedOf(accountId: string): Buffer {
+  return createHash('sha256').update(`railyard-funding:${accountId}`).digest();
+}
+
+function digitsOf(seed: Buffer, count: number): string {
+  return BigInt(`0x${seed.toString('hex')}`).toString().padStart(count, '0').slice(-count);
+}
+
+/** A routing number that passes the ABA checksum; railyard's sandbox bank. */
+const SANDBOX_ROUTING_NUMBER = '123456780';
+const SANDBOX_BANK_NAME = 'Railyard Sandbox Bank';
+
+function fundingInfo(accountId: string, currency: string): Record<string, unknown> {
+  const seed = seedOf(accountId);
+  const reference = `RY-${seed.toString('hex').slice(0, 10).toUpperCase()}`;
+  switch (currency) {
+    case 'USD':
+      return { accountType: 'USD_ACCOUNT', accountNumber: digitsOf(seed, 12), routingNumber: SANDBOX_ROUTING_NUMBER, bankName: SANDBOX_BANK_NAME, paymentRails: ['ACH', 'WIRE'], reference };
+    case 'EUR': {
+      const bban = digitsOf(seed, 18);
+      return { accountType: 'EUR_ACCOUNT', iban: `DE${ibanCheckDigits('DE', bban)}${bban}`, swiftCode: 'RLYDDEFF', paymentRails: ['SEPA', 'SEPA_INSTANT'], reference };
+    }
+    case 'GBP':
+      return { accountType: 'GBP_ACCOUNT', sortCode: '608371', accountNumber: digitsOf(seed, 8), paymentRails: ['FASTER_PAYMENTS'], reference };
+    case 'MXN': {
+      const first17 = digitsOf(seed, 17);
+      return { accountType: 'MXN_ACCOUNT', clabeNumber: `${first17}${clabeCheckDigit(first17)}`, paymentRails: ['SPEI'], reference };
+    }
+    case 'USDC':
+      return { accountType: 'SOLANA_WALLET', address: base58(seed), assetType: 'USDC' };
+    case 'USDT': {
+      const payload = Buffer.concat([Buffer.from([0x41]), seed.subarray(0, 20)]);
+      const checksum = createHash('sha256').update(createHash('sha256').update(payload).digest()).digest().subarray(0, 4);
+      return { accountType: 'TRON_WALLET', address: base58(Buffer.concat([payload, checksum])), assetType: 'USDT' };
+    }
+    case 'BTC':
+    case 'USDB': {
+      const data = [...seed, ...seedOf(`${accountId}:2`)].slice(0, 56).map((byte) => BECH32[byte % 32]).join('');
+      return { accountType: 'SPARK_WALLET', address: `sparkrt1${data}`, assetType: currency };
+    }
+    default:
+      return {
+        accountType: 'SWIFT_ACCOUNT', country: 'US', swiftCode: 'RLYDUS33', bankName: SANDBOX_BANK_NAME, accountNumber: digitsOf(seed, 12),
+        accountHolderName: 'Railyard Sandbox Client Funds', paymentRails: ['SWIFT'], reference,
+      };
+  }
+}
+
+// Instructions never change for an account; computing them hashes, so keep recent ones.
+const instructionsCacheMax = 10_000;
+const instructionsCache = new Map<string, ReturnType<typeof buildFundingInstructions>>();
+
+function fundingInstructions(row: store.InternalAccountRow) {
+  let instructions = instructionsCache.get(row.id);
+  if (instructions === undefined) {
+    if (instructionsCache.size >= instructionsCacheMax) instructionsCache.clear();
+    instructions = buildFundingInstructions(row);
+    instructionsCache.set(row.id, instructions);
+  }
+  return instructions;
+}
+
+function buildFundingInstructions(row: store.InternalAccountRow) {
+  const info = fundingInfo(row.id, row.currency);
+  const bank = 'reference' in info;
+  return [
+    {
+      instructionsNotes: bank
+        ? `Sandbox coordinates: nothing real settles here. Quote the reference ${String(info.reference)} with a deposit, or add funds with POST /sandbox/internal-accounts/${row.id}/fund.`
+        : `Sandbox address on a test network: nothing real settles here. Add funds with POST /sandbox/internal-accounts/${row.id}/fund.`,
+      isPlatformAccount: row.customer_id === null,
+      accountOrWalletInfo: info,
+    },
+  ];
+}
+
+export function presentInternalAccount(row: store.InternalAccountView) {
+  const available = BigInt(row.available);
+  const held = BigInt(row.held);
+  return {
+    id: row.id,
+    ...(row.customer_id !== null ? { customerId: row.customer_id } : {}),
+    type: row.type as InternalAccountType,
+    status: row.status as 'ACTIVE',
+    balance: money(available, row.currency),
+    totalBalance: money(available + held, row.currency),
+    fundingPaymentInstructions: fundingInstructions(row),
+    ...(row.type === 'EMBEDDED_WALLET' ? { privateEnabled: false } : {}),
+    createdAt: row.created_at,
+    updatedAt: row.balance_updated_at > row.updated_at ? row.balance_updated_at : row.updated_at,
+  };
+}
+
+export type InternalAccountPresentation = ReturnType<typeof presentInternalAccount>;
+
+// ----------------------------------------------------------------------------- operations
+
+export async function listCustomerInternalAccounts(
+  ctx: Ctx,
+  query: { currency?: string | undefined; customerId?: string | undefined; type?: string | undefined } & PageRequest,
+) {
+  return toPage(await store.listCustomerAccounts(ctx.db.k, ctx.platformId, query, query), presentInternalAccount);
+}
+
+export async function listPlatformInternalAccounts(ctx: Ctx, query: { currency?: string | undefined; type?: string | undefined }) {
+  await ensurePlatformAccounts(ctx);
+  return { data: (await store.listPlatformAccounts(ctx.db.k, ctx.platformId, query)).map(presentInternalAccount) };
+}
+
+function accountNotFound(id: string) {
+  return apiError('REFERENCE_NOT_FOUND', `No internal account ${id}`);
+}
+
+/** An internal account of the platform (any owner) with its balances, read in the caller's transaction. */
+export async function findInternalAccount(q: Queryable, platformId: string, id: string): Promise<store.InternalAccountView | undefined> {
+  return store.findInternalAccount(q, platformId, id);
+}
+
+/**
+ * Writes the books (see Books.flush) and records INTERNAL_ACCOUNT.BALANCE_UPDATED, with the
+ * account as it is now, for each account whose balances changed; into `sink` when given
+ * (the caller records them with its other events), else at once.
+ */
+export async function recordBalanceUpdates(tx: Queryable, platformId: string, books: Books, now: Date, sink?: EventInput[]): Promise<void> {
+  await books.flush();
+  for (const id of books.changedAccounts()) {
+    const account = await store.findInternalAccount(tx, platformId, id);
+    if (account === undefined) throw new Error(`internal account ${id} vanished`);
+    const event: EventInput = { platformId, type: 'INTERNAL_ACCOUNT.BALANCE_UPDATED', resourceId: id, data: presentInternalAccount(account), now };
+    if (sink) sink.push(event);
+    else await recordEvent(tx, event);
+  }
+}
+
+/** Sandbox deposit: adds `amount` to the account's available balance at once. */
+export async function sandboxFundInternalAccount(ctx: Ctx, accountId: string, amount: number) {
+  return ctx.db.transaction(async (tx) => {
+    const account = await store.findInternalAccount(tx, ctx.platformId, accountId);
+    if (account === undefined) throw accountNotFound(accountId);
+    if (account.status !== 'ACTIVE') {
+      throw apiError('INVALID_INPUT', `Internal account ${accountId} is ${account.status} and cannot receive funds`, {
+        errors: [{ field: 'accountId', message: `is ${account.status}` }],
+      });
+    }
+    const books = openBooks(tx, ctx.platformId, ctx.now);
+    try {
+      await books.fund(account.id, account.currency, BigInt(amount));
+    } catch (err) {
+      if (!(err instanceof BalanceLimitExceeded)) throw err;
+      throw apiError('INVALID_AMOUNT', `This deposit would take the balance past the maximum of ${BALANCE_MAX}`, {
+        errors: [{ field: 'amount', message: `would take the balance past ${BALANCE_MAX}` }],
+      });
+    }
+    await recordBalanceUpdates(tx, ctx.platformId, books, ctx.now);
+    return presentInternalAccount((await store.findInternalAccount(tx, ctx.platformId, accountId))!);
+  });
+}

@@ -1,0 +1,128 @@
+import { Type } from '@sinclair/typebox';
+import { component, DateTime, DiscriminatedUnion, PageOf, PageQuery, StringEnum } from '../../http/schemas.js';
+import { CurrencyAmount } from '../internal-accounts/schemas.js';
+
+export const TRANSACTION_STATUSES = ['CREATED', 'PENDING', 'PENDING_AUTHORIZATION', 'PROCESSING', 'COMPLETED', 'REJECTED', 'FAILED', 'REFUNDED', 'EXPIRED'] as const;
+export const OUTGOING_TRANSACTION_STATUSES = ['PENDING', 'PENDING_AUTHORIZATION', 'EXPIRED', 'PROCESSING', 'COMPLETED', 'FAILED'] as const;
+export const TRANSACTION_TYPES = ['INCOMING', 'OUTGOING'] as const;
+export const OUTGOING_FAILURE_REASONS = [
+  'QUOTE_EXPIRED', 'QUOTE_RATE_UNAVAILABLE', 'QUOTE_EXECUTION_FAILED', 'FUNDING_AMOUNT_MISMATCH', 'SCA_NOT_COMPLETED',
+  'PAYOUT_RETURNED', 'LIMIT_EXCEEDED', 'ACCOUNT_CANNOT_RECEIVE', 'ACCOUNT_INVALID', 'COMPLIANCE_REJECTED',
+  'LIGHTNING_PAYMENT_FAILED', 'COUNTERPARTY_POST_TX_FAILED',
+] as const;
+export const INCOMING_FAILURE_REASONS = [
+  'LNURLP_FAILED', 'PAY_REQUEST_FAILED', 'PAYMENT_APPROVAL_WEBHOOK_ERROR', 'PAYMENT_APPROVAL_TIMED_OUT', 'OFFRAMP_FAILED',
+  'MISSING_MANDATORY_PAYEE_DATA', 'QUOTE_EXPIRED', 'QUOTE_EXECUTION_FAILED', 'COMPLIANCE_REJECTED', 'COLLECTION_FAILED',
+] as const;
+export const PAYMENT_RAILS = [
+  'ACH', 'ACH_COLOMBIA', 'BANK_TRANSFER', 'BRE_B', 'CIPS', 'FAST', 'FASTER_PAYMENTS', 'FEDNOW', 'INSTAPAY', 'MOBILE_MONEY', 'NEFT',
+  'PAYNOW', 'PESONET', 'PIX', 'RTGS', 'RTP', 'SEPA', 'SEPA_INSTANT', 'SPEI', 'SWIFT', 'UNIONPAY', 'UPI', 'WIRE',
+] as const;
+
+export const Refund = component(
+  'Refund',
+  Type.Object({
+    reference: Type.String(),
+    initiatedAt: DateTime,
+    settledAt: Type.Optional(DateTime),
+    status: StringEnum(['PENDING', 'COMPLETED', 'FAILED']),
+    reason: Type.Optional(StringEnum(['TRANSACTION_FAILED', 'USER_CANCELLATION', 'TIMEOUT'])),
+  }),
+);
+
+const AccountTransactionSource = component(
+  'AccountTransactionSource',
+  Type.Object({ sourceType: StringEnum(['ACCOUNT']), accountId: Type.String(), currency: Type.Optional(Type.String()) }),
+);
+const AccountTransactionDestination = component(
+  'AccountTransactionDestination',
+  Type.Object({ destinationType: StringEnum(['ACCOUNT']), accountId: Type.String(), currency: Type.Optional(Type.String()) }),
+);
+const TransactionSource = component(
+  'TransactionSourceOneOf',
+  DiscriminatedUnion('sourceType', [Type.Ref(AccountTransactionSource)], { ACCOUNT: '#/components/schemas/AccountTransactionSource' }),
+);
+const TransactionDestination = component(
+  'TransactionDestinationOneOf',
+  DiscriminatedUnion('destinationType', [Type.Ref(AccountTransactionDestination)], { ACCOUNT: '#/components/schemas/AccountTransactionDestination' }),
+);
+const ReconciliationInstructions = component('ReconciliationInstructions', Type.Object({ reference: Type.Optional(Type.String()) }));
+
+const int64 = Type.Integer({ format: 'int64', minimum: 0 });
+
+const common = {
+  id: Type.String(),
+  direction: StringEnum(['CREDIT', 'DEBIT']),
+  source: Type.Ref(TransactionSource),
+  destination: Type.Ref(TransactionDestination),
+  customerId: Type.String(),
+  platformCustomerId: Type.String(),
+  settledAt: Type.Optional(DateTime),
+  createdAt: Type.Optional(DateTime),
+  updatedAt: Type.Optional(DateTime),
+  receiptDeliveryConfirmedAt: Type.Optional(DateTime),
+  description: Type.Optional(Type.String()),
+  sentAmount: Type.Ref(CurrencyAmount),
+  receivedAmount: Type.Ref(CurrencyAmount),
+  exchangeRate: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+  refund: Type.Optional(Type.Ref(Refund)),
+  fees: Type.Optional(int64),
+  reconciliationInstructions: Type.Optional(Type.Ref(ReconciliationInstructions)),
+};
+
+export const IncomingTransaction = component(
+  'IncomingTransaction',
+  Type.Object({
+    ...common,
+    status: StringEnum(TRANSACTION_STATUSES),
+    type: StringEnum(['INCOMING']),
+    failureReason: Type.Optional(StringEnum(INCOMING_FAILURE_REASONS)),
+  }),
+);
+
+export const OutgoingTransaction = component(
+  'OutgoingTransaction',
+  Type.Object({
+    ...common,
+    status: StringEnum(OUTGOING_TRANSACTION_STATUSES),
+    type: StringEnum(['OUTGOING']),
+    platformFees: Type.Optional(int64),
+    failureReason: Type.Optional(StringEnum(OUTGOING_FAILURE_REASONS)),
+    paymentRail: Type.Union([StringEnum(PAYMENT_RAILS), Type.Null()]),
+    railSelectionMode: Type.Union([StringEnum(['AUTO', 'MANUAL']), Type.Null()]),
+  }),
+);
+
+export const TransactionOneOf = component(
+  'TransactionOneOf',
+  DiscriminatedUnion('type', [Type.Ref(IncomingTransaction), Type.Ref(OutgoingTransaction)], {
+    INCOMING: '#/components/schemas/IncomingTransaction',
+    OUTGOING: '#/components/schemas/OutgoingTransaction',
+  }),
+);
+
+export const TransactionList = PageOf('TransactionListResponse', Type.Ref(TransactionOneOf));
+
+export const TransactionListQuery = Type.Object({
+  customerId: Type.Optional(Type.String()),
+  platformCustomerId: Type.Optional(Type.String()),
+  accountIdentifier: Type.Optional(Type.String()),
+  senderAccountIdentifier: Type.Optional(Type.String()),
+  receiverAccountIdentifier: Type.Optional(Type.String()),
+  status: Type.Optional(StringEnum(TRANSACTION_STATUSES)),
+  type: Type.Optional(StringEnum(TRANSACTION_TYPES)),
+  reference: Type.Optional(Type.String()),
+  startDate: Type.Optional(DateTime),
+  endDate: Type.Optional(DateTime),
+  ...PageQuery,
+  sortOrder: Type.Optional(StringEnum(['asc', 'desc'], { default: 'desc' })),
+});
+
+export const TransactionIdParams = Type.Object({ transactionId: Type.String() });
+
+export const ConfirmReceiptDeliveryRequest = component(
+  'ConfirmReceiptDeliveryRequest',
+  Type.Object({ receiptDeliveryConfirmedAt: Type.Optional(DateTime) }),
+);
+
+export const CancelTransactionRequest = component('CancelTransactionRequest', Type.Object({ reason: Type.Optional(Type.String({ maxLength: 1000 })) }));

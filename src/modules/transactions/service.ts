@@ -1,0 +1,388 @@
+// Transactions: the record of every movement to or from an external account, its state
+// machine, and the rail timeline that drives it. Each transition changes the status and
+// its timestamp, posts to the ledger and records its events in one database transaction.
+//
+//   OUTGOING  PROCESSING --complete--> COMPLETED --return--> FAILED (PAYOUT_RETURNED, refund)
+//             PROCESSING --fail------> FAILED (failureReason; hold released)
+//             PROCESSING --cancel----> FAILED (refund USER_CANCELLATION; hold released)
+//   INCOMING  PENDING    --complete--> COMPLETED
+//             PENDING    --fail------> FAILED (failureReason)
+//             PENDING    --cancel----> FAILED (COLLECTION_FAILED)
+
+import { iso } from '../../clock.js';
+import type { Queryable, Tx } from '../../db/index.js';
+import { toPage, type PageRequest } from '../../db/pagination.js';
+import { recordEvents, type EventInput } from '../../events/outbox.js';
+import type { Ctx } from '../../http/context.js';
+import { apiError } from '../../http/errors.js';
+import { newId } from '../../ids.js';
+import { defineJob } from '../../jobs/queue.js';
+import { openBooks, type Books } from '../../ledger/index.js';
+import type { RailOutcome, TimelineStep } from '../../rails/index.js';
+import { findCustomer } from '../customers/store.js';
+import { money, recordBalanceUpdates } from '../internal-accounts/service.js';
+import * as store from './store.js';
+
+export type { TransactionRow } from './store.js';
+
+// ----------------------------------------------------------------------------- customers
+
+/** The platform's id for a customer, recorded on its transactions; null for the platform's own. */
+export async function platformCustomerIdOf(q: Queryable, platformId: string, customerId: string | null): Promise<string | null> {
+  if (customerId === null) return null;
+  return (await findCustomer(q, platformId, customerId))?.platform_customer_id ?? null;
+}
+
+// ----------------------------------------------------------------------------- presenting
+
+interface Details {
+  remittanceInformation?: string;
+  purposeOfPayment?: string;
+  cancellationReason?: string;
+}
+
+export interface RefundView {
+  reference: string;
+  initiatedAt: string;
+  settledAt?: string;
+  status: 'PENDING' | 'COMPLETED' | 'FAILED';
+  reason: 'TRANSACTION_FAILED' | 'USER_CANCELLATION' | 'TIMEOUT';
+}
+
+export function presentTransaction(row: store.TransactionRow) {
+  const amount = money(BigInt(row.amount), row.currency);
+  // The platform's own transactions name the platform as their customer (the reference's
+  // listTransactions filters them with customerId = the platform id).
+  const common = {
+    id: row.id,
+    direction: row.type === 'OUTGOING' ? ('DEBIT' as const) : ('CREDIT' as const),
+    source: { sourceType: 'ACCOUNT' as const, accountId: row.source_account_id, currency: row.currency },
+    destination: { destinationType: 'ACCOUNT' as const, accountId: row.destination_account_id, currency: row.currency },
+    customerId: row.customer_id ?? row.platform_id,
+    platformCustomerId: row.customer_id === null ? row.platform_id : (row.platform_customer_id ?? ''),
+    ...(row.settled_at !== null ? { settledAt: row.settled_at } : {}),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    ...(row.receipt_delivery_confirmed_at !== null ? { receiptDeliveryConfirmedAt: row.receipt_delivery_confirmed_at } : {}),
+    sentAmount: amount,
+    receivedAmount: amount,
+    exchangeRate: 1,
+    ...(row.refund !== null ? { refund: JSON.parse(row.refund) as RefundView } : {}),
+    fees: 0,
+    reconciliationInstructions: { reference: row.reference },
+  };
+  if (row.type === 'INCOMING') {
+    return {
+      ...common,
+      status: row.status as 'PENDING',
+      type: 'INCOMING' as const,
+      ...(row.failure_reason !== null ? { failureReason: row.failure_reason as 'COLLECTION_FAILED' } : {}),
+    };
+  }
+  return {
+    ...common,
+    status: row.status as 'PROCESSING',
+    type: 'OUTGOING' as const,
+    platformFees: 0,
+    ...(row.failure_reason !== null ? { failureReason: row.failure_reason as 'ACCOUNT_INVALID' } : {}),
+    paymentRail: row.payment_rail as 'ACH' | null,
+    railSelectionMode: row.rail_selection_mode as 'AUTO' | null,
+  };
+}
+
+export type TransactionView = ReturnType<typeof presentTransaction>;
+
+// ----------------------------------------------------------------------------- transitions
+
+/**
+ * The work of one change to a transaction: its ledger postings and its events, kept in
+ * memory while the transitions run and written by finish() (the row by the caller), so a
+ * transfer that passes through several states still costs a handful of statements.
+ */
+interface Work {
+  tx: Queryable;
+  platformId: string;
+  books: Books;
+  events: EventInput[];
+  now: Date;
+}
+
+function openWork(tx: Queryable, platformId: string, now: Date): Work {
+  return { tx, platformId, books: openBooks(tx, platformId, now), events: [], now };
+}
+
+/** Writes the postings and balances, then every event in the order the transitions made them. */
+async function finish(work: Work): Promise<void> {
+  await recordBalanceUpdates(work.tx, work.platformId, work.books, work.now, work.events);
+  await recordEvents(work.tx, work.events);
+}
+
+function emit(work: Work, row: store.TransactionRow, event: string): void {
+  const prefix = row.type === 'OUTGOING' ? 'OUTGOING_PAYMENT' : 'INCOMING_PAYMENT';
+  work.events.push({ platformId: row.platform_id, type: `${prefix}.${event}`, resourceId: row.id, data: presentTransaction(row), now: work.now });
+}
+
+function amountOf(row: store.TransactionRow): bigint {
+  return BigInt(row.amount);
+}
+
+function next(work: Work, row: store.TransactionRow, changes: Partial<store.TransactionState>): store.TransactionRow {
+  return { ...row, ...changes, updated_at: iso(work.now) };
+}
+
+/** The rail completed the payment: outgoing funds leave the held bucket, incoming ones become available. */
+async function complete(work: Work, row: store.TransactionRow): Promise<store.TransactionRow> {
+  if (row.type === 'OUTGOING') await work.books.settle(row.internal_account_id, row.currency, amountOf(row), row.id);
+  else await work.books.completeIncoming(row.internal_account_id, row.currency, amountOf(row), row.id);
+  const completed = next(work, row, { status: 'COMPLETED', settled_at: iso(work.now) });
+  emit(work, completed, 'COMPLETED');
+  return completed;
+}
+
+/** The rail failed the payment before completion: whatever was held or pending goes back. */
+async function fail(work: Work, row: store.TransactionRow, failureReason: string): Promise<store.TransactionRow> {
+  if (row.type === 'OUTGOING') await work.books.release(row.internal_account_id, row.currency, amountOf(row), row.id);
+  else await work.books.failIncoming(row.internal_account_id, row.currency, amountOf(row), row.id);
+  const failed = next(work, row, { status: 'FAILED', failure_reason: failureReason });
+  emit(work, failed, 'FAILED');
+  return failed;
+}
+
+function refundReference(row: store.TransactionRow): string {
+  return `${row.reference}-R`;
+}
+
+/** Records a refund that the sandbox settles at once: REFUND_PENDING, then REFUND_COMPLETED. */
+function refund(work: Work, row: store.TransactionRow, reason: RefundView['reason']): store.TransactionRow {
+  const pending: RefundView = { reference: refundReference(row), initiatedAt: iso(work.now), status: 'PENDING', reason };
+  const initiated = next(work, row, { refund: JSON.stringify(pending) });
+  emit(work, initiated, 'REFUND_PENDING');
+  const completed: RefundView = { ...pending, settledAt: iso(work.now), status: 'COMPLETED' };
+  const settled = next(work, initiated, { refund: JSON.stringify(completed) });
+  emit(work, settled, 'REFUND_COMPLETED');
+  return settled;
+}
+
+/** A completed outgoing payment came back from the receiving bank: reverse it, fail it, refund it. */
+async function markReturned(work: Work, row: store.TransactionRow, failureReason: string): Promise<store.TransactionRow> {
+  await work.books.reverseSettlement(row.internal_account_id, row.currency, amountOf(row), row.id);
+  const failed = next(work, row, { status: 'FAILED', failure_reason: failureReason });
+  emit(work, failed, 'FAILED');
+  return refund(work, failed, 'TRANSACTION_FAILED');
+}
+
+/** The platform cancelled a pending transfer: the hold (or pending credit) is undone. */
+async function cancel(work: Work, row: store.TransactionRow, reason: string | undefined): Promise<store.TransactionRow> {
+  const details: Details = { ...(JSON.parse(row.details) as Details), ...(reason !== undefined ? { cancellationReason: reason } : {}) };
+  const withReason = { ...row, details: JSON.stringify(details) };
+  if (row.type === 'INCOMING') return fail(work, withReason, 'COLLECTION_FAILED');
+  await work.books.release(row.internal_account_id, row.currency, amountOf(row), row.id);
+  const failed = next(work, withReason, { status: 'FAILED' });
+  emit(work, failed, 'FAILED');
+  return refund(work, failed, 'USER_CANCELLATION');
+}
+
+/** The state a rail outcome applies to; any other state means the outcome is stale (cancelled before it arrived). */
+function awaitsOutcome(row: store.TransactionRow, outcome: RailOutcome): boolean {
+  const pending = row.type === 'OUTGOING' ? 'PROCESSING' : 'PENDING';
+  if (outcome.kind === 'RETURNED') return row.type === 'OUTGOING' && row.status === 'COMPLETED';
+  return row.status === pending;
+}
+
+async function applyOutcome(work: Work, row: store.TransactionRow, outcome: RailOutcome): Promise<store.TransactionRow> {
+  if (!awaitsOutcome(row, outcome)) return row;
+  switch (outcome.kind) {
+    case 'COMPLETED':
+      return complete(work, row);
+    case 'FAILED':
+      return fail(work, row, outcome.failureReason);
+    case 'RETURNED':
+      return markReturned(work, row, outcome.failureReason);
+  }
+}
+
+// ----------------------------------------------------------------------------- rail timeline
+
+export interface RailStepPayload {
+  transactionId: string;
+  outcome: RailOutcome;
+}
+
+/** A rail outcome due later; carried out in its own transaction when the platform's clock reaches it. */
+export const railStepJob = defineJob<RailStepPayload>('rail.outcome', {
+  mode: 'transaction',
+  async run(tx, job, ctx) {
+    const row = await store.findTransaction(tx, job.platformId, job.payload.transactionId);
+    if (row === undefined) throw new Error(`transaction ${job.payload.transactionId} does not exist`);
+    const work = openWork(tx, job.platformId, ctx.now);
+    const after = await applyOutcome(work, row, job.payload.outcome);
+    if (after !== row) await store.saveState(tx, after);
+    await finish(work);
+  },
+});
+
+export interface NewTransfer {
+  type: 'INCOMING' | 'OUTGOING';
+  platformId: string;
+  customerId: string | null;
+  platformCustomerId: string | null;
+  internalAccountId: string;
+  externalAccountId: string;
+  currency: string;
+  amount: bigint;
+  paymentRail: string | null;
+  railSelectionMode: 'AUTO' | 'MANUAL' | null;
+  details: Details;
+}
+
+function referenceFor(id: string): string {
+  // The uuid's random tail: unique, and short enough for a bank statement.
+  return `RY${id.replace(/-/g, '').slice(-12).toUpperCase()}`;
+}
+
+/**
+ * Accepts a transfer in the caller's transaction: funds are held (outgoing; throws
+ * InsufficientFunds when they fall short) or shown as pending (incoming), the transaction
+ * and its first event are written, then the rail's timeline starts: outcomes due at once
+ * are applied here, later ones are scheduled.
+ */
+export async function startTransfer(tx: Tx, input: NewTransfer, timeline: TimelineStep[], now: Date): Promise<TransactionView> {
+  const id = newId('Transaction');
+  const work = openWork(tx, input.platformId, now);
+  // Funds first: a transfer that cannot be covered writes nothing.
+  if (input.type === 'OUTGOING') await work.books.hold(input.internalAccountId, input.currency, input.amount, id);
+  else await work.books.acceptIncoming(input.internalAccountId, input.currency, input.amount, id);
+
+  const at = iso(now);
+  let row: store.TransactionRow = {
+    id,
+    platform_id: input.platformId,
+    type: input.type,
+    status: input.type === 'OUTGOING' ? 'PROCESSING' : 'PENDING',
+    customer_id: input.customerId,
+    platform_customer_id: input.platformCustomerId,
+    internal_account_id: input.internalAccountId,
+    external_account_id: input.externalAccountId,
+    source_account_id: input.type === 'OUTGOING' ? input.internalAccountId : input.externalAccountId,
+    destination_account_id: input.type === 'OUTGOING' ? input.externalAccountId : input.internalAccountId,
+    currency: input.currency,
+    amount: input.amount.toString(),
+    payment_rail: input.paymentRail,
+    rail_selection_mode: input.railSelectionMode,
+    failure_reason: null,
+    refund: null,
+    reference: referenceFor(id),
+    details: JSON.stringify(input.details),
+    settled_at: null,
+    receipt_delivery_confirmed_at: null,
+    created_at: at,
+    updated_at: at,
+  };
+  emit(work, row, row.status);
+
+  for (const step of timeline) {
+    if (step.afterMs === 0) {
+      row = await applyOutcome(work, row, step.outcome);
+    } else {
+      await railStepJob.schedule(tx, {
+        platformId: input.platformId,
+        payload: { transactionId: id, outcome: step.outcome },
+        dueAt: new Date(now.getTime() + step.afterMs),
+        now,
+      });
+    }
+  }
+  // The row is written once, in the state the outcomes due now left it in.
+  await store.insertTransaction(tx, row);
+  await finish(work);
+  return presentTransaction(row);
+}
+
+// ----------------------------------------------------------------------------- operations
+
+function notFound(id: string) {
+  return apiError('TRANSACTION_NOT_FOUND', `No transaction ${id}`);
+}
+
+async function load(q: Queryable, ctx: Ctx, id: string): Promise<store.TransactionRow> {
+  const row = await store.findTransaction(q, ctx.platformId, id);
+  if (row === undefined) throw notFound(id);
+  return row;
+}
+
+export async function getTransactionById(ctx: Ctx, id: string) {
+  return presentTransaction(await load(ctx.db.k, ctx, id));
+}
+
+export interface ListTransactionsQuery extends PageRequest {
+  customerId?: string | undefined;
+  platformCustomerId?: string | undefined;
+  accountIdentifier?: string | undefined;
+  senderAccountIdentifier?: string | undefined;
+  receiverAccountIdentifier?: string | undefined;
+  status?: string | undefined;
+  type?: string | undefined;
+  reference?: string | undefined;
+  startDate?: string | undefined;
+  endDate?: string | undefined;
+}
+
+export async function listTransactions(ctx: Ctx, query: ListTransactionsQuery) {
+  const { customerId, platformCustomerId, limit, cursor, sortOrder, ...rest } = query;
+  const filters: store.TransactionFilters = { ...rest };
+  // The platform's own transactions answer to the platform id, under either name.
+  if (customerId !== undefined) filters.customerId = customerId === ctx.platformId ? null : customerId;
+  if (platformCustomerId !== undefined) {
+    if (platformCustomerId === ctx.platformId) {
+      if (filters.customerId !== undefined && filters.customerId !== null) return toPage({ rows: [], hasMore: false, totalCount: 0 }, presentTransaction);
+      filters.customerId = null;
+    } else {
+      filters.platformCustomerId = platformCustomerId;
+    }
+  }
+  const page = await store.listTransactions(ctx.db.k, ctx.platformId, filters, { limit, cursor, sortOrder });
+  return toPage(page, presentTransaction);
+}
+
+/** Records when the platform delivered the receipt (now when not given); a repeat overwrites it. */
+export async function confirmReceiptDelivery(ctx: Ctx, id: string, confirmedAt: string | undefined) {
+  const at = confirmedAt === undefined ? iso(ctx.now) : new Date(confirmedAt).toISOString();
+  if (at > iso(ctx.now)) {
+    throw apiError('INVALID_INPUT', 'receiptDeliveryConfirmedAt cannot be in the future', {
+      errors: [{ field: 'receiptDeliveryConfirmedAt', message: `must not be later than now (${iso(ctx.now)})` }],
+    });
+  }
+  return ctx.db.transaction(async (tx) => {
+    const row = await load(tx, ctx, id);
+    const confirmed = { ...row, receipt_delivery_confirmed_at: at, updated_at: iso(ctx.now) };
+    await store.saveState(tx, confirmed);
+    return presentTransaction(confirmed);
+  });
+}
+
+/** Rails whose transfers a bank can still stop before they settle (ACH pushes and pulls, wires). */
+const CANCELLABLE_RAILS = new Set(['ACH', 'WIRE']);
+
+/**
+ * Cancels a pending bank transfer. Checks in order: the transaction exists (404); it moves
+ * over a cancellable bank rail (400 otherwise); it has not settled or failed (409).
+ */
+export async function cancelTransaction(ctx: Ctx, id: string, reason: string | undefined) {
+  return ctx.db.transaction(async (tx) => {
+    const row = await load(tx, ctx, id);
+    if (row.payment_rail === null || !CANCELLABLE_RAILS.has(row.payment_rail)) {
+      throw apiError('INVALID_INPUT', `Only pending ACH and wire transfers can be cancelled; this transaction moves over ${row.payment_rail ?? 'no bank rail'}`, {
+        errors: [{ field: 'transactionId', message: 'is not a bank transfer that can be cancelled' }],
+      });
+    }
+    const pending = row.type === 'OUTGOING' ? 'PROCESSING' : 'PENDING';
+    if (row.status !== pending) {
+      throw apiError('TRANSACTION_NOT_CANCELLABLE', `Transaction ${id} is ${row.status} and can no longer be cancelled`, { status: row.status });
+    }
+    const work = openWork(tx, ctx.platformId, ctx.now);
+    const cancelled = await cancel(work, row, reason);
+    await store.saveState(tx, cancelled);
+    await finish(work);
+    return presentTransaction(cancelled);
+  });
+}

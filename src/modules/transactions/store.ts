@@ -1,0 +1,91 @@
+import { sql } from 'kysely';
+import type { Queryable } from '../../db/index.js';
+import { paginate, storedTime, type PageRequest } from '../../db/pagination.js';
+import { prepare } from '../../db/prepared.js';
+import type { TransactionsTable } from '../../db/schema.js';
+
+/** A transaction as read: the amount as text (a 64-bit column; see ledger/store.ts). */
+export type TransactionRow = Omit<TransactionsTable, 'amount'> & { amount: string };
+
+const COLUMNS = [
+  'id', 'platform_id', 'type', 'status', 'customer_id', 'platform_customer_id', 'internal_account_id', 'external_account_id',
+  'source_account_id', 'destination_account_id', 'currency', 'amount', 'payment_rail', 'rail_selection_mode', 'failure_reason',
+  'refund', 'reference', 'details', 'settled_at', 'receipt_delivery_confirmed_at', 'created_at', 'updated_at',
+] as const;
+
+const insertRow = prepare<TransactionRow>((k, param) =>
+  k.insertInto('transactions').values(Object.fromEntries(COLUMNS.map((c) => [c, param(c)])) as never),
+);
+
+export async function insertTransaction(q: Queryable, row: TransactionRow): Promise<void> {
+  await insertRow.run(q, row);
+}
+
+const selectRow = (k: Queryable) =>
+  k
+    .selectFrom('transactions')
+    .select(COLUMNS.filter((c) => c !== 'amount'))
+    .select(sql<string>`CAST(transactions.amount AS TEXT)`.as('amount'));
+
+const byId = prepare<{ platformId: string; id: string }, TransactionRow>((k, param) =>
+  selectRow(k).where('platform_id', '=', param('platformId')).where('id', '=', param('id')),
+);
+
+export async function findTransaction(q: Queryable, platformId: string, id: string): Promise<TransactionRow | undefined> {
+  return byId.first(q, { platformId, id });
+}
+
+/** The columns a transition changes. */
+export type TransactionState = Pick<TransactionRow, 'status' | 'failure_reason' | 'refund' | 'details' | 'settled_at' | 'receipt_delivery_confirmed_at' | 'updated_at'>;
+
+const saveStateRow = prepare<TransactionState & { id: string }>((k, param) =>
+  k
+    .updateTable('transactions')
+    .set({
+      status: param('status'),
+      failure_reason: param('failure_reason'),
+      refund: param('refund'),
+      details: param('details'),
+      settled_at: param('settled_at'),
+      receipt_delivery_confirmed_at: param('receipt_delivery_confirmed_at'),
+      updated_at: param('updated_at'),
+    })
+    .where('id', '=', param('id')),
+);
+
+export async function saveState(q: Queryable, row: TransactionRow): Promise<void> {
+  await saveStateRow.run(q, row);
+}
+
+export interface TransactionFilters {
+  /** undefined: every owner; null: the platform's own; else a customer id. */
+  customerId?: string | null | undefined;
+  platformCustomerId?: string | undefined;
+  accountIdentifier?: string | undefined;
+  senderAccountIdentifier?: string | undefined;
+  receiverAccountIdentifier?: string | undefined;
+  status?: string | undefined;
+  type?: string | undefined;
+  reference?: string | undefined;
+  startDate?: string | undefined;
+  endDate?: string | undefined;
+}
+
+export async function listTransactions(q: Queryable, platformId: string, filters: TransactionFilters, page: PageRequest) {
+  let query = selectRow(q).where('platform_id', '=', platformId);
+  if (filters.customerId === null) query = query.where('customer_id', 'is', null);
+  else if (filters.customerId !== undefined) query = query.where('customer_id', '=', filters.customerId);
+  if (filters.platformCustomerId !== undefined) query = query.where('platform_customer_id', '=', filters.platformCustomerId);
+  if (filters.accountIdentifier !== undefined) {
+    const id = filters.accountIdentifier;
+    query = query.where((eb) => eb.or([eb('source_account_id', '=', id), eb('destination_account_id', '=', id)]));
+  }
+  if (filters.senderAccountIdentifier !== undefined) query = query.where('source_account_id', '=', filters.senderAccountIdentifier);
+  if (filters.receiverAccountIdentifier !== undefined) query = query.where('destination_account_id', '=', filters.receiverAccountIdentifier);
+  if (filters.status !== undefined) query = query.where('status', '=', filters.status);
+  if (filters.type !== undefined) query = query.where('type', '=', filters.type);
+  if (filters.reference !== undefined) query = query.where('reference', '=', filters.reference);
+  if (filters.startDate !== undefined) query = query.where('created_at', '>=', storedTime(filters.startDate));
+  if (filters.endDate !== undefined) query = query.where('created_at', '<=', storedTime(filters.endDate));
+  return paginate(query, 'transactions', page);
+}

@@ -1,0 +1,193 @@
+// Same-currency transfers between an internal account and an external account of the same
+// owner. Both operations run through the idempotent write pipeline; the checks run in a
+// fixed order, each with its own code, and only then is anything written:
+//   1. accounts exist (404 REFERENCE_NOT_FOUND)
+//   2. they fit together: same owner, a usable rail, a pull-capable source (400 INVALID_INPUT)
+//   3. same currency, which the platform supports in this direction (400 INVALID_CURRENCY)
+//   4. the external account's ownership is verified (400 EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED)
+//   5. the amount is within the platform's limits for the currency
+//      (400 AMOUNT_OUT_OF_RANGE below the minimum, 400 TRANSACTION_SIZE_LIMIT_EXCEEDED above the maximum)
+//   6. the available balance covers it (transfer-out; 400 INVALID_AMOUNT)
+
+import type { Tx } from '../../db/index.js';
+import { runCommand, type Reply } from '../../http/command.js';
+import type { Ctx } from '../../http/context.js';
+import { apiError, FieldErrors } from '../../http/errors.js';
+import { BalanceLimitExceeded, BALANCE_MAX, InsufficientFunds } from '../../ledger/index.js';
+import { railFor } from '../../rails/index.js';
+import { findTransferCounterparty, type TransferCounterparty } from '../external-accounts/service.js';
+import { findInternalAccount, type InternalAccountView } from '../internal-accounts/service.js';
+import { readPlatformConfig } from '../platform/service.js';
+import { platformCustomerIdOf, startTransfer, type TransactionView } from '../transactions/service.js';
+
+export interface TransferInInput {
+  source: { accountId: string };
+  destination: { accountId: string };
+  amount: number;
+}
+
+export interface TransferOutInput {
+  source: { accountId: string };
+  destination: { accountId: string; paymentRail?: string | undefined };
+  amount: number;
+  remittanceInformation?: string | undefined;
+  purposeOfPayment?: string | undefined;
+}
+
+interface TransferPlan {
+  direction: 'INCOMING' | 'OUTGOING';
+  internalField: string;
+  externalField: string;
+  internalAccountId: string;
+  externalAccountId: string;
+  amount: number;
+  requestedRail?: string | undefined;
+  details: { remittanceInformation?: string; purposeOfPayment?: string };
+}
+
+function referenceNotFound(field: string, kind: string, id: string) {
+  return apiError('REFERENCE_NOT_FOUND', `No ${kind} account ${id}`, { field });
+}
+
+function chooseRail(plan: TransferPlan, external: TransferCounterparty, errors: FieldErrors) {
+  const rails = external.paymentRails;
+  if (plan.requestedRail !== undefined) {
+    if (rails === undefined || !rails.includes(plan.requestedRail)) {
+      errors.add(`${plan.externalField.replace(/accountId$/, 'paymentRail')}`, `is not a rail this account can be paid over (${rails?.join(', ') ?? 'none'})`, rails ? { enum: rails } : undefined);
+      return { paymentRail: null, railSelectionMode: null };
+    }
+    return { paymentRail: plan.requestedRail, railSelectionMode: 'MANUAL' as const };
+  }
+  const rail = rails?.[0];
+  return rail === undefined ? { paymentRail: null, railSelectionMode: null } : { paymentRail: rail, railSelectionMode: 'AUTO' as const };
+}
+
+/** Steps 2 to 5 of the order above. */
+async function checkTransfer(tx: Tx, ctx: Ctx, plan: TransferPlan, internal: InternalAccountView, external: TransferCounterparty) {
+  const errors = new FieldErrors();
+  if (internal.customer_id !== external.customerId) {
+    const owner = (customerId: string | null) => customerId ?? 'the platform';
+    errors.add(plan.externalField, `belongs to ${owner(external.customerId)}, but ${plan.internalField} belongs to ${owner(internal.customer_id)}; both accounts must have the same owner`);
+  }
+  if (internal.status !== 'ACTIVE') errors.add(plan.internalField, `is ${internal.status}`);
+  if (plan.direction === 'INCOMING' && external.kind !== 'BANK') {
+    errors.add(plan.externalField, `is a ${external.accountType}, which cannot be pulled from; fund the internal account through its funding instructions instead`);
+  }
+  const rail = chooseRail(plan, external, errors);
+  errors.throwIfAny();
+
+  if (internal.currency !== external.currency) {
+    throw apiError('INVALID_CURRENCY', `The internal account holds ${internal.currency} and the external account ${external.currency}; same-currency transfers need one currency`, {
+      errors: [{ field: plan.externalField, message: `holds ${external.currency}, not ${internal.currency}` }],
+    });
+  }
+  const config = await readPlatformConfig(tx, ctx.platformId);
+  const limits = config.supportedCurrencies.find((c) => c.currencyCode === internal.currency);
+  if (limits === undefined || !limits.enabledTransactionTypes.includes(plan.direction)) {
+    throw apiError('INVALID_CURRENCY', `The platform does not enable ${plan.direction} transactions in ${internal.currency}`, {
+      errors: [{ field: plan.internalField, message: `holds ${internal.currency}, which is not enabled for ${plan.direction} transactions` }],
+    });
+  }
+  if (external.status === 'PENDING_OWNERSHIP_VERIFICATION' || external.status === 'UNVERIFIED') {
+    throw apiError('EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED', `External account ${external.id} must pass ownership verification first`, {
+      errors: [{ field: plan.externalField, message: `is ${external.status}` }],
+    });
+  }
+  if (external.status !== 'ACTIVE') {
+    throw apiError('INVALID_INPUT', `External account ${external.id} is ${external.status}`, { errors: [{ field: plan.externalField, message: `is ${external.status}` }] });
+  }
+  const amount = BigInt(plan.amount);
+  if (amount < BigInt(limits.minAmount)) {
+    throw apiError('AMOUNT_OUT_OF_RANGE', `The minimum ${internal.currency} transaction is ${limits.minAmount}`, {
+      minAmount: limits.minAmount,
+      errors: [{ field: 'amount', message: `must be at least ${limits.minAmount}` }],
+    });
+  }
+  const maxAmount = BigInt(limits.maxAmount) < BALANCE_MAX ? BigInt(limits.maxAmount) : BALANCE_MAX;
+  if (amount > maxAmount) {
+    throw apiError('TRANSACTION_SIZE_LIMIT_EXCEEDED', `The maximum single ${internal.currency} transaction is ${maxAmount}`, {
+      maxAmount: Number(maxAmount),
+      errors: [{ field: 'amount', message: `must be at most ${maxAmount}` }],
+    });
+  }
+  return { amount, ...rail };
+}
+
+async function transfer(tx: Tx, ctx: Ctx, plan: TransferPlan): Promise<TransactionView> {
+  const internal = await findInternalAccount(tx, ctx.platformId, plan.internalAccountId);
+  if (internal === undefined) throw referenceNotFound(plan.internalField, 'internal', plan.internalAccountId);
+  const external = await findTransferCounterparty(tx, ctx.platformId, plan.externalAccountId);
+  if (external === undefined) throw referenceNotFound(plan.externalField, 'external', plan.externalAccountId);
+  const checked = await checkTransfer(tx, ctx, plan, internal, external);
+
+  const payment = { direction: plan.direction, counterpartyIdentifier: external.primaryIdentifier };
+  const timeline = railFor(payment).plan(payment);
+  try {
+    return await startTransfer(
+      tx,
+      {
+        type: plan.direction,
+        platformId: ctx.platformId,
+        customerId: internal.customer_id,
+        platformCustomerId: await platformCustomerIdOf(tx, ctx.platformId, internal.customer_id),
+        internalAccountId: internal.id,
+        externalAccountId: external.id,
+        currency: internal.currency,
+        amount: checked.amount,
+        paymentRail: checked.paymentRail,
+        railSelectionMode: checked.railSelectionMode,
+        details: plan.details,
+      },
+      timeline,
+      ctx.now,
+    );
+  } catch (err) {
+    if (err instanceof InsufficientFunds) {
+      throw apiError('INVALID_AMOUNT', `Insufficient funds: the available balance of ${internal.id} is ${err.available}`, {
+        reason: 'INSUFFICIENT_BALANCE',
+        availableBalance: Number(err.available),
+        errors: [{ field: 'amount', message: `exceeds the available balance of ${err.available}` }],
+      });
+    }
+    if (err instanceof BalanceLimitExceeded) {
+      throw apiError('INVALID_AMOUNT', `This transfer would take the balance of ${internal.id} past the maximum of ${BALANCE_MAX}`, {
+        errors: [{ field: 'amount', message: `would take the balance past ${BALANCE_MAX}` }],
+      });
+    }
+    throw err;
+  }
+}
+
+export async function createTransferOut(ctx: Ctx, input: TransferOutInput, idempotencyKey: string | undefined): Promise<Reply> {
+  return runCommand(ctx, { operationId: 'createTransferOut', idempotencyKey, request: input }, async (tx) => {
+    const details: TransferPlan['details'] = {};
+    if (input.remittanceInformation !== undefined) details.remittanceInformation = input.remittanceInformation;
+    if (input.purposeOfPayment !== undefined) details.purposeOfPayment = input.purposeOfPayment;
+    const body = await transfer(tx, ctx, {
+      direction: 'OUTGOING',
+      internalField: 'source.accountId',
+      externalField: 'destination.accountId',
+      internalAccountId: input.source.accountId,
+      externalAccountId: input.destination.accountId,
+      amount: input.amount,
+      requestedRail: input.destination.paymentRail,
+      details,
+    });
+    return { status: 201, body };
+  });
+}
+
+export async function createTransferIn(ctx: Ctx, input: TransferInInput, idempotencyKey: string | undefined): Promise<Reply> {
+  return runCommand(ctx, { operationId: 'createTransferIn', idempotencyKey, request: input }, async (tx) => {
+    const body = await transfer(tx, ctx, {
+      direction: 'INCOMING',
+      internalField: 'destination.accountId',
+      externalField: 'source.accountId',
+      internalAccountId: input.destination.accountId,
+      externalAccountId: input.source.accountId,
+      amount: input.amount,
+      details: {},
+    });
+    return { status: 201, body };
+  });
+}

@@ -1,0 +1,233 @@
+import { describe, expect, it } from 'vitest';
+import { platformNowOf } from '../../src/modules/platform/service.js';
+import { railStepJob } from '../../src/modules/transactions/service.js';
+import { build, type TestApp } from '../helper.js';
+import { accountBody } from '../fixtures/accounts.js';
+import {
+  balances, customerWithAccounts, eventsOf, expectBalancedBooks, externalAccount, fund, fundedUsd, platformAccount, transferIn, transferOut,
+} from '../fixtures/money.js';
+
+async function world(t: TestApp) {
+  const usd = await fundedUsd(t, 1_000_000);
+  const bank = await externalAccount(t, 'USD_ACCOUNT', '000');
+  const slow = await externalAccount(t, 'USD_ACCOUNT', '005');
+  const out1 = (await transferOut(t, usd.id, bank.id, 100)).body;
+  await t.advanceClock(60);
+  const in1 = (await transferIn(t, bank.id, usd.id, 200)).body;
+  await t.advanceClock(60);
+  const pending = (await transferOut(t, usd.id, slow.id, 300)).body;
+  const customer = await customerWithAccounts(t, 'crm-c001');
+  await fund(t, customer.usd.id, 10_000);
+  const mine = (await transferOut(t, customer.usd.id, customer.external.id, 400)).body;
+  return { usd, bank, slow, out1, in1, pending, customer, mine };
+}
+
+const ids = (reply: { body: { data: { id: string }[] } }) => reply.body.data.map((x) => x.id);
+
+describe('GET /transactions', () => {
+  it('lists newest first and filters by every parameter the reference declares', async () => {
+    const t = await build();
+    const w = await world(t);
+    const CUSTOMER = w.customer.customer.id;
+    const all = await t.api('GET', '/transactions');
+    expect(all.status).toBe(200);
+    expect(all.body).toMatchObject({ hasMore: false, totalCount: 4 });
+    expect(ids(all)).toEqual([w.mine.id, w.pending.id, w.in1.id, w.out1.id]);
+    expect(ids(await t.api('GET', '/transactions?sortOrder=asc'))).toEqual([w.out1.id, w.in1.id, w.pending.id, w.mine.id]);
+
+    const q = async (query: string) => ids(await t.api('GET', `/transactions?${query}`));
+    expect(await q('type=INCOMING')).toEqual([w.in1.id]);
+    expect(await q('type=OUTGOING&sortOrder=asc')).toEqual([w.out1.id, w.pending.id, w.mine.id]);
+    expect(await q('status=PROCESSING')).toEqual([w.pending.id]);
+    expect(await q('status=COMPLETED&type=OUTGOING')).toEqual([w.mine.id, w.out1.id]);
+    expect(await q('status=REFUNDED')).toEqual([]);
+    expect(await q(`accountIdentifier=${w.bank.id}`)).toEqual([w.in1.id, w.out1.id]);
+    expect(await q(`senderAccountIdentifier=${w.bank.id}`)).toEqual([w.in1.id]);
+    expect(await q(`receiverAccountIdentifier=${w.bank.id}`)).toEqual([w.out1.id]);
+    expect(await q(`receiverAccountIdentifier=${w.usd.id}`)).toEqual([w.in1.id]);
+    expect(await q(`reference=${w.pending.reconciliationInstructions.reference}`)).toEqual([w.pending.id]);
+    expect(await q('reference=RY000000000000')).toEqual([]);
+    // The platform's own transactions answer to the platform id as customerId.
+    expect(await q(`customerId=${t.platformId}`)).toEqual([w.pending.id, w.in1.id, w.out1.id]);
+    expect(await q(`customerId=${CUSTOMER}`)).toEqual([w.mine.id]);
+    expect(await q(`platformCustomerId=crm-c001`)).toEqual([w.mine.id]);
+    expect(await q(`platformCustomerId=${t.platformId}`)).toEqual([w.pending.id, w.in1.id, w.out1.id]);
+    expect(await q(`platformCustomerId=${t.platformId}&customerId=${CUSTOMER}`)).toEqual([]);
+    expect(w.mine).toMatchObject({ customerId: CUSTOMER, platformCustomerId: 'crm-c001' });
+
+    // Dates are inclusive bounds on createdAt.
+    expect(await q(`startDate=${w.in1.createdAt}`)).toEqual([w.mine.id, w.pending.id, w.in1.id]);
+    expect(await q(`endDate=${w.in1.createdAt}`)).toEqual([w.in1.id, w.out1.id]);
+    expect(await q(`startDate=${w.in1.createdAt}&endDate=${w.in1.createdAt}`)).toEqual([w.in1.id]);
+
+    const page1 = await t.api('GET', '/transactions?limit=3');
+    expect(page1.body).toMatchObject({ hasMore: true, totalCount: 4 });
+    const page2 = await t.api('GET', `/transactions?limit=3&cursor=${page1.body.nextCursor}`);
+    expect(page2.body).toEqual({ data: [expect.objectContaining({ id: w.out1.id })], hasMore: false, totalCount: 4 });
+
+    const other = await t.newPlatform();
+    expect((await other.api('GET', '/transactions')).body).toEqual({ data: [], hasMore: false, totalCount: 0 });
+  });
+
+  it('rejects bad filters with every field named', async () => {
+    const t = await build();
+    const reply = await t.api('GET', '/transactions?type=SIDEWAYS&status=LOST&startDate=yesterday&sortOrder=random&limit=500');
+    expect(reply.status).toBe(400);
+    expect(reply.body.details.errors.map((e: any) => e.field).sort()).toEqual(['limit', 'sortOrder', 'startDate', 'status', 'type']);
+    expect((await t.api('GET', '/transactions?cursor=bogus')).status).toBe(400);
+  });
+});
+
+describe('GET /transactions/{transactionId}', () => {
+  it('answers 404 TRANSACTION_NOT_FOUND for an unknown id or another platform\'s', async () => {
+    const t = await build();
+    const other = await t.newPlatform();
+    const usd = await platformAccount(other, 'USD');
+    const bank = await externalAccount(other, 'USD_ACCOUNT');
+    const theirs = (await transferIn(other, bank.id, usd.id, 100)).body;
+    for (const id of [theirs.id, 'Transaction:0193f1d2-0000-7000-8000-000000000000']) {
+      const reply = await t.api('GET', `/transactions/${id}`);
+      expect(reply.status).toBe(404);
+      expect(reply.body).toMatchObject({ status: 404, code: 'TRANSACTION_NOT_FOUND' });
+    }
+  });
+});
+
+describe('POST /transactions/{transactionId}/confirm', () => {
+  it('records when the receipt was delivered, now by default, and a repeat overwrites it', async () => {
+    const t = await build();
+    const usd = await fundedUsd(t);
+    const bank = await externalAccount(t, 'USD_ACCOUNT');
+    const tx = (await transferOut(t, usd.id, bank.id, 100)).body;
+    expect(tx.receiptDeliveryConfirmedAt).toBeUndefined();
+    const now = (await platformNowOf(t.deps, t.platformId)).getTime();
+    const confirmed = await t.api('POST', `/transactions/${tx.id}/confirm`);
+    expect(confirmed.status).toBe(200);
+    const at = Date.parse(confirmed.body.receiptDeliveryConfirmedAt);
+    expect(at).toBeGreaterThanOrEqual(now);
+    expect(at - now).toBeLessThan(5_000);
+    expect(confirmed.body).toMatchObject({ id: tx.id, status: 'COMPLETED' });
+
+    const given = await t.api('POST', `/transactions/${tx.id}/confirm`, { body: { receiptDeliveryConfirmedAt: '2025-01-02T03:04:05Z' } });
+    expect(given.body.receiptDeliveryConfirmedAt).toBe('2025-01-02T03:04:05.000Z');
+    expect((await t.api('GET', `/transactions/${tx.id}`)).body.receiptDeliveryConfirmedAt).toBe('2025-01-02T03:04:05.000Z');
+
+    const future = await t.api('POST', `/transactions/${tx.id}/confirm`, { body: { receiptDeliveryConfirmedAt: '2999-01-01T00:00:00Z' } });
+    expect(future.status).toBe(400);
+    expect(future.body.details.errors[0].field).toBe('receiptDeliveryConfirmedAt');
+    const malformed = await t.api('POST', `/transactions/${tx.id}/confirm`, { body: { receiptDeliveryConfirmedAt: 'last tuesday' } });
+    expect(malformed.body.details.errors[0]).toMatchObject({ field: 'receiptDeliveryConfirmedAt', constraint: { format: 'date-time' } });
+    expect((await t.api('GET', `/transactions/${tx.id}`)).body.receiptDeliveryConfirmedAt).toBe('2025-01-02T03:04:05.000Z');
+    expect((await t.api('POST', '/transactions/Transaction:0193f1d2-0000-7000-8000-000000000000/confirm')).status).toBe(404);
+  });
+});
+
+describe('POST /transactions/{transactionId}/cancel', () => {
+  it('cancels a pending ACH payout: FAILED, hold released, refund recorded; the late rail outcome changes nothing', async () => {
+    const t = await build();
+    const usd = await fundedUsd(t, 50_000);
+    const slow = await externalAccount(t, 'USD_ACCOUNT', '005');
+    const pending = (await transferOut(t, usd.id, slow.id, 20_000)).body;
+    expect(await balances(t, usd.id)).toEqual({ balance: 30_000, totalBalance: 50_000 });
+    const cancelled = await t.api('POST', `/transactions/${pending.id}/cancel`, { body: { reason: 'customer changed their mind' } });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toMatchObject({
+      status: 'FAILED',
+      refund: { reference: `${pending.reconciliationInstructions.reference}-R`, status: 'COMPLETED', reason: 'USER_CANCELLATION' },
+    });
+    expect(cancelled.body.failureReason).toBeUndefined();
+    expect(cancelled.body.refund.initiatedAt).toBe(cancelled.body.refund.settledAt);
+    expect(await balances(t, usd.id)).toEqual({ balance: 50_000, totalBalance: 50_000 });
+    expect((await eventsOf(t, pending.id)).map((e) => [e.type, e.data.refund?.status])).toEqual([
+      ['OUTGOING_PAYMENT.PROCESSING', undefined],
+      ['OUTGOING_PAYMENT.FAILED', undefined],
+      ['OUTGOING_PAYMENT.REFUND_PENDING', 'PENDING'],
+      ['OUTGOING_PAYMENT.REFUND_COMPLETED', 'COMPLETED'],
+    ]);
+    // The 30 s timeout still fires, finds the transfer settled, and leaves it alone.
+    expect((await t.advanceClock(31)).jobsRun).toBe(1);
+    expect((await t.api('GET', `/transactions/${pending.id}`)).body).toEqual(cancelled.body);
+    expect(await balances(t, usd.id)).toEqual({ balance: 50_000, totalBalance: 50_000 });
+    await expectBalancedBooks(t);
+    // Once failed it is past cancelling.
+    expect((await t.api('POST', `/transactions/${pending.id}/cancel`)).body.code).toBe('TRANSACTION_NOT_CANCELLABLE');
+  });
+
+  it('cancels a pending ACH pull: FAILED with COLLECTION_FAILED, the pending credit undone', async () => {
+    const t = await build();
+    const usd = await platformAccount(t, 'USD');
+    const slow = await externalAccount(t, 'USD_ACCOUNT', '005');
+    const pending = (await transferIn(t, slow.id, usd.id, 900)).body;
+    expect(pending.status).toBe('PENDING');
+    expect(await balances(t, usd.id)).toEqual({ balance: 0, totalBalance: 900 });
+    const cancelled = await t.api('POST', `/transactions/${pending.id}/cancel`);
+    expect(cancelled.body).toMatchObject({ status: 'FAILED', failureReason: 'COLLECTION_FAILED' });
+    expect(cancelled.body.refund).toBeUndefined();
+    expect(await balances(t, usd.id)).toEqual({ balance: 0, totalBalance: 0 });
+  });
+
+  it('answers 409 once settled, 400 for transfers that are not ACH or wire, 404 for unknown ids', async () => {
+    const t = await build();
+    const usd = await fundedUsd(t);
+    const bank = await externalAccount(t, 'USD_ACCOUNT');
+    const done = (await transferOut(t, usd.id, bank.id, 100)).body;
+    const settled = await t.api('POST', `/transactions/${done.id}/cancel`);
+    expect(settled.status).toBe(409);
+    expect(settled.body).toMatchObject({ status: 409, code: 'TRANSACTION_NOT_CANCELLABLE', details: { status: 'COMPLETED' } });
+
+    const usdb = await platformAccount(t, 'USDB');
+    await fund(t, usdb.id, 1_000_000);
+    const wallet = await t.api('POST', '/platform/external-accounts', { body: { ...accountBody('SPARK_WALLET', '005'), currency: 'USDB' } });
+    const onChain = (await transferOut(t, usdb.id, wallet.body.id, 1_000)).body;
+    expect(onChain.status).toBe('PROCESSING');
+    const notBank = await t.api('POST', `/transactions/${onChain.id}/cancel`);
+    expect(notBank.status).toBe(400);
+    expect(notBank.body).toMatchObject({ code: 'INVALID_INPUT', details: { errors: [{ field: 'transactionId' }] } });
+
+    const rtp = await t.api('POST', '/transfer-out', {
+      body: { source: { accountId: usd.id }, destination: { accountId: (await externalAccount(t, 'USD_ACCOUNT', '005')).id, paymentRail: 'RTP' }, amount: 100 },
+    });
+    expect(rtp.body).toMatchObject({ status: 'PROCESSING', paymentRail: 'RTP' });
+    expect((await t.api('POST', `/transactions/${rtp.body.id}/cancel`)).status).toBe(400);
+
+    const unknown = await t.api('POST', '/transactions/Transaction:0193f1d2-0000-7000-8000-000000000000/cancel', { body: {} });
+    expect(unknown.body).toMatchObject({ status: 404, code: 'TRANSACTION_NOT_FOUND' });
+  });
+});
+
+describe('returned payments (a failure after completion)', () => {
+  it('reverses the settlement, fails the payout with PAYOUT_RETURNED and records the refund', async () => {
+    const t = await build();
+    const usd = await fundedUsd(t, 10_000);
+    const bank = await externalAccount(t, 'USD_ACCOUNT');
+    const paid = (await transferOut(t, usd.id, bank.id, 4_000)).body;
+    expect(await balances(t, usd.id)).toEqual({ balance: 6_000, totalBalance: 6_000 });
+    // No transfer suffix returns a payment; the rail reports one through its job, as it would later.
+    const now = await platformNowOf(t.deps, t.platformId);
+    await t.deps.db.transaction((tx) =>
+      railStepJob.schedule(tx, {
+        platformId: t.platformId,
+        payload: { transactionId: paid.id, outcome: { kind: 'RETURNED', failureReason: 'PAYOUT_RETURNED' } },
+        dueAt: new Date(now.getTime() + 3_600_000),
+        now,
+      }),
+    );
+    await t.advanceClock(3_601);
+    const returned = (await t.api('GET', `/transactions/${paid.id}`)).body;
+    expect(returned).toMatchObject({
+      status: 'FAILED',
+      failureReason: 'PAYOUT_RETURNED',
+      settledAt: paid.settledAt,
+      refund: { status: 'COMPLETED', reason: 'TRANSACTION_FAILED', reference: `${paid.reconciliationInstructions.reference}-R` },
+    });
+    expect(await balances(t, usd.id)).toEqual({ balance: 10_000, totalBalance: 10_000 });
+    expect((await eventsOf(t, paid.id)).map((e) => e.type)).toEqual([
+      'OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.COMPLETED', 'OUTGOING_PAYMENT.FAILED', 'OUTGOING_PAYMENT.REFUND_PENDING', 'OUTGOING_PAYMENT.REFUND_COMPLETED',
+    ]);
+    const kinds = await t.deps.db.k.selectFrom('ledger_postings').select('kind').where('transaction_id', '=', paid.id).orderBy('id').execute();
+    expect(kinds.map((k) => k.kind)).toEqual(['HOLD', 'SETTLE', 'RETURN']);
+    await expectBalancedBooks(t);
+    // The returned transfer is settled history: not cancellable.
+    expect((await t.api('POST', `/transactions/${paid.id}/cancel`)).status).toBe(409);
+  });
+});

@@ -1,0 +1,366 @@
+import { describe, expect, it } from 'vitest';
+import { TRANSFER_SCENARIOS } from '../../src/sandbox/magic.js';
+import { build } from '../helper.js';
+import { accountBody } from '../fixtures/accounts.js';
+import {
+  balances, customerWithAccounts, eventsOf, expectBalancedBooks, externalAccount, fund, fundedUsd, platformAccount, transferIn, transferOut,
+} from '../fixtures/money.js';
+
+const USD = { code: 'USD', name: 'US Dollar', symbol: '$', decimals: 2 };
+
+describe('POST /transfer-out', () => {
+  it('settles at once: COMPLETED, funds gone, events in order, books balanced', async () => {
+    const t = await build();
+    const source = await fundedUsd(t, 100_000);
+    const destination = await externalAccount(t, 'USD_ACCOUNT', '000');
+    const reply = await transferOut(t, source.id, destination.id, 12_345);
+    expect(reply.status).toBe(201);
+    const tx = reply.body;
+    expect(tx.id).toMatch(/^Transaction:[0-9a-f-]{36}$/);
+    expect(tx).toEqual({
+      id: tx.id,
+      type: 'OUTGOING',
+      status: 'COMPLETED',
+      direction: 'DEBIT',
+      source: { sourceType: 'ACCOUNT', accountId: source.id, currency: 'USD' },
+      destination: { destinationType: 'ACCOUNT', accountId: destination.id, currency: 'USD' },
+      customerId: t.platformId,
+      platformCustomerId: t.platformId,
+      settledAt: tx.createdAt,
+      createdAt: tx.createdAt,
+      updatedAt: tx.createdAt,
+      sentAmount: { amount: 12_345, currency: USD },
+      receivedAmount: { amount: 12_345, currency: USD },
+      exchangeRate: 1,
+      fees: 0,
+      platformFees: 0,
+      reconciliationInstructions: { reference: expect.stringMatching(/^RY[0-9A-F]{12}$/) },
+      paymentRail: 'ACH',
+      railSelectionMode: 'AUTO',
+    });
+    expect(await balances(t, source.id)).toEqual({ balance: 87_655, totalBalance: 87_655 });
+    expect((await eventsOf(t, tx.id)).map((e) => [e.type, e.data.status])).toEqual([
+      ['OUTGOING_PAYMENT.PROCESSING', 'PROCESSING'],
+      ['OUTGOING_PAYMENT.COMPLETED', 'COMPLETED'],
+    ]);
+    const accountEvents = await eventsOf(t, source.id);
+    expect(accountEvents.map((e) => [e.type, e.data.balance.amount])).toEqual([
+      ['INTERNAL_ACCOUNT.BALANCE_UPDATED', 100_000],
+      ['INTERNAL_ACCOUNT.BALANCE_UPDATED', 87_655],
+    ]);
+    const postings = await t.deps.db.k.selectFrom('ledger_postings').select('kind').where('transaction_id', '=', tx.id).orderBy('created_at').orderBy('id').execute();
+    expect(postings.map((p) => p.kind)).toEqual(['HOLD', 'SETTLE']);
+    const books = await expectBalancedBooks(t);
+    expect(books.accounts.find((a: any) => a.kind === 'EXTERNAL_RAILS' && a.currency === 'USD').available).toBe('12345');
+    expect((await t.api('GET', `/transactions/${tx.id}`)).body).toEqual(tx);
+  });
+
+  it('uses a rail the destination names (MANUAL) and rejects one it cannot take', async () => {
+    const t = await build();
+    const source = await fundedUsd(t);
+    const destination = await externalAccount(t, 'USD_ACCOUNT');
+    const wire = await t.api('POST', '/transfer-out', {
+      body: { source: { accountId: source.id }, destination: { accountId: destination.id, paymentRail: 'WIRE' }, amount: 500, remittanceInformation: 'Invoice 42', purposeOfPayment: 'GOODS_OR_SERVICES' },
+    });
+    expect(wire.status).toBe(201);
+    expect(wire.body).toMatchObject({ paymentRail: 'WIRE', railSelectionMode: 'MANUAL', status: 'COMPLETED' });
+    const sepa = await t.api('POST', '/transfer-out', { body: { source: { accountId: source.id }, destination: { accountId: destination.id, paymentRail: 'SEPA' }, amount: 500 } });
+    expect(sepa.status).toBe(400);
+    expect(sepa.body.details.errors).toEqual([expect.objectContaining({ field: 'destination.paymentRail' })]);
+  });
+
+  it('pays a wallet with no bank rail', async () => {
+    const t = await build();
+    const usdb = await platformAccount(t, 'USDB');
+    await fund(t, usdb.id, 5_000_000);
+    const wallet = await t.api('POST', '/platform/external-accounts', { body: { ...accountBody('SPARK_WALLET'), currency: 'USDB' } });
+    const reply = await transferOut(t, usdb.id, wallet.body.id, 1_000_000);
+    expect(reply.status).toBe(201);
+    expect(reply.body).toMatchObject({ status: 'COMPLETED', paymentRail: null, railSelectionMode: null, sentAmount: { amount: 1_000_000, currency: { code: 'USDB', decimals: 6 } } });
+  });
+
+  it('refuses an amount the available balance does not cover, and writes nothing', async () => {
+    const t = await build();
+    const source = await fundedUsd(t, 1_000);
+    const destination = await externalAccount(t, 'USD_ACCOUNT');
+    const reply = await transferOut(t, source.id, destination.id, 1_001);
+    expect(reply.status).toBe(400);
+    expect(reply.body).toMatchObject({
+      code: 'INVALID_AMOUNT',
+      details: { reason: 'INSUFFICIENT_BALANCE', availableBalance: 1_000, errors: [{ field: 'amount' }] },
+    });
+    expect((await t.api('GET', '/transactions')).body.totalCount).toBe(0);
+    expect(await balances(t, source.id)).toEqual({ balance: 1_000, totalBalance: 1_000 });
+    expect((await transferOut(t, source.id, destination.id, 1_000)).body.status).toBe('COMPLETED');
+    expect(await balances(t, source.id)).toEqual({ balance: 0, totalBalance: 0 });
+  });
+
+  it('lists every invalid field of a body at once', async () => {
+    const t = await build();
+    const reply = await t.api('POST', '/transfer-out', {
+      body: { source: {}, destination: { accountId: '', paymentRail: 'CARRIER_PIGEON' }, amount: 0, remittanceInformation: 'x'.repeat(81), purposeOfPayment: 'BRIBE' },
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body.code).toBe('INVALID_INPUT');
+    expect(reply.body.details.errors.map((e: any) => e.field).sort()).toEqual([
+      'amount', 'destination.accountId', 'destination.paymentRail', 'purposeOfPayment', 'remittanceInformation', 'source.accountId',
+    ]);
+    const fraction = await t.api('POST', '/transfer-out', { body: { source: { accountId: 'a' }, destination: { accountId: 'b' }, amount: 1.5 } });
+    expect(fraction.body.details.errors.map((e: any) => e.field)).toEqual(['amount']);
+    const missing = await t.api('POST', '/transfer-out', { body: { source: { accountId: 'a' }, destination: { accountId: 'b' } } });
+    expect(missing.body.details.errors).toEqual([{ field: 'amount', message: 'is required' }]);
+  });
+
+  it('answers 404 for an unknown account, or one of another platform', async () => {
+    const t = await build();
+    const other = await t.newPlatform();
+    const source = await fundedUsd(t);
+    const destination = await externalAccount(t, 'USD_ACCOUNT');
+    const theirSource = await platformAccount(other, 'USD');
+    const theirDestination = await externalAccount(other, 'USD_ACCOUNT');
+    for (const [from, to, field] of [
+      ['InternalAccount:0193f1d2-0000-7000-8000-000000000000', destination.id, 'source.accountId'],
+      [theirSource.id, destination.id, 'source.accountId'],
+      [source.id, 'ExternalAccount:0193f1d2-0000-7000-8000-000000000000', 'destination.accountId'],
+      [source.id, theirDestination.id, 'destination.accountId'],
+    ]) {
+      const reply = await transferOut(t, from!, to!, 100);
+      expect(reply.status).toBe(404);
+      expect(reply.body).toMatchObject({ code: 'REFERENCE_NOT_FOUND', details: { field } });
+    }
+  });
+
+  it('moves money only between accounts of one owner', async () => {
+    const t = await build();
+    const platformUsd = await fundedUsd(t);
+    const customer = await customerWithAccounts(t, 'crm-transfers-1');
+    const platformExternal = await externalAccount(t, 'USD_ACCOUNT');
+    await fund(t, customer.usd.id, 50_000);
+
+    const crossed = await transferOut(t, platformUsd.id, customer.external.id, 100);
+    expect(crossed.status).toBe(400);
+    expect(crossed.body.details.errors).toEqual([
+      expect.objectContaining({ field: 'destination.accountId', message: expect.stringContaining('both accounts must have the same owner') }),
+    ]);
+    expect((await transferOut(t, customer.usd.id, platformExternal.id, 100)).status).toBe(400);
+    expect((await transferIn(t, customer.external.id, platformUsd.id, 100)).status).toBe(400);
+
+    const own = await transferOut(t, customer.usd.id, customer.external.id, 2_500);
+    expect(own.status).toBe(201);
+    expect(own.body).toMatchObject({ status: 'COMPLETED', customerId: customer.customer.id, platformCustomerId: 'crm-transfers-1' });
+  });
+
+  it('needs one currency on both sides, enabled on the platform', async () => {
+    const t = await build();
+    const usdc = await platformAccount(t, 'USDC');
+    await fund(t, usdc.id, 1_000_000);
+    const usdBank = await externalAccount(t, 'USD_ACCOUNT');
+    const mismatch = await transferOut(t, usdc.id, usdBank.id, 100);
+    expect(mismatch.status).toBe(400);
+    expect(mismatch.body).toMatchObject({ code: 'INVALID_CURRENCY', details: { errors: [{ field: 'destination.accountId' }] } });
+
+    const usd = await fundedUsd(t);
+    const config = (await t.api('GET', '/config')).body;
+    const incomingOnly = config.supportedCurrencies.map((c: any) => (c.currencyCode === 'USD' ? { ...c, enabledTransactionTypes: ['INCOMING'] } : c));
+    await t.api('PATCH', '/config', { body: { supportedCurrencies: incomingOnly } });
+    const disabled = await transferOut(t, usd.id, usdBank.id, 100);
+    expect(disabled.status).toBe(400);
+    expect(disabled.body.code).toBe('INVALID_CURRENCY');
+    expect((await transferIn(t, usdBank.id, usd.id, 100)).status).toBe(201);
+  });
+
+  it('enforces the per-currency single-transaction limits of the configuration', async () => {
+    const t = await build();
+    const source = await fundedUsd(t, 100_000_000_000);
+    const destination = await externalAccount(t, 'USD_ACCOUNT');
+    // The sandbox default maximum for USD is 100,000,000 (one million dollars).
+    expect((await transferOut(t, source.id, destination.id, 100_000_000)).body.status).toBe('COMPLETED');
+    const over = await transferOut(t, source.id, destination.id, 100_000_001);
+    expect(over.status).toBe(400);
+    expect(over.body).toMatchObject({ code: 'TRANSACTION_SIZE_LIMIT_EXCEEDED', details: { maxAmount: 100_000_000, errors: [{ field: 'amount' }] } });
+    const huge = await transferOut(t, source.id, destination.id, 9_000_000_000_000_001);
+    expect(huge.body.code).toBe('TRANSACTION_SIZE_LIMIT_EXCEEDED');
+
+    const config = (await t.api('GET', '/config')).body;
+    const limited = config.supportedCurrencies.map((c: any) => (c.currencyCode === 'USD' ? { ...c, minAmount: 500, maxAmount: 5_000 } : c));
+    await t.api('PATCH', '/config', { body: { supportedCurrencies: limited } });
+    expect((await transferOut(t, source.id, destination.id, 5_001)).body.code).toBe('TRANSACTION_SIZE_LIMIT_EXCEEDED');
+    expect((await transferIn(t, destination.id, source.id, 5_001)).body.code).toBe('TRANSACTION_SIZE_LIMIT_EXCEEDED');
+    const under = await transferOut(t, source.id, destination.id, 499);
+    expect(under.body).toMatchObject({ code: 'AMOUNT_OUT_OF_RANGE', details: { minAmount: 500 } });
+    expect((await transferOut(t, source.id, destination.id, 5_000)).status).toBe(201);
+    // The USDC limit is separate and untouched.
+    const usdc = await platformAccount(t, 'USDC');
+    await fund(t, usdc.id, 10_000_000);
+    const base = await externalAccount(t, 'BASE_WALLET');
+    expect((await transferOut(t, usdc.id, base.id, 10_000_000)).body.status).toBe('COMPLETED');
+  });
+
+  it('needs the external account\'s ownership verified', async () => {
+    const t = await build({ counterpartyRules: true });
+    const usdc = await platformAccount(t, 'USDC');
+    await fund(t, usdc.id, 1_000_000);
+    const body = accountBody('BASE_WALLET');
+    const wallet = await t.api('POST', '/platform/external-accounts', { body: { ...body, ownershipType: 'FIRST_PARTY' } });
+    expect(wallet.body.status).toBe('PENDING_OWNERSHIP_VERIFICATION');
+    const reply = await transferOut(t, usdc.id, wallet.body.id, 100);
+    expect(reply.status).toBe(400);
+    expect(reply.body).toMatchObject({ code: 'EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED', details: { errors: [{ field: 'destination.accountId', message: 'is PENDING_OWNERSHIP_VERIFICATION' }] } });
+  });
+
+  it('needs the TRANSACT permission (401, as the operation declares no 403)', async () => {
+    const t = await build();
+    const source = await fundedUsd(t);
+    const destination = await externalAccount(t, 'USD_ACCOUNT');
+    const token = await t.api('POST', '/tokens', { body: { name: 'viewer', permissions: ['VIEW', 'MANAGE'] } });
+    const reply = await t.api('POST', '/transfer-out', {
+      body: { source: { accountId: source.id }, destination: { accountId: destination.id }, amount: 1 },
+      auth: { username: token.body.clientId, password: token.body.clientSecret },
+    });
+    expect(reply.status).toBe(401);
+    expect(reply.body).toMatchObject({ code: 'UNAUTHORIZED', details: { requiredPermission: 'TRANSACT' } });
+  });
+});
+
+describe('POST /transfer-in', () => {
+  it('pulls at once from a bank account: COMPLETED, funds available', async () => {
+    const t = await build();
+    const destination = await platformAccount(t, 'USD');
+    const source = await externalAccount(t, 'USD_ACCOUNT', '000');
+    const reply = await transferIn(t, source.id, destination.id, 7_500);
+    expect(reply.status).toBe(201);
+    expect(reply.body).toMatchObject({
+      type: 'INCOMING',
+      status: 'COMPLETED',
+      direction: 'CREDIT',
+      source: { sourceType: 'ACCOUNT', accountId: source.id, currency: 'USD' },
+      destination: { destinationType: 'ACCOUNT', accountId: destination.id, currency: 'USD' },
+      receivedAmount: { amount: 7_500, currency: USD },
+      customerId: t.platformId,
+      settledAt: reply.body.createdAt,
+    });
+    expect(reply.body.paymentRail).toBeUndefined();
+    expect(await balances(t, destination.id)).toEqual({ balance: 7_500, totalBalance: 7_500 });
+    expect((await eventsOf(t, reply.body.id)).map((e) => e.type)).toEqual(['INCOMING_PAYMENT.PENDING', 'INCOMING_PAYMENT.COMPLETED']);
+    const postings = await t.deps.db.k.selectFrom('ledger_postings').select('kind').where('transaction_id', '=', reply.body.id).orderBy('id').execute();
+    expect(postings.map((p) => p.kind)).toEqual(['INCOMING_ACCEPT', 'INCOMING_COMPLETE']);
+    await expectBalancedBooks(t);
+  });
+
+  it('cannot pull from a wallet', async () => {
+    const t = await build();
+    const usdc = await platformAccount(t, 'USDC');
+    const wallet = await externalAccount(t, 'SOLANA_WALLET');
+    const reply = await transferIn(t, wallet.id, usdc.id, 100);
+    expect(reply.status).toBe(400);
+    expect(reply.body.details.errors).toEqual([expect.objectContaining({ field: 'source.accountId', message: expect.stringContaining('cannot be pulled from') })]);
+  });
+});
+
+// Every transfer suffix, in both directions, with the clock advanced instead of waited on.
+// Rows: suffix, transfer-out statuses (at creation, after 29 s, after 31 s) and failure
+// reason, transfer-in statuses and failure reason.
+const SUFFIX_TABLE = [
+  ['000', ['COMPLETED', 'COMPLETED', 'COMPLETED'], undefined, ['COMPLETED', 'COMPLETED', 'COMPLETED'], undefined],
+  ['001', ['COMPLETED', 'COMPLETED', 'COMPLETED'], undefined, ['COMPLETED', 'COMPLETED', 'COMPLETED'], undefined],
+  ['002', ['FAILED', 'FAILED', 'FAILED'], 'LIMIT_EXCEEDED', ['FAILED', 'FAILED', 'FAILED'], 'COLLECTION_FAILED'],
+  ['003', ['FAILED', 'FAILED', 'FAILED'], 'ACCOUNT_INVALID', ['FAILED', 'FAILED', 'FAILED'], 'COLLECTION_FAILED'],
+  ['004', ['FAILED', 'FAILED', 'FAILED'], 'ACCOUNT_CANNOT_RECEIVE', ['FAILED', 'FAILED', 'FAILED'], 'COLLECTION_FAILED'],
+  ['005', ['PROCESSING', 'PROCESSING', 'FAILED'], 'QUOTE_EXECUTION_FAILED', ['PENDING', 'PENDING', 'FAILED'], 'COLLECTION_FAILED'],
+  ['102', ['COMPLETED', 'COMPLETED', 'COMPLETED'], undefined, ['COMPLETED', 'COMPLETED', 'COMPLETED'], undefined],
+] as const;
+
+describe('transfer scenarios by the external account suffix', () => {
+  it('covers every row of the magic table', () => {
+    expect(TRANSFER_SCENARIOS.map((row) => row.suffix)).toEqual(SUFFIX_TABLE.filter((r) => /^00[2-5]$/.test(r[0])).map((r) => r[0]));
+  });
+
+  it.each(SUFFIX_TABLE)('suffix %s', async (suffix, outStatuses, outReason, inStatuses, inReason) => {
+    const t = await build();
+    const usd = await fundedUsd(t, 100_000);
+    const external = await externalAccount(t, 'USD_ACCOUNT', suffix);
+    const out = await transferOut(t, usd.id, external.id, 10_000);
+    const incoming = await transferIn(t, external.id, usd.id, 3_000);
+    expect([out.status, incoming.status]).toEqual([201, 201]);
+    const observe = async () => {
+      const o = (await t.api('GET', `/transactions/${out.body.id}`)).body;
+      const i = (await t.api('GET', `/transactions/${incoming.body.id}`)).body;
+      return { o, i, balances: await balances(t, usd.id) };
+    };
+    const expectState = (state: Awaited<ReturnType<typeof observe>>, step: 0 | 1 | 2) => {
+      expect(state.o.status).toBe(outStatuses[step]);
+      expect(state.i.status).toBe(inStatuses[step]);
+      expect(state.o.failureReason).toBe(outStatuses[step] === 'FAILED' ? outReason : undefined);
+      expect(state.i.failureReason).toBe(inStatuses[step] === 'FAILED' ? inReason : undefined);
+      const outSettled = outStatuses[step] === 'COMPLETED' ? 10_000 : 0;
+      const outHeld = outStatuses[step] === 'PROCESSING' ? 10_000 : 0;
+      const inAvailable = inStatuses[step] === 'COMPLETED' ? 3_000 : 0;
+      const inPending = inStatuses[step] === 'PENDING' ? 3_000 : 0;
+      expect(state.balances).toEqual({
+        balance: 100_000 - outSettled - outHeld + inAvailable,
+        totalBalance: 100_000 - outSettled + inAvailable + inPending,
+      });
+      expect(state.o.settledAt === undefined).toBe(outStatuses[step] !== 'COMPLETED');
+    };
+    expect(out.body.status).toBe(outStatuses[0]);
+    expectState(await observe(), 0);
+    await t.advanceClock(29);
+    expectState(await observe(), 1);
+    await t.advanceClock(2);
+    expectState(await observe(), 2);
+    await expectBalancedBooks(t);
+
+    const outEvents = (await eventsOf(t, out.body.id)).map((e) => e.type.replace('OUTGOING_PAYMENT.', ''));
+    const inEvents = (await eventsOf(t, incoming.body.id)).map((e) => e.type.replace('INCOMING_PAYMENT.', ''));
+    expect(outEvents).toEqual(['PROCESSING', outStatuses[2]]);
+    expect(inEvents).toEqual(['PENDING', inStatuses[2]]);
+    // Failures release the hold in the ledger, never settle it.
+    const kinds = await t.deps.db.k.selectFrom('ledger_postings').select('kind').where('transaction_id', '=', out.body.id).orderBy('id').execute();
+    expect(kinds.map((k) => k.kind)).toEqual(['HOLD', outStatuses[2] === 'COMPLETED' ? 'SETTLE' : 'RELEASE']);
+  });
+
+  it('reads the suffix of the user part of an identifier with a domain (PIX email keys)', async () => {
+    const t = await build();
+    const config = (await t.api('GET', '/config')).body;
+    const brl = { currencyCode: 'BRL', minAmount: 1, maxAmount: 1_000_000, requiredCounterpartyFields: [], enabledTransactionTypes: ['INCOMING', 'OUTGOING'] };
+    await t.api('PATCH', '/config', { body: { supportedCurrencies: [...config.supportedCurrencies, brl] } });
+    const account = await platformAccount(t, 'BRL');
+    await fund(t, account.id, 10_000);
+    const pix = await externalAccount(t, 'BRL_ACCOUNT', '003');
+    expect(pix.accountInfo.pixKey).toMatch(/003@pix\.example\.com$/);
+    const reply = await transferOut(t, account.id, pix.id, 1_000);
+    expect(reply.body).toMatchObject({ status: 'FAILED', failureReason: 'ACCOUNT_INVALID', paymentRail: 'PIX' });
+  });
+});
+
+describe('Idempotency-Key on transfers', () => {
+  it('replays the stored answer byte for byte and moves the money once', async () => {
+    const t = await build();
+    const source = await fundedUsd(t, 10_000);
+    const destination = await externalAccount(t, 'USD_ACCOUNT');
+    const headers = { 'idempotency-key': 'payout-2026-001' };
+    const first = await transferOut(t, source.id, destination.id, 4_000, headers);
+    const again = await transferOut(t, source.id, destination.id, 4_000, headers);
+    expect(again.status).toBe(201);
+    expect(again.text).toBe(first.text);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(await balances(t, source.id)).toEqual({ balance: 6_000, totalBalance: 6_000 });
+    const other = await transferOut(t, source.id, destination.id, 4_001, headers);
+    expect(other.status).toBe(400);
+    expect(other.body.details.errors[0].field).toBe('Idempotency-Key');
+    // Keys are per operation: the same key on transfer-in is a new request.
+    const pulled = await transferIn(t, destination.id, source.id, 1_000, headers);
+    expect(pulled.status).toBe(201);
+    expect((await t.api('GET', '/transactions')).body.totalCount).toBe(2);
+  });
+
+  it('does not store a refused request: the key works once funds arrive', async () => {
+    const t = await build();
+    const source = await platformAccount(t, 'USD');
+    const destination = await externalAccount(t, 'USD_ACCOUNT');
+    const headers = { 'idempotency-key': 'retry-after-funding' };
+    expect((await transferOut(t, source.id, destination.id, 500, headers)).status).toBe(400);
+    await fund(t, source.id, 500);
+    expect((await transferOut(t, source.id, destination.id, 500, headers)).body.status).toBe('COMPLETED');
+  });
+});
