@@ -40,6 +40,37 @@ export class DbConnectError extends Error {}
 const transactionAttemptsMax = 5;
 const PG_RETRYABLE = new Set(['40001', '40P01']);
 
+// Work to do once a transaction has committed (waking the job runner for work due now).
+// Keyed by the transaction object, so callbacks of an attempt that rolled back (or that
+// PostgreSQL retried) are dropped with it.
+const AFTER_COMMIT = new WeakMap<object, (() => void)[]>();
+
+/**
+ * Runs `fn` after the transaction `q` commits; outside a transaction (the statement has
+ * already committed) it runs on the next tick. Callbacks must not throw.
+ */
+export function afterCommit(q: Queryable, fn: () => void): void {
+  if (!q.isTransaction) {
+    queueMicrotask(fn);
+    return;
+  }
+  const callbacks = AFTER_COMMIT.get(q);
+  if (callbacks === undefined) AFTER_COMMIT.set(q, [fn]);
+  else callbacks.push(fn);
+}
+
+/** Runs fn in a transaction of k, then the after-commit callbacks registered on it. */
+async function runTransaction<T>(k: Kysely<Database>, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  let committed: Tx | undefined;
+  const result = await k.transaction().execute(async (tx) => {
+    committed = tx;
+    return fn(tx);
+  });
+  const callbacks = committed === undefined ? undefined : AFTER_COMMIT.get(committed);
+  if (callbacks !== undefined) for (const callback of callbacks) callback();
+  return result;
+}
+
 export async function openDb(options: DbOptions): Promise<Db> {
   const db = options.databaseUrl ? await openPostgres(options) : openSqlite(options);
   await migrateToLatest(db.k, options.databaseUrl ? options.pgSchema : undefined);
@@ -96,7 +127,7 @@ function openSqlite(options: DbOptions): Db {
     async transaction(fn) {
       transactionsInFlight++;
       try {
-        return await k.transaction().execute(fn);
+        return await runTransaction(k, fn);
       } finally {
         transactionsInFlight--;
       }
@@ -176,7 +207,7 @@ async function openPostgres(options: DbOptions): Promise<Db> {
     async transaction(fn) {
       for (let attempt = 1; ; attempt++) {
         try {
-          return await k.transaction().execute(fn);
+          return await runTransaction(k, fn);
         } catch (err) {
           const code = (err as { code?: string }).code;
           if (attempt >= transactionAttemptsMax || code === undefined || !PG_RETRYABLE.has(code)) throw err;

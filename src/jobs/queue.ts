@@ -5,7 +5,7 @@
 
 import { sql } from 'kysely';
 import { iso } from '../clock.js';
-import type { DialectName, Queryable, Tx } from '../db/index.js';
+import { afterCommit, type DialectName, type Queryable, type Tx } from '../db/index.js';
 import type { Deps } from '../http/context.js';
 import { newId } from '../ids.js';
 import type { FastifyBaseLogger } from 'fastify';
@@ -53,6 +53,15 @@ export type JobKind<Payload> = TransactionalJobKind<Payload> | ExternalJobKind<P
 
 const KINDS = new Map<string, JobKind<any>>();
 
+// The runner of each store, keyed by the store's adapter (a database and its transactions
+// share it), so that scheduling work due now can wake it once the work has committed.
+const WAKERS = new WeakMap<object, () => void>();
+
+/** Called by a JobRunner: `wake` runs after any transaction on `db` commits a job due now. */
+export function onJobsDue(db: Queryable, wake: () => void): void {
+  WAKERS.set(db.getExecutor().adapter, wake);
+}
+
 export interface JobDefinition<Payload> {
   kind: string;
   /** Schedules the job in the caller's transaction, due at `dueAt` of the platform's clock. */
@@ -91,6 +100,10 @@ export function defineJob<Payload>(
           updated_at: now,
         })
         .execute();
+      if (input.dueAt.getTime() <= input.now.getTime()) {
+        const wake = WAKERS.get(tx.getExecutor().adapter);
+        if (wake !== undefined) afterCommit(tx, wake);
+      }
       return id;
     },
   };

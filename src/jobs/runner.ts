@@ -1,16 +1,20 @@
 // Runs due jobs: in the background (a short poll, plus an immediate wake-up when work is
-// scheduled for now), and on demand when a platform's clock moves. stop() lets running
-// jobs finish before the process exits.
+// scheduled for now), and on demand when a platform's clock moves. Transactional jobs run
+// one after another; external jobs (network calls) run side by side, up to a bound, so one
+// slow receiver does not hold up the others. stop() lets running jobs finish before the
+// process exits.
 
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { platformNow } from '../clock.js';
 import type { Deps } from '../http/context.js';
-import { claimNext, jobKind, markDone, markFailedAttempt, markRunning, toJob, type ClaimedRow } from './queue.js';
+import { claimNext, jobKind, markDone, markFailedAttempt, markRunning, onJobsDue, toJob, type ClaimedRow } from './queue.js';
 
 export const JOB_POLL_MS = 50;
 /** Jobs one runDue call may run; a bound against a job that keeps rescheduling itself at once. */
 export const JOBS_PER_RUN_MAX = 10_000;
+/** External jobs one runDue call keeps in flight at once. */
+export const EXTERNAL_JOBS_IN_FLIGHT_MAX = 32;
 
 type Outcome = 'ran' | 'none';
 
@@ -21,11 +25,15 @@ export class JobRunner {
   private readonly inFlight = new Set<Promise<unknown>>();
   private draining: Promise<void> | undefined;
   private wakeRequested = false;
+  /** A wake-up that arrived while a drain was running: drain once more when it ends. */
+  private wokenWhileDraining = false;
 
   constructor(
     private readonly deps: Deps,
     private readonly log: FastifyBaseLogger,
-  ) {}
+  ) {
+    onJobsDue(deps.db.k, () => this.wake());
+  }
 
   start(): void {
     this.stopping = false;
@@ -34,7 +42,12 @@ export class JobRunner {
 
   /** Asks the background loop to look for due jobs now (after a commit that scheduled some). */
   wake(): void {
-    if (this.timer === undefined || this.stopping || this.wakeRequested) return;
+    if (this.timer === undefined || this.stopping) return;
+    if (this.draining !== undefined) {
+      this.wokenWhileDraining = true;
+      return;
+    }
+    if (this.wakeRequested) return;
     this.wakeRequested = true;
     clearTimeout(this.timer);
     this.schedulePoll(0);
@@ -54,7 +67,10 @@ export class JobRunner {
   private drain(): Promise<void> {
     this.draining ??= (async () => {
       try {
-        await this.runDue();
+        do {
+          this.wokenWhileDraining = false;
+          await this.runDue();
+        } while (this.wokenWhileDraining && !this.stopping);
       } finally {
         this.draining = undefined;
       }
@@ -70,22 +86,34 @@ export class JobRunner {
   /** Runs every job that is due (for one platform, or all); returns how many ran. */
   async runDue(platformId?: string): Promise<number> {
     let count = 0;
-    while (count < JOBS_PER_RUN_MAX && !this.stopping) {
-      const outcome = await this.track(this.runOne(platformId));
-      if (outcome === 'none') break;
-      count++;
+    const external = new Set<Promise<void>>();
+    try {
+      while (count < JOBS_PER_RUN_MAX && !this.stopping) {
+        const outcome = await this.track(this.runOne(platformId, external));
+        if (outcome === 'none') {
+          // External jobs still running may make more work due (a webhook answer that
+          // decides a payment, say): look again once one of them ends.
+          if (external.size === 0) break;
+          await Promise.race(external);
+          continue;
+        }
+        count++;
+        while (external.size >= EXTERNAL_JOBS_IN_FLIGHT_MAX) await Promise.race(external);
+      }
+    } finally {
+      await Promise.all(external);
     }
     return count;
   }
 
-  private async runOne(platformId?: string): Promise<Outcome> {
+  private async runOne(platformId: string | undefined, external: Set<Promise<void>>): Promise<Outcome> {
     const { db, clock } = this.deps;
-    let external: { row: ClaimedRow } | undefined;
+    let claimedExternal: { row: ClaimedRow } | undefined;
     let failed: { row: ClaimedRow; error: unknown } | undefined;
     const outcome = await db
       .transaction(async (tx): Promise<Outcome> => {
         failed = undefined;
-        external = undefined;
+        claimedExternal = undefined;
         const wallNowMs = clock.nowMs();
         const row = await claimNext(tx, db.dialect, wallNowMs, platformId);
         if (row === undefined) return 'none';
@@ -93,7 +121,7 @@ export class JobRunner {
         const kind = jobKind(row.kind);
         if (kind?.mode === 'external') {
           await markRunning(tx, row.id, this.instanceId, wallNowMs + kind.leaseMs, now);
-          external = { row };
+          claimedExternal = { row };
           return 'ran';
         }
         if (kind === undefined) {
@@ -114,19 +142,29 @@ export class JobRunner {
         await this.recordFailure(failed.row, failed.error);
         return 'ran' as Outcome;
       });
-    if (external !== undefined) await this.runExternal(external.row);
+    if (claimedExternal !== undefined) {
+      const running: Promise<void> = this.track(this.runExternal(claimedExternal.row)).finally(() => external.delete(running));
+      external.add(running);
+    }
     return outcome;
   }
 
+  /** Runs a claimed external job; never rejects (a failure is recorded on the job). */
   private async runExternal(row: ClaimedRow): Promise<void> {
     const kind = jobKind(row.kind);
     if (kind?.mode !== 'external') return;
     const now = platformNow(this.deps.clock, Number(row.clock_offset_ms));
     try {
-      await kind.run(toJob(row), { deps: this.deps, platformId: row.platform_id, now, log: this.log });
+      try {
+        await kind.run(toJob(row), { deps: this.deps, platformId: row.platform_id, now, log: this.log });
+      } catch (error) {
+        await this.recordFailure(row, error);
+        return;
+      }
       await markDone(this.deps.db.k, row.id, platformNow(this.deps.clock, Number(row.clock_offset_ms)));
-    } catch (error) {
-      await this.recordFailure(row, error);
+    } catch (err) {
+      // The store went away (shutdown): the lease lapses and another run takes the job over.
+      this.log.error({ err, jobId: row.id, kind: row.kind }, 'could not record the end of a job');
     }
   }
 
