@@ -18,6 +18,7 @@ import { JobRunner } from './jobs/runner.js';
 import { platformExternalAccountRoutes } from './modules/external-accounts/routes.js';
 import { platformConfigRoutes } from './modules/platform/routes.js';
 import { tokenRoutes } from './modules/tokens/routes.js';
+import { webhookDeliveryRoutes, webhookRoutes } from './modules/webhooks/routes.js';
 import { railyardRoutes } from './sandbox/routes.js';
 
 declare module 'fastify' {
@@ -114,6 +115,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       await grid.register(platformConfigRoutes);
       await grid.register(tokenRoutes);
       await grid.register(platformExternalAccountRoutes);
+      await grid.register(webhookRoutes);
       if (options.extraRoutes) await grid.register(options.extraRoutes);
       grid.get('/openapi.json', async () => openapi.document());
     },
@@ -124,6 +126,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     async (admin) => {
       admin.addHook('onRequest', authHook);
       await admin.register(railyardRoutes);
+      await admin.register(webhookDeliveryRoutes);
     },
     { prefix: ADMIN_PREFIX },
   );

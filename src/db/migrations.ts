@@ -1,6 +1,7 @@
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import * as m0001 from './migrations/0001_foundation.js';
 import * as m0002 from './migrations/0002_kernel.js';
+import * as m0003 from './migrations/0003_webhooks.js';
 
 // Migrations are code (bundled with the server), applied in name order on every start, on
 // either store. Kysely's migrator takes a lock, so instances starting together apply each
@@ -8,6 +9,7 @@ import * as m0002 from './migrations/0002_kernel.js';
 const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': m0001,
   '0002_kernel': m0002,
+  '0003_webhooks': m0003,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

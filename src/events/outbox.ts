@@ -1,9 +1,37 @@
 // The outbox. A state change records its events in the same transaction that makes the
-// change, so an event exists exactly when its change committed; delivery reads them later.
+// change, so an event exists exactly when its change committed. When the platform has a
+// webhook endpoint, the same transaction also creates the event's delivery and the job that
+// makes its tries (see delivery.ts); the job runner is woken once the transaction commits.
 
 import { iso } from '../clock.js';
 import type { Queryable } from '../db/index.js';
 import { newId } from '../ids.js';
+import { scheduleDelivery } from './delivery.js';
+import { insertEvent } from './store.js';
+
+/** Every webhook type of the reference (`WebhookType`). */
+export const WEBHOOK_TYPES = [
+  'OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.PENDING_AUTHORIZATION', 'OUTGOING_PAYMENT.PROCESSING',
+  'OUTGOING_PAYMENT.COMPLETED', 'OUTGOING_PAYMENT.FAILED', 'OUTGOING_PAYMENT.EXPIRED', 'OUTGOING_PAYMENT.REFUND_PENDING',
+  'OUTGOING_PAYMENT.REFUND_COMPLETED', 'OUTGOING_PAYMENT.REFUND_FAILED',
+  'INCOMING_PAYMENT.PENDING', 'INCOMING_PAYMENT.COMPLETED', 'INCOMING_PAYMENT.FAILED', 'INCOMING_PAYMENT.REFUND_PENDING',
+  'INCOMING_PAYMENT.REFUND_COMPLETED', 'INCOMING_PAYMENT.REFUND_FAILED',
+  'CUSTOMER.KYC_APPROVED', 'CUSTOMER.KYC_REJECTED', 'CUSTOMER.KYC_PENDING', 'CUSTOMER.KYB_APPROVED',
+  'CUSTOMER.KYB_REJECTED', 'CUSTOMER.KYB_PENDING',
+  'VERIFICATION.APPROVED', 'VERIFICATION.REJECTED', 'VERIFICATION.RESOLVE_ERRORS', 'VERIFICATION.IN_PROGRESS',
+  'VERIFICATION.PENDING_MANUAL_REVIEW', 'VERIFICATION.READY_FOR_VERIFICATION',
+  'EXTERNAL_ACCOUNT.STATUS_UPDATED',
+  'INTERNAL_ACCOUNT.BALANCE_UPDATED', 'INTERNAL_ACCOUNT.STATUS_UPDATED', 'INTERNAL_ACCOUNT.FUNDING_INSTRUCTIONS_UPDATED',
+  'INVITATION.CLAIMED', 'BULK_UPLOAD.COMPLETED', 'BULK_UPLOAD.FAILED', 'AGENT_ACTION.PENDING_APPROVAL',
+  'CARD.STATE_CHANGE', 'CARD.FUNDING_SOURCE_CHANGE',
+  'CARD_TRANSACTION.AUTHORIZED', 'CARD_TRANSACTION.PARTIALLY_SETTLED', 'CARD_TRANSACTION.SETTLED',
+  'CARD_TRANSACTION.REFUNDED', 'CARD_TRANSACTION.EXCEPTION',
+  'TEST',
+] as const;
+
+export type WebhookType = (typeof WEBHOOK_TYPES)[number];
+
+const KNOWN_TYPES = new Set<string>(WEBHOOK_TYPES);
 
 export interface EventInput {
   platformId: string;
@@ -15,18 +43,20 @@ export interface EventInput {
   now: Date;
 }
 
+/** Records an event (and its delivery, when an endpoint is set); returns its id, `Webhook:<uuid>`. */
 export async function recordEvent(tx: Queryable, event: EventInput): Promise<string> {
+  // A type outside the reference is a bug of the caller, never something to send.
+  if (!KNOWN_TYPES.has(event.type)) throw new Error(`unknown webhook type ${event.type}`);
   const id = newId('Webhook');
-  await tx
-    .insertInto('events')
-    .values({
-      id,
-      platform_id: event.platformId,
-      type: event.type,
-      resource_id: event.resourceId,
-      data: JSON.stringify(event.data),
-      created_at: iso(event.now),
-    })
-    .execute();
+  const createdAt = iso(event.now);
+  await insertEvent(tx, {
+    id,
+    platform_id: event.platformId,
+    type: event.type,
+    resource_id: event.resourceId,
+    data: JSON.stringify(event.data),
+    created_at: createdAt,
+  });
+  await scheduleDelivery(tx, { id, platformId: event.platformId, type: event.type, resourceId: event.resourceId, now: event.now });
   return id;
 }
