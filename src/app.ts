@@ -16,6 +16,7 @@ import { isOperationSchema } from './http/route.js';
 import { createValidators } from './http/validation.js';
 import { JobRunner } from './jobs/runner.js';
 import { platformExternalAccountRoutes } from './modules/external-accounts/routes.js';
+import { paymentApprovalRoutes } from './modules/payment-approvals/routes.js';
 import { platformConfigRoutes } from './modules/platform/routes.js';
 import { tokenRoutes } from './modules/tokens/routes.js';
 import { webhookDeliveryRoutes, webhookRoutes } from './modules/webhooks/routes.js';
@@ -116,6 +117,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       await grid.register(tokenRoutes);
       await grid.register(platformExternalAccountRoutes);
       await grid.register(webhookRoutes);
+      await grid.register(paymentApprovalRoutes);
       if (options.extraRoutes) await grid.register(options.extraRoutes);
       grid.get('/openapi.json', async () => openapi.document());
     },
