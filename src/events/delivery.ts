@@ -135,26 +135,40 @@ function describeFailure(result: SendResult): string {
 /** Raised by a try that failed and has another one coming: the job runner schedules it. */
 class RetryLater extends Error {}
 
+interface Prepared {
+  delivery: store.DeliveryRow;
+  event: store.EventRow;
+  target: store.WebhookTarget;
+}
+
 const deliverJob = defineJob<{ deliveryId: string }>('webhook.deliver', {
   mode: 'external',
   leaseMs: DELIVERY_LEASE_MS,
   attemptsMax: DELIVERY_JOB_ATTEMPTS_MAX,
   retryDelayMs,
-  run: (job, ctx) => tryDelivery(job, ctx),
+  prepare: (tx, job) => prepareTry(tx, job),
+  run: (job, ctx, prepared) => tryDelivery(job, ctx, prepared as Prepared | undefined),
 });
 
-async function tryDelivery(job: Job<{ deliveryId: string }>, ctx: JobContext): Promise<void> {
-  const { deps, platformId } = ctx;
-  const delivery = await store.findDelivery(deps.db.k, platformId, job.payload.deliveryId);
+/** In the claiming transaction: what the try sends, and where; nothing when the job has nothing to do. */
+async function prepareTry(tx: Tx, job: Job<{ deliveryId: string }>): Promise<Prepared | undefined> {
+  const delivery = await store.findDelivery(tx, job.platformId, job.payload.deliveryId);
   // A replay hands the delivery to a new job; an older job has nothing left to do.
-  if (delivery === undefined || delivery.status !== 'PENDING' || delivery.job_id !== job.id) return;
-  const event = await store.findEvent(deps.db.k, delivery.id);
+  if (delivery === undefined || delivery.status !== 'PENDING' || delivery.job_id !== job.id) return undefined;
+  const event = await store.findEvent(tx, delivery.id);
   if (event === undefined) throw new Error(`event ${delivery.id} of a delivery is missing`);
-  const result = await send(deps, await store.webhookTarget(deps.db.k, platformId), envelope(event));
+  return { delivery, event, target: await store.webhookTarget(tx, job.platformId) };
+}
+
+async function tryDelivery(job: Job<{ deliveryId: string }>, ctx: JobContext, prepared: Prepared | undefined): Promise<void> {
+  if (prepared === undefined) return;
+  const { deps, platformId } = ctx;
+  const { delivery, event, target } = prepared;
+  const result = await send(deps, target, envelope(event));
 
   let retry: string | undefined;
   await deps.db.transaction(async (tx) => {
-    const now = platformNow(deps.clock, (await store.webhookTarget(tx, platformId)).clockOffsetMs);
+    const now = platformNow(deps.clock, await store.clockOffsetMs(tx, platformId));
     let status: DeliveryStatus = outcomeOf(result) === 'FAILED' ? 'FAILED' : 'DELIVERED';
     const handler = ANSWER_HANDLERS.get(delivery.type);
     if (handler !== undefined) {
@@ -170,46 +184,47 @@ async function tryDelivery(job: Job<{ deliveryId: string }>, ctx: JobContext): P
     }
     const attempts = delivery.attempts + 1;
     await store.insertAttempt(tx, attemptRow(delivery, attempts, delivery.round_trigger, ctx.now, result));
-    await store.updateDelivery(tx, delivery.id, {
+    await store.recordTry(tx, {
+      id: delivery.id,
       status,
       attempts,
       last_attempt_at: iso(ctx.now),
-      ...(status === 'DELIVERED' ? { delivered_at: iso(now) } : {}),
+      delivered_at: status === 'DELIVERED' ? iso(now) : delivery.delivered_at,
       updated_at: iso(now),
     });
+    if (retry === undefined) await ctx.markDone?.(tx);
   });
   if (retry !== undefined) throw new RetryLater(retry);
 }
 
-export interface EventToDeliver {
-  id: string;
-  platformId: string;
-  type: string;
-  resourceId: string;
-  now: Date;
-}
-
 /** In the event's transaction: a delivery and its first try, due now, when an endpoint is set. */
-export async function scheduleDelivery(tx: Queryable, event: EventToDeliver): Promise<void> {
-  const target = await store.webhookTarget(tx, event.platformId);
+export async function scheduleDelivery(tx: Queryable, event: store.EventRow, now: Date): Promise<void> {
+  const target = await store.webhookTarget(tx, event.platform_id);
   if (target.endpoint === undefined) return;
-  const jobId = await deliverJob.schedule(tx, { platformId: event.platformId, payload: { deliveryId: event.id }, dueAt: event.now, now: event.now });
-  const now = iso(event.now);
-  await store.insertDelivery(tx, {
+  const delivery: store.DeliveryRow = {
     id: event.id,
-    platform_id: event.platformId,
+    platform_id: event.platform_id,
     type: event.type,
-    resource_id: event.resourceId,
+    resource_id: event.resource_id,
     status: 'PENDING',
     attempts: 0,
-    job_id: jobId,
-    round_started_at: now,
+    job_id: null,
+    round_started_at: event.created_at,
     round_trigger: 'EVENT',
     last_attempt_at: null,
     delivered_at: null,
-    created_at: now,
-    updated_at: now,
+    created_at: event.created_at,
+    updated_at: event.created_at,
+  };
+  delivery.job_id = await deliverJob.schedule(tx, {
+    platformId: event.platform_id,
+    payload: { deliveryId: event.id },
+    dueAt: now,
+    now,
+    // What the first try needs is at hand: this instance may send it right after the commit.
+    runHere: { prepared: { delivery, event, target } satisfies Prepared, clockOffsetMs: target.clockOffsetMs },
   });
+  await store.insertDelivery(tx, delivery);
 }
 
 // ----------------------------------------------------------------------------- operations

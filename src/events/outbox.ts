@@ -47,16 +47,15 @@ export interface EventInput {
 export async function recordEvent(tx: Queryable, event: EventInput): Promise<string> {
   // A type outside the reference is a bug of the caller, never something to send.
   if (!KNOWN_TYPES.has(event.type)) throw new Error(`unknown webhook type ${event.type}`);
-  const id = newId('Webhook');
-  const createdAt = iso(event.now);
-  await insertEvent(tx, {
-    id,
+  const row = {
+    id: newId('Webhook'),
     platform_id: event.platformId,
     type: event.type,
     resource_id: event.resourceId,
     data: JSON.stringify(event.data),
-    created_at: createdAt,
-  });
-  await scheduleDelivery(tx, { id, platformId: event.platformId, type: event.type, resourceId: event.resourceId, now: event.now });
-  return id;
+    created_at: iso(event.now),
+  };
+  await insertEvent(tx, row);
+  await scheduleDelivery(tx, row, event.now);
+  return row.id;
 }

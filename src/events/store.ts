@@ -31,8 +31,21 @@ export async function webhookTarget(q: Queryable, platformId: string): Promise<W
   return { endpoint: endpoint || undefined, privateKeyPem: row.webhook_private_key, clockOffsetMs: Number(row.clock_offset_ms) };
 }
 
+// note: the statements every event runs are prepared once (see db/prepared.ts).
+
+const insertEventStatement = prepare<EventRow>((k, param) =>
+  k.insertInto('events').values({
+    id: param('id'),
+    platform_id: param('platform_id'),
+    type: param('type'),
+    resource_id: param('resource_id'),
+    data: param('data'),
+    created_at: param('created_at'),
+  }),
+);
+
 export async function insertEvent(q: Queryable, row: EventRow): Promise<void> {
-  await q.insertInto('events').values(row).execute();
+  await insertEventStatement.run(q, row);
 }
 
 const eventById = prepare<{ id: string }, EventRow>((k, param) => k.selectFrom('events').selectAll().where('id', '=', param('id')));
@@ -41,8 +54,17 @@ export async function findEvent(q: Queryable, id: string): Promise<EventRow | un
   return eventById.first(q, { id });
 }
 
+const DELIVERY_COLUMNS = [
+  'id', 'platform_id', 'type', 'resource_id', 'status', 'attempts', 'job_id', 'round_started_at', 'round_trigger',
+  'last_attempt_at', 'delivered_at', 'created_at', 'updated_at',
+] as const;
+
+const insertDeliveryStatement = prepare<DeliveryRow>((k, param) =>
+  k.insertInto('webhook_deliveries').values(Object.fromEntries(DELIVERY_COLUMNS.map((c) => [c, param(c)])) as DeliveryRow),
+);
+
 export async function insertDelivery(q: Queryable, row: DeliveryRow): Promise<void> {
-  await q.insertInto('webhook_deliveries').values(row).execute();
+  await insertDeliveryStatement.run(q, row);
 }
 
 const deliveryById = prepare<{ id: string; platformId: string }, DeliveryRow>((k, param) =>
@@ -61,8 +83,44 @@ export async function updateDelivery(
   await q.updateTable('webhook_deliveries').set(changes).where('id', '=', id).execute();
 }
 
+const ATTEMPT_COLUMNS = [
+  'id', 'platform_id', 'delivery_id', 'number', 'trigger', 'url', 'started_at', 'latency_ms', 'response_status',
+  'response_excerpt', 'error', 'outcome',
+] as const;
+
+const insertAttemptStatement = prepare<AttemptRow>((k, param) =>
+  k.insertInto('webhook_attempts').values(Object.fromEntries(ATTEMPT_COLUMNS.map((c) => [c, param(c)])) as AttemptRow),
+);
+
 export async function insertAttempt(q: Queryable, row: AttemptRow): Promise<void> {
-  await q.insertInto('webhook_attempts').values(row).execute();
+  await insertAttemptStatement.run(q, row);
+}
+
+const recordTryStatement = prepare<Pick<DeliveryRow, 'id' | 'status' | 'attempts' | 'last_attempt_at' | 'delivered_at' | 'updated_at'>>((k, param) =>
+  k
+    .updateTable('webhook_deliveries')
+    .set({
+      status: param('status'),
+      attempts: param('attempts'),
+      last_attempt_at: param('last_attempt_at'),
+      delivered_at: param('delivered_at'),
+      updated_at: param('updated_at'),
+    })
+    .where('id', '=', param('id')),
+);
+
+/** A delivery after a try: its status, count, and times. */
+export async function recordTry(q: Queryable, row: Pick<DeliveryRow, 'id' | 'status' | 'attempts' | 'last_attempt_at' | 'delivered_at' | 'updated_at'>): Promise<void> {
+  await recordTryStatement.run(q, row);
+}
+
+const clockOffsetOf = prepare<{ id: string }, { clock_offset_ms: string | number }>((k, param) =>
+  k.selectFrom('platforms').select('clock_offset_ms').where('id', '=', param('id')),
+);
+
+/** The platform's sandbox clock offset (milliseconds ahead of the wall clock). */
+export async function clockOffsetMs(q: Queryable, platformId: string): Promise<number> {
+  return Number((await clockOffsetOf.first(q, { id: platformId }))?.clock_offset_ms ?? 0);
 }
 
 export async function listAttempts(q: Queryable, deliveryId: string): Promise<AttemptRow[]> {

@@ -8,13 +8,18 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { platformNow } from '../clock.js';
 import type { Deps } from '../http/context.js';
-import { claimNext, jobKind, markDone, markFailedAttempt, markRunning, onJobsDue, toJob, type ClaimedRow } from './queue.js';
+import type { Queryable } from '../db/index.js';
+import {
+  claimDueExternal, claimNext, jobKind, markDone, markFailedAttempt, markRunning, registerRunner, toJob, type ClaimedRow, type ExternalJobKind,
+} from './queue.js';
 
 export const JOB_POLL_MS = 50;
 /** Jobs one runDue call may run; a bound against a job that keeps rescheduling itself at once. */
 export const JOBS_PER_RUN_MAX = 10_000;
 /** External jobs one runDue call keeps in flight at once. */
 export const EXTERNAL_JOBS_IN_FLIGHT_MAX = 32;
+/** External jobs handed over at scheduling that may run at once; beyond, new ones wait for a claim. */
+export const ADOPTED_JOBS_IN_FLIGHT_MAX = 256;
 
 type Outcome = 'ran' | 'none';
 
@@ -27,12 +32,26 @@ export class JobRunner {
   private wakeRequested = false;
   /** A wake-up that arrived while a drain was running: drain once more when it ends. */
   private wokenWhileDraining = false;
+  private adoptedInFlight = 0;
+  /** Settles at the next wake-up (a run waiting on external jobs also looks for new work then). */
+  private wakeSignal: { promise: Promise<void>; resolve: () => void } | undefined;
 
   constructor(
     private readonly deps: Deps,
     private readonly log: FastifyBaseLogger,
   ) {
-    onJobsDue(deps.db.k, () => this.wake());
+    registerRunner(deps.db.k, {
+      instanceId: this.instanceId,
+      wake: () => this.wake(),
+      adopting: () => this.timer !== undefined && !this.stopping && this.adoptedInFlight < ADOPTED_JOBS_IN_FLIGHT_MAX,
+      wallNowMs: () => deps.clock.nowMs(),
+      adopt: (row, prepared) => {
+        // A runner that began to stop leaves the job to its lease: another run takes it over.
+        if (this.stopping) return;
+        this.adoptedInFlight++;
+        void this.track(this.runExternal(row, prepared)).finally(() => this.adoptedInFlight--);
+      },
+    });
   }
 
   start(): void {
@@ -42,6 +61,10 @@ export class JobRunner {
 
   /** Asks the background loop to look for due jobs now (after a commit that scheduled some). */
   wake(): void {
+    if (this.wakeSignal !== undefined) {
+      this.wakeSignal.resolve();
+      this.wakeSignal = undefined;
+    }
     if (this.timer === undefined || this.stopping) return;
     if (this.draining !== undefined) {
       this.wokenWhileDraining = true;
@@ -78,6 +101,15 @@ export class JobRunner {
     return this.draining;
   }
 
+  private nextWake(): Promise<void> {
+    if (this.wakeSignal === undefined) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      this.wakeSignal = { promise, resolve };
+    }
+    return this.wakeSignal.promise;
+  }
+
   private track<T>(promise: Promise<T>): Promise<T> {
     this.inFlight.add(promise);
     return promise.finally(() => this.inFlight.delete(promise));
@@ -94,10 +126,10 @@ export class JobRunner {
           // External jobs still running may make more work due (a webhook answer that
           // decides a payment, say): look again once one of them ends.
           if (external.size === 0) break;
-          await Promise.race(external);
+          await Promise.race([...external, this.nextWake()]);
           continue;
         }
-        count++;
+        count += outcome;
         while (external.size >= EXTERNAL_JOBS_IN_FLIGHT_MAX) await Promise.race(external);
       }
     } finally {
@@ -106,22 +138,31 @@ export class JobRunner {
     return count;
   }
 
-  private async runOne(platformId: string | undefined, external: Set<Promise<void>>): Promise<Outcome> {
+  /** Claims and runs one transactional job, or starts a batch of external ones; how many. */
+  private async runOne(platformId: string | undefined, external: Set<Promise<void>>): Promise<number | 'none'> {
     const { db, clock } = this.deps;
-    let claimedExternal: { row: ClaimedRow } | undefined;
+    let claimedExternal: { row: ClaimedRow; prepared: unknown }[] = [];
     let failed: { row: ClaimedRow; error: unknown } | undefined;
     const outcome = await db
       .transaction(async (tx): Promise<Outcome> => {
         failed = undefined;
-        claimedExternal = undefined;
+        claimedExternal = [];
         const wallNowMs = clock.nowMs();
         const row = await claimNext(tx, db.dialect, wallNowMs, platformId);
         if (row === undefined) return 'none';
         const now = platformNow(clock, Number(row.clock_offset_ms));
         const kind = jobKind(row.kind);
         if (kind?.mode === 'external') {
-          await markRunning(tx, row.id, this.instanceId, wallNowMs + kind.leaseMs, now);
-          claimedExternal = { row };
+          // note: every other external job that is due comes along in this one claim. On
+          // the embedded store each transaction waits its turn behind the requests', so
+          // one claim per job would deliver no faster than one job per turn.
+          const more = await claimDueExternal(tx, db.dialect, wallNowMs, platformId, EXTERNAL_JOBS_IN_FLIGHT_MAX - external.size - 1);
+          for (const claimed of [row, ...more.filter((other) => other.id !== row.id)]) {
+            const claimedKind = jobKind(claimed.kind) as ExternalJobKind<unknown>;
+            await markRunning(tx, claimed.id, this.instanceId, wallNowMs + claimedKind.leaseMs, now);
+            const prepared = claimedKind.prepare === undefined ? undefined : await claimedKind.prepare(tx, toJob(claimed));
+            claimedExternal.push({ row: claimed, prepared });
+          }
           return 'ran';
         }
         if (kind === undefined) {
@@ -142,26 +183,31 @@ export class JobRunner {
         await this.recordFailure(failed.row, failed.error);
         return 'ran' as Outcome;
       });
-    if (claimedExternal !== undefined) {
-      const running: Promise<void> = this.track(this.runExternal(claimedExternal.row)).finally(() => external.delete(running));
+    for (const { row, prepared } of claimedExternal) {
+      const running: Promise<void> = this.track(this.runExternal(row, prepared)).finally(() => external.delete(running));
       external.add(running);
     }
-    return outcome;
+    return outcome === 'ran' ? claimedExternal.length || 1 : 'none';
   }
 
   /** Runs a claimed external job; never rejects (a failure is recorded on the job). */
-  private async runExternal(row: ClaimedRow): Promise<void> {
+  private async runExternal(row: ClaimedRow, prepared: unknown): Promise<void> {
     const kind = jobKind(row.kind);
     if (kind?.mode !== 'external') return;
     const now = platformNow(this.deps.clock, Number(row.clock_offset_ms));
+    let markedDone = false;
+    const markDoneIn = async (tx: Queryable) => {
+      await markDone(tx, row.id, platformNow(this.deps.clock, Number(row.clock_offset_ms)));
+      markedDone = true;
+    };
     try {
       try {
-        await kind.run(toJob(row), { deps: this.deps, platformId: row.platform_id, now, log: this.log });
+        await kind.run(toJob(row), { deps: this.deps, platformId: row.platform_id, now, log: this.log, markDone: markDoneIn }, prepared);
       } catch (error) {
         await this.recordFailure(row, error);
         return;
       }
-      await markDone(this.deps.db.k, row.id, platformNow(this.deps.clock, Number(row.clock_offset_ms)));
+      if (!markedDone) await markDone(this.deps.db.k, row.id, platformNow(this.deps.clock, Number(row.clock_offset_ms)));
     } catch (err) {
       // The store went away (shutdown): the lease lapses and another run takes the job over.
       this.log.error({ err, jobId: row.id, kind: row.kind }, 'could not record the end of a job');

@@ -284,6 +284,47 @@ describe.skipIf(!databaseUrl)('two instances on one PostgreSQL database', () => 
   });
 });
 
+describe('one instance at a time', () => {
+  it('writes the first try already claimed by the recording instance when its runner works in the background', async () => {
+    const t = await build({ counterpartyRules: true });
+    const receiver = track(await receiverFor(t, (hit) => (hit.type === 'TEST' ? { status: 200 } : 'hang')));
+    await t.runDueJobs();
+    t.deps.jobs!.start();
+    try {
+      const accountId = await activateWallet(t);
+      const [logged] = await deliveries(t, `?resourceId=${accountId}`);
+      const job = await t.deps.db.k.selectFrom('jobs').selectAll().where('id', '=', (await t.deps.db.k.selectFrom('webhook_deliveries').select('job_id').where('id', '=', logged.id).executeTakeFirstOrThrow()).job_id!).executeTakeFirstOrThrow();
+      expect(job).toMatchObject({ status: 'RUNNING', locked_by: t.deps.jobs!.instanceId, attempts: 0 });
+      await receiver.waitFor(2);
+      receiver.release(200);
+      for (let i = 0; i < 100 && (await delivery(t, logged.id)).status !== 'DELIVERED'; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(await delivery(t, logged.id)).toMatchObject({ status: 'DELIVERED', attemptCount: 1 });
+      const done = await t.deps.db.k.selectFrom('jobs').select(['status', 'locked_by']).where('id', '=', job.id).executeTakeFirstOrThrow();
+      expect(done).toEqual({ status: 'DONE', locked_by: null });
+    } finally {
+      await t.deps.jobs!.stop();
+    }
+  });
+
+  it('leaves a try claimed by a live instance alone, and takes it over once that claim lapses', async () => {
+    const clock = new ManualClock(START_MS);
+    const t = await build({ counterpartyRules: true, clock });
+    const receiver = track(await receiverFor(t));
+    await t.runDueJobs();
+    const accountId = await activateWallet(t);
+    const [logged] = await deliveries(t, `?resourceId=${accountId}`);
+    const { job_id: jobId } = await t.deps.db.k.selectFrom('webhook_deliveries').select('job_id').where('id', '=', logged.id).executeTakeFirstOrThrow();
+    // Another instance claimed the try, then died with it.
+    await t.deps.db.k.updateTable('jobs').set({ status: 'RUNNING', locked_by: 'instance-that-died', locked_until_ms: START_MS + 90_000 }).where('id', '=', jobId!).execute();
+    expect(await t.runDueJobs()).toBe(0);
+    expect(receiver.hits).toHaveLength(1);
+    clock.advance(90_001);
+    expect(await t.runDueJobs()).toBe(1);
+    expect(receiver.hits.map((h) => h.id)).toEqual([expect.any(String), logged.id]);
+    expect(await delivery(t, logged.id)).toMatchObject({ status: 'DELIVERED', attemptCount: 1 });
+  });
+});
+
 describe('the background runner', () => {
   it('delivers an event moments after its transaction commits, without a poll or a clock move', async () => {
     const t = await build({ counterpartyRules: true });
