@@ -1,6 +1,9 @@
 // The webhook operations: the TEST webhook (on an endpoint change, and on demand), and
 // railyard's delivery log with replay.
 
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { build, ManualClock } from '../helper.js';
 import {
@@ -231,5 +234,26 @@ describe('POST /_railyard/webhooks/deliveries/{id}/replay', () => {
     const noEndpoint = await t.raw('POST', `/_railyard/webhooks/deliveries/${test.id}/replay`);
     expect(noEndpoint.status).toBe(409);
     expect(noEndpoint.body.code).toBe('CONFLICT');
+  });
+});
+
+describe('the README', () => {
+  it("verification snippet accepts railyard's signatures and refuses a changed body", async () => {
+    const readme = readFileSync(join(__dirname, '../../README.md'), 'utf8');
+    const code = /<!-- webhook-verify -->\n```js\n([\s\S]*?)```/.exec(readme)![1]!;
+    const verifyGridSignature = new Function('require', `${code}\nreturn verifyGridSignature;`)(createRequire(__filename)) as (
+      body: Buffer, header: string, key: string,
+    ) => boolean;
+    const t = await build();
+    const receiver = track(await receiverFor(t));
+    await t.runDueJobs();
+    const [hit] = receiver.hits;
+    const header = String(hit!.headers['x-grid-signature']);
+    const key = await publicKeyOf(t);
+    expect(verifyGridSignature(hit!.raw, header, key)).toBe(true);
+    expect(verifyGridSignature(Buffer.from(hit!.raw.toString('utf8').replace('"TEST"', '"TEST" ')), header, key)).toBe(false);
+    expect(verifyGridSignature(hit!.raw, JSON.parse(header).s, key)).toBe(true);
+    const other = await publicKeyOf(await t.newPlatform());
+    expect(verifyGridSignature(hit!.raw, header, other)).toBe(false);
   });
 });
