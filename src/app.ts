@@ -27,6 +27,8 @@ import { verificationRoutes } from './modules/verifications/routes.js';
 import { internalAccountRoutes } from './modules/internal-accounts/routes.js';
 import { transactionRoutes } from './modules/transactions/routes.js';
 import { transferRoutes } from './modules/transfers/routes.js';
+import { paymentApprovalRoutes } from './modules/payment-approvals/routes.js';
+import { webhookDeliveryRoutes, webhookRoutes } from './modules/webhooks/routes.js';
 import { railyardRoutes } from './sandbox/routes.js';
 
 declare module 'fastify' {
@@ -166,6 +168,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       await grid.register(internalAccountRoutes);
       await grid.register(transferRoutes);
       await grid.register(transactionRoutes);
+      await grid.register(webhookRoutes);
+      await grid.register(paymentApprovalRoutes);
       if (options.extraRoutes) await grid.register(options.extraRoutes);
       grid.get('/openapi.json', async () => openapi.document());
     },
@@ -176,6 +180,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     async (admin) => {
       admin.addHook('onRequest', authHook);
       await admin.register(railyardRoutes);
+      await admin.register(webhookDeliveryRoutes);
     },
     { prefix: ADMIN_PREFIX },
   );

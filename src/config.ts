@@ -20,6 +20,8 @@ export interface Config {
   recordFile: string | undefined;
   /** Check every response against its own schema before sending it (tests turn this on). */
   validateResponses: boolean;
+  /** How long a webhook receiver has to answer before the attempt counts as failed (30 s when unset). */
+  webhookTimeoutMs?: number | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -39,6 +41,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!LOG_LEVELS.has(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${[...LOG_LEVELS].join(', ')}, got "${logLevel}"`);
   }
+  const webhookTimeoutMs = env.RAILYARD_WEBHOOK_TIMEOUT_MS ? Number(env.RAILYARD_WEBHOOK_TIMEOUT_MS) : undefined;
+  if (webhookTimeoutMs !== undefined && (!Number.isInteger(webhookTimeoutMs) || webhookTimeoutMs < 1 || webhookTimeoutMs > 30_000)) {
+    throw new ConfigError(`RAILYARD_WEBHOOK_TIMEOUT_MS must be an integer between 1 and 30000, got "${env.RAILYARD_WEBHOOK_TIMEOUT_MS}"`);
+  }
   const clientId = env.GRID_CLIENT_ID || undefined;
   const clientSecret = env.GRID_CLIENT_SECRET || undefined;
   if ((clientId === undefined) !== (clientSecret === undefined)) {
@@ -57,5 +63,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     recordFile: env.RAILYARD_RECORD || undefined,
     validateResponses: env.RAILYARD_VALIDATE_RESPONSES === '1',
+    webhookTimeoutMs,
   };
 }

@@ -27,6 +27,11 @@ export interface GroupCommit {
   readonly busy: boolean;
   /** Batches committed so far. */
   readonly commits: number;
+  /**
+   * Runs fn once the grouped transaction running now has committed (dropped if it rolls
+   * back). False when none is running.
+   */
+  onCommit(fn: () => void): boolean;
 }
 
 export function groupCommit(k: Kysely<Database>, prepare: (sql: string) => SQLite.Statement): GroupCommit {
@@ -34,6 +39,8 @@ export function groupCommit(k: Kysely<Database>, prepare: (sql: string) => SQLit
   let running = false;
   let active: Kysely<Database> | undefined;
   let commits = 0;
+  // The after-commit callbacks of the grouped transaction running now.
+  let callbacks: (() => void)[] | undefined;
   const exec = (text: string) => prepare(text).run();
 
   async function runBatch(connection: Kysely<Database>): Promise<void> {
@@ -46,14 +53,21 @@ export function groupCommit(k: Kysely<Database>, prepare: (sql: string) => SQLit
         const item = queue.shift()!;
         taken.push(item);
         exec('SAVEPOINT railyard_tx');
+        const itemCallbacks: (() => void)[] = [];
+        callbacks = itemCallbacks;
         try {
           const value = await item.fn(connection as Transaction<Database>);
           exec('RELEASE railyard_tx');
-          settled.push(() => item.resolve(value));
+          settled.push(() => {
+            item.resolve(value);
+            for (const callback of itemCallbacks) callback();
+          });
         } catch (error) {
           exec('ROLLBACK TO railyard_tx');
           exec('RELEASE railyard_tx');
           settled.push(() => item.reject(error));
+        } finally {
+          callbacks = undefined;
         }
       }
       exec('COMMIT');
@@ -111,6 +125,11 @@ export function groupCommit(k: Kysely<Database>, prepare: (sql: string) => SQLit
     },
     get commits() {
       return commits;
+    },
+    onCommit(fn: () => void): boolean {
+      if (callbacks === undefined) return false;
+      callbacks.push(fn);
+      return true;
     },
   };
 }

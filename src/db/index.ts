@@ -42,6 +42,40 @@ const transactionAttemptsMax = 5;
 const idleCheckpointIntervalMs = 2000;
 const PG_RETRYABLE = new Set(['40001', '40P01']);
 
+// Work to do once a transaction has committed (waking the job runner for work due now).
+// On PostgreSQL it is kept per transaction object, so the callbacks of an attempt that
+// rolled back (or was retried) are dropped with it. The embedded store's group commit keeps
+// them per grouped transaction itself (see group-commit.ts), registered here by adapter.
+const AFTER_COMMIT = new WeakMap<object, (() => void)[]>();
+const COMMIT_COLLECTORS = new WeakMap<object, (q: Queryable, fn: () => void) => boolean>();
+
+/**
+ * Runs `fn` after the transaction `q` commits; outside a transaction (the statement has
+ * already committed) it runs on the next tick. Callbacks must not throw.
+ */
+export function afterCommit(q: Queryable, fn: () => void): void {
+  if (COMMIT_COLLECTORS.get(q.getExecutor().adapter)?.(q, fn) === true) return;
+  if (!q.isTransaction) {
+    queueMicrotask(fn);
+    return;
+  }
+  const callbacks = AFTER_COMMIT.get(q);
+  if (callbacks === undefined) AFTER_COMMIT.set(q, [fn]);
+  else callbacks.push(fn);
+}
+
+/** Runs fn in a transaction of k, then the after-commit callbacks registered on it. */
+async function runTransaction<T>(k: Kysely<Database>, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  let committed: Tx | undefined;
+  const result = await k.transaction().execute(async (tx) => {
+    committed = tx;
+    return fn(tx);
+  });
+  const callbacks = committed === undefined ? undefined : AFTER_COMMIT.get(committed);
+  if (callbacks !== undefined) for (const callback of callbacks) callback();
+  return result;
+}
+
 export async function openDb(options: DbOptions): Promise<Db> {
   const db = options.databaseUrl ? await openPostgres(options) : openSqlite(options);
   // note: on PostgreSQL the migration tables live in the schema the tables go to: the one
@@ -90,6 +124,7 @@ function openSqlite(options: DbOptions): Db {
   const cached = withStatementCache(database);
   const k = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) });
   const batches = groupCommit(k, (text) => cached.prepare(text));
+  COMMIT_COLLECTORS.set(k.getExecutor().adapter, (q, fn) => q === batches.activeConnection && batches.onCommit(fn));
   registerDirect(k, {
     run(q, text, parameters) {
       // Straight to SQLite only when no transaction can be affected: inside the running
@@ -203,7 +238,7 @@ async function openPostgres(options: DbOptions): Promise<Db> {
     async transaction(fn) {
       for (let attempt = 1; ; attempt++) {
         try {
-          return await k.transaction().execute(fn);
+          return await runTransaction(k, fn);
         } catch (err) {
           const code = (err as { code?: string }).code;
           if (attempt >= transactionAttemptsMax || code === undefined || !PG_RETRYABLE.has(code)) throw err;

@@ -3,6 +3,7 @@ import * as m0001 from './migrations/0001_foundation.js';
 import * as m0002 from './migrations/0002_kernel.js';
 import * as m0003 from './migrations/0003_customers.js';
 import * as m0004 from './migrations/0004_money.js';
+import * as m0005 from './migrations/0005_webhooks.js';
 
 // Migrations are code (bundled with the server), applied in name order on every start, on
 // either store. Kysely's migrator takes a lock, so instances starting together apply each
@@ -12,6 +13,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0002_kernel': m0002,
   '0003_customers': m0003,
   '0004_money': m0004,
+  '0005_webhooks': m0005,
 };
 
 const migrationAttemptsMax = 5;

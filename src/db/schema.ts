@@ -312,6 +312,64 @@ export interface TransactionsTable {
   updated_at: string;
 }
 
+/** One webhook delivery per event recorded while a webhook endpoint was set. */
+export interface WebhookDeliveriesTable {
+  /** The event's id, which is the envelope id. */
+  id: string;
+  platform_id: string;
+  type: string;
+  /** The id of the object the event is about. */
+  resource_id: string;
+  /** PENDING (a try is due or under way), DELIVERED or FAILED (no more tries). */
+  status: string;
+  attempts: number;
+  job_id: string | null;
+  round_started_at: string;
+  /** EVENT or REPLAY: what started the current round (its tries carry it as their trigger). */
+  round_trigger: string;
+  last_attempt_at: string | null;
+  delivered_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookAttemptsTable {
+  id: string;
+  platform_id: string;
+  delivery_id: string;
+  /** 1, 2, … over the delivery's whole life (replays continue the count). */
+  number: number;
+  /** EVENT (the event's own delivery and its retries), REPLAY or SEND_TEST. */
+  trigger: string;
+  /** Null when no endpoint was set at the time of the try. */
+  url: string | null;
+  started_at: string;
+  latency_ms: number;
+  response_status: number | null;
+  response_excerpt: string | null;
+  /** Why no HTTP answer came (timeout, connection error, no endpoint). */
+  error: string | null;
+  /** SUCCEEDED (2xx), DUPLICATE (409), FAILED. */
+  outcome: string;
+}
+
+export interface IncomingPaymentApprovalsTable {
+  transaction_id: string;
+  platform_id: string;
+  event_id: string;
+  /** AWAITING_WEBHOOK, AWAITING_DECISION (after a 202), or the decision reached. */
+  status: string;
+  transaction: string;
+  requested_fields: string;
+  decision_deadline: string | null;
+  /** WEBHOOK, API, TIMEOUT or NO_ENDPOINT. */
+  decided_by: string | null;
+  decision: string | null;
+  decided_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   platforms: PlatformsTable;
   api_tokens: ApiTokensTable;
@@ -332,6 +390,9 @@ export interface Database {
   ledger_postings: LedgerPostingsTable;
   ledger_entries: LedgerEntriesTable;
   transactions: TransactionsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+  incoming_payment_approvals: IncomingPaymentApprovalsTable;
 }
 
 export type PlatformRow = Selectable<PlatformsTable>;

@@ -1,11 +1,38 @@
 // The outbox. A state change records its events in the same transaction that makes the
-// change, so an event exists exactly when its change committed; delivery reads them later.
+// change, so an event exists exactly when its change committed. When the platform has a
+// webhook endpoint, the same transaction also creates the event's delivery and the job that
+// makes its tries (see delivery.ts); the job runner is woken once the transaction commits.
 
 import { iso } from '../clock.js';
 import type { Queryable } from '../db/index.js';
-import { prepare } from '../db/prepared.js';
-import type { EventsTable } from '../db/schema.js';
 import { newId } from '../ids.js';
+import { prepare } from '../db/prepared.js';
+import { scheduleDelivery } from './delivery.js';
+import { insertEvent, type EventRow } from './store.js';
+
+/** Every webhook type of the reference (`WebhookType`). */
+export const WEBHOOK_TYPES = [
+  'OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.PENDING_AUTHORIZATION', 'OUTGOING_PAYMENT.PROCESSING',
+  'OUTGOING_PAYMENT.COMPLETED', 'OUTGOING_PAYMENT.FAILED', 'OUTGOING_PAYMENT.EXPIRED', 'OUTGOING_PAYMENT.REFUND_PENDING',
+  'OUTGOING_PAYMENT.REFUND_COMPLETED', 'OUTGOING_PAYMENT.REFUND_FAILED',
+  'INCOMING_PAYMENT.PENDING', 'INCOMING_PAYMENT.COMPLETED', 'INCOMING_PAYMENT.FAILED', 'INCOMING_PAYMENT.REFUND_PENDING',
+  'INCOMING_PAYMENT.REFUND_COMPLETED', 'INCOMING_PAYMENT.REFUND_FAILED',
+  'CUSTOMER.KYC_APPROVED', 'CUSTOMER.KYC_REJECTED', 'CUSTOMER.KYC_PENDING', 'CUSTOMER.KYB_APPROVED',
+  'CUSTOMER.KYB_REJECTED', 'CUSTOMER.KYB_PENDING',
+  'VERIFICATION.APPROVED', 'VERIFICATION.REJECTED', 'VERIFICATION.RESOLVE_ERRORS', 'VERIFICATION.IN_PROGRESS',
+  'VERIFICATION.PENDING_MANUAL_REVIEW', 'VERIFICATION.READY_FOR_VERIFICATION',
+  'EXTERNAL_ACCOUNT.STATUS_UPDATED',
+  'INTERNAL_ACCOUNT.BALANCE_UPDATED', 'INTERNAL_ACCOUNT.STATUS_UPDATED', 'INTERNAL_ACCOUNT.FUNDING_INSTRUCTIONS_UPDATED',
+  'INVITATION.CLAIMED', 'BULK_UPLOAD.COMPLETED', 'BULK_UPLOAD.FAILED', 'AGENT_ACTION.PENDING_APPROVAL',
+  'CARD.STATE_CHANGE', 'CARD.FUNDING_SOURCE_CHANGE',
+  'CARD_TRANSACTION.AUTHORIZED', 'CARD_TRANSACTION.PARTIALLY_SETTLED', 'CARD_TRANSACTION.SETTLED',
+  'CARD_TRANSACTION.REFUNDED', 'CARD_TRANSACTION.EXCEPTION',
+  'TEST',
+] as const;
+
+export type WebhookType = (typeof WEBHOOK_TYPES)[number];
+
+const KNOWN_TYPES = new Set<string>(WEBHOOK_TYPES);
 
 export interface EventInput {
   platformId: string;
@@ -17,47 +44,37 @@ export interface EventInput {
   now: Date;
 }
 
-// Prepared once: state changes record events on their hot paths.
-const insertEvent = prepare<EventsTable>((k, param) =>
-  k.insertInto('events').values({
-    id: param('id'),
-    platform_id: param('platform_id'),
-    type: param('type'),
-    resource_id: param('resource_id'),
-    data: param('data'),
-    created_at: param('created_at'),
-  }),
-);
-
+/** Records an event (and its delivery, when an endpoint is set); returns its id, `Webhook:<uuid>`. */
 export async function recordEvent(tx: Queryable, event: EventInput): Promise<string> {
-  const id = newId('Webhook');
-  await insertEvent.run(tx, {
-    id,
+  const row = eventRow(event);
+  await insertEvent(tx, row);
+  await scheduleDelivery(tx, row, event.now);
+  return row.id;
+}
+
+function eventRow(event: EventInput): EventRow {
+  // A type outside the reference is a bug of the caller, never something to send.
+  if (!KNOWN_TYPES.has(event.type)) throw new Error(`unknown webhook type ${event.type}`);
+  return {
+    id: newId('Webhook'),
     platform_id: event.platformId,
     type: event.type,
     resource_id: event.resourceId,
     data: JSON.stringify(event.data),
     created_at: iso(event.now),
-  });
-  return id;
+  };
 }
 
 const eventsPerInsertMax = 8;
 const multiInserts = new Map<number, ReturnType<typeof prepare<Record<string, unknown>>>>();
+const EVENT_COLUMNS = ['id', 'platform_id', 'type', 'resource_id', 'data', 'created_at'] as const;
 
 function eventsInsert(count: number) {
   let statement = multiInserts.get(count);
   if (statement === undefined) {
     statement = prepare<Record<string, unknown>>((k, param) =>
       k.insertInto('events').values(
-        Array.from({ length: count }, (_, i) => ({
-          id: param(`id${i}`),
-          platform_id: param(`platform_id${i}`),
-          type: param(`type${i}`),
-          resource_id: param(`resource_id${i}`),
-          data: param(`data${i}`),
-          created_at: param(`created_at${i}`),
-        })),
+        Array.from({ length: count }, (_, i) => Object.fromEntries(EVENT_COLUMNS.map((c) => [c, param(`${c}${i}`)])) as EventRow),
       ),
     );
     multiInserts.set(count, statement);
@@ -65,25 +82,17 @@ function eventsInsert(count: number) {
   return statement;
 }
 
-/** Records several events in order, in as few statements as possible. */
+/** Records several events in order, in as few statements as possible, with their deliveries. */
 export async function recordEvents(tx: Queryable, events: EventInput[]): Promise<string[]> {
-  const ids: string[] = [];
-  for (let start = 0; start < events.length; start += eventsPerInsertMax) {
-    const chunk = events.slice(start, start + eventsPerInsertMax);
+  const rows = events.map(eventRow);
+  for (let start = 0; start < rows.length; start += eventsPerInsertMax) {
+    const chunk = rows.slice(start, start + eventsPerInsertMax);
     const params: Record<string, unknown> = {};
-    chunk.forEach((event, i) => {
-      const id = newId('Webhook');
-      ids.push(id);
-      Object.assign(params, {
-        [`id${i}`]: id,
-        [`platform_id${i}`]: event.platformId,
-        [`type${i}`]: event.type,
-        [`resource_id${i}`]: event.resourceId,
-        [`data${i}`]: JSON.stringify(event.data),
-        [`created_at${i}`]: iso(event.now),
-      });
+    chunk.forEach((row, i) => {
+      for (const column of EVENT_COLUMNS) params[`${column}${i}`] = row[column];
     });
     await eventsInsert(chunk.length).run(tx, params);
   }
-  return ids;
+  for (const [i, row] of rows.entries()) await scheduleDelivery(tx, row, events[i]!.now);
+  return rows.map((row) => row.id);
 }

@@ -71,7 +71,13 @@ export function installStatusCheck(app: FastifyInstance, validators: Validators)
     let problem: string | undefined;
     if (responseSchema === undefined) {
       problem = `railyard answered ${reply.statusCode}, which ${schema.operationId} does not declare`;
-    } else if (typeof payload === 'string' && reply.statusCode < 300 && !schema['x-no-body-statuses'].includes(reply.statusCode)) {
+    } else if (
+      typeof payload === 'string' &&
+      reply.statusCode < 300 &&
+      !schema['x-no-body-statuses'].includes(reply.statusCode) &&
+      // Only JSON bodies are checked (the webhook public key, say, is PEM text).
+      String(reply.getHeader('content-type') ?? 'application/json').includes('json')
+    ) {
       const validate = validators.compile(responseSchema as never, 'body');
       if (!validate(JSON.parse(payload))) problem = `response does not match its own schema: ${JSON.stringify(validate.errors?.slice(0, 5))}`;
     }

@@ -5,7 +5,8 @@
 
 import { sql } from 'kysely';
 import { iso } from '../clock.js';
-import type { DialectName, Queryable, Tx } from '../db/index.js';
+import { afterCommit, type DialectName, type Queryable, type Tx } from '../db/index.js';
+import { prepare } from '../db/prepared.js';
 import type { Deps } from '../http/context.js';
 import { newId } from '../ids.js';
 import type { FastifyBaseLogger } from 'fastify';
@@ -16,6 +17,11 @@ export interface JobContext {
   /** Now on the platform's clock. */
   now: Date;
   log: FastifyBaseLogger;
+  /**
+   * External jobs only: marks the job DONE inside the caller's transaction (so the end of
+   * the work and the end of the job commit together); the runner then leaves it alone.
+   */
+  markDone?: (tx: Queryable) => Promise<void>;
 }
 
 export interface Job<Payload> {
@@ -43,8 +49,14 @@ export interface TransactionalJobKind<Payload> extends JobKindBase {
 
 export interface ExternalJobKind<Payload> extends JobKindBase {
   mode: 'external';
+  /**
+   * Optional: reads what the run needs inside the transaction that claims the job, so the
+   * run can start at once (on the embedded store a read outside waits its turn behind the
+   * requests' transactions). Its result is the run's third argument.
+   */
+  prepare?: (tx: Tx, job: Job<Payload>) => Promise<unknown>;
   /** Runs outside any transaction (network calls); a crash mid-way retries it (at least once). */
-  run: (job: Job<Payload>, ctx: JobContext) => Promise<void>;
+  run: (job: Job<Payload>, ctx: JobContext, prepared: unknown) => Promise<void>;
   /** How long a claim holds before another instance may take the job over. */
   leaseMs: number;
 }
@@ -53,11 +65,75 @@ export type JobKind<Payload> = TransactionalJobKind<Payload> | ExternalJobKind<P
 
 const KINDS = new Map<string, JobKind<any>>();
 
+/** What the job runner of a store offers to scheduling (see JobRunner). */
+export interface RunnerHandle {
+  instanceId: string;
+  /** Look for due work now (called after a commit that scheduled some). */
+  wake(): void;
+  /** True while the runner runs in the background and takes external work handed to it. */
+  adopting(): boolean;
+  /** The wall clock, for leases. */
+  wallNowMs(): number;
+  /** Runs an external job this instance claimed when it was scheduled. */
+  adopt(row: ClaimedRow, prepared: unknown): void;
+}
+
+// The runner of each store, keyed by the store's adapter (a database and its transactions
+// share it), so that scheduling work due now can reach it once the work has committed.
+const RUNNERS = new WeakMap<object, RunnerHandle>();
+
+/** Called by a JobRunner for the store it runs jobs of. */
+export function registerRunner(db: Queryable, runner: RunnerHandle): void {
+  RUNNERS.set(db.getExecutor().adapter, runner);
+}
+
+export interface ScheduleInput<Payload> {
+  platformId: string;
+  payload: Payload;
+  dueAt: Date;
+  now: Date;
+  /**
+   * External kinds, due now: what the run needs (as `prepare` would return it) and the
+   * platform's clock offset. When this process's runner works in the background, the job is
+   * written already claimed by it (leased) and handed to it after the commit, with no claim
+   * in between; if the process dies first, the lease lapses and any instance takes it over.
+   */
+  runHere?: { prepared: unknown; clockOffsetMs: number };
+}
+
 export interface JobDefinition<Payload> {
   kind: string;
   /** Schedules the job in the caller's transaction, due at `dueAt` of the platform's clock. */
-  schedule(tx: Queryable, input: { platformId: string; payload: Payload; dueAt: Date; now: Date }): Promise<string>;
+  schedule(tx: Queryable, input: ScheduleInput<Payload>): Promise<string>;
 }
+
+// Every scheduled job runs this insert; prepared once (see db/prepared.ts).
+const insertJob = prepare<{
+  id: string;
+  platform_id: string;
+  kind: string;
+  payload: string;
+  due_at_ms: number;
+  status: string;
+  locked_by: string | null;
+  locked_until_ms: number | null;
+  created_at: string;
+}>((k, param) =>
+  k.insertInto('jobs').values({
+    id: param('id'),
+    platform_id: param('platform_id'),
+    kind: param('kind'),
+    payload: param('payload'),
+    due_at_ms: param('due_at_ms'),
+    status: param('status'),
+    attempts: 0,
+    locked_by: param('locked_by'),
+    locked_until_ms: param('locked_until_ms'),
+    last_error: null,
+    created_at: param('created_at'),
+    updated_at: param('created_at'),
+  }),
+);
 
 const defaultRetryDelayMs = (attempt: number) => Math.min(1000 * 2 ** attempt, 60_000);
 
@@ -74,23 +150,36 @@ export function defineJob<Payload>(
     async schedule(tx, input) {
       const id = newId('Job');
       const now = iso(input.now);
-      await tx
-        .insertInto('jobs')
-        .values({
+      const definition = KINDS.get(kind)!;
+      const runner = RUNNERS.get(tx.getExecutor().adapter);
+      const dueNow = input.dueAt.getTime() <= input.now.getTime();
+      const adopt = input.runHere !== undefined && dueNow && definition.mode === 'external' && runner?.adopting() === true;
+      const payload = JSON.stringify(input.payload);
+      await insertJob.run(tx, {
+        id,
+        platform_id: input.platformId,
+        kind,
+        payload,
+        due_at_ms: input.dueAt.getTime(),
+        status: adopt ? 'RUNNING' : 'PENDING',
+        locked_by: adopt ? runner!.instanceId : null,
+        locked_until_ms: adopt ? runner!.wallNowMs() + (definition as ExternalJobKind<Payload>).leaseMs : null,
+        created_at: now,
+      });
+      if (adopt) {
+        const row: ClaimedRow = {
           id,
-          platform_id: input.platformId,
           kind,
-          payload: JSON.stringify(input.payload),
+          platform_id: input.platformId,
+          payload,
           due_at_ms: input.dueAt.getTime(),
-          status: 'PENDING',
           attempts: 0,
-          locked_by: null,
-          locked_until_ms: null,
-          last_error: null,
-          created_at: now,
-          updated_at: now,
-        })
-        .execute();
+          clock_offset_ms: input.runHere!.clockOffsetMs,
+        };
+        afterCommit(tx, () => runner!.adopt(row, input.runHere!.prepared));
+      } else if (dueNow && runner !== undefined) {
+        afterCommit(tx, () => runner.wake());
+      }
       return id;
     },
   };
@@ -115,7 +204,24 @@ export interface ClaimedRow {
  * `wallNowMs` is the wall clock; each platform adds its own offset.
  */
 export async function claimNext(tx: Tx, dialect: DialectName, wallNowMs: number, platformId?: string): Promise<ClaimedRow | undefined> {
-  const platformFilter = platformId === undefined ? sql`` : sql`AND j.platform_id = ${platformId}`;
+  return (await claimDue(tx, dialect, wallNowMs, { platformId, limit: 1 }))[0];
+}
+
+/** More due jobs of external kinds, locked for this transaction (claimed together with one). */
+export async function claimDueExternal(tx: Tx, dialect: DialectName, wallNowMs: number, platformId: string | undefined, limit: number): Promise<ClaimedRow[]> {
+  const kinds = [...KINDS].filter(([, kind]) => kind.mode === 'external').map(([name]) => name);
+  if (kinds.length === 0 || limit <= 0) return [];
+  return claimDue(tx, dialect, wallNowMs, { platformId, limit, kinds });
+}
+
+async function claimDue(
+  tx: Tx,
+  dialect: DialectName,
+  wallNowMs: number,
+  options: { platformId: string | undefined; limit: number; kinds?: string[] },
+): Promise<ClaimedRow[]> {
+  const platformFilter = options.platformId === undefined ? sql`` : sql`AND j.platform_id = ${options.platformId}`;
+  const kindFilter = options.kinds === undefined ? sql`` : sql`AND j.kind IN (${sql.join(options.kinds)})`;
   const lock = dialect === 'postgres' ? sql`FOR UPDATE OF j SKIP LOCKED` : sql``;
   const result = await sql<ClaimedRow>`
     SELECT j.id, j.kind, j.platform_id, j.payload, j.due_at_ms, j.attempts, p.clock_offset_ms
@@ -123,14 +229,19 @@ export async function claimNext(tx: Tx, dialect: DialectName, wallNowMs: number,
     WHERE (j.status = 'PENDING' OR (j.status = 'RUNNING' AND j.locked_until_ms < ${wallNowMs}))
       AND j.due_at_ms <= ${wallNowMs} + p.clock_offset_ms
       ${platformFilter}
+      ${kindFilter}
     ORDER BY j.due_at_ms, j.id
-    LIMIT 1
+    LIMIT ${options.limit}
     ${lock}`.execute(tx);
-  return result.rows[0];
+  return result.rows;
 }
 
+const markDoneStatement = prepare<{ id: string; updated_at: string }>((k, param) =>
+  k.updateTable('jobs').set({ status: 'DONE', locked_by: null, locked_until_ms: null, updated_at: param('updated_at') }).where('id', '=', param('id')),
+);
+
 export async function markDone(tx: Queryable, id: string, now: Date): Promise<void> {
-  await tx.updateTable('jobs').set({ status: 'DONE', locked_by: null, locked_until_ms: null, updated_at: iso(now) }).where('id', '=', id).execute();
+  await markDoneStatement.run(tx, { id, updated_at: iso(now) });
 }
 
 export async function markRunning(tx: Queryable, id: string, instanceId: string, lockedUntilMs: number, now: Date): Promise<void> {

@@ -1,16 +1,25 @@
 // Runs due jobs: in the background (a short poll, plus an immediate wake-up when work is
-// scheduled for now), and on demand when a platform's clock moves. stop() lets running
-// jobs finish before the process exits.
+// scheduled for now), and on demand when a platform's clock moves. Transactional jobs run
+// one after another; external jobs (network calls) run side by side, up to a bound, so one
+// slow receiver does not hold up the others. stop() lets running jobs finish before the
+// process exits.
 
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { platformNow } from '../clock.js';
 import type { Deps } from '../http/context.js';
-import { claimNext, jobKind, markDone, markFailedAttempt, markRunning, toJob, type ClaimedRow } from './queue.js';
+import type { Queryable } from '../db/index.js';
+import {
+  claimDueExternal, claimNext, jobKind, markDone, markFailedAttempt, markRunning, registerRunner, toJob, type ClaimedRow, type ExternalJobKind,
+} from './queue.js';
 
 export const JOB_POLL_MS = 50;
 /** Jobs one runDue call may run; a bound against a job that keeps rescheduling itself at once. */
 export const JOBS_PER_RUN_MAX = 10_000;
+/** External jobs one runDue call keeps in flight at once. */
+export const EXTERNAL_JOBS_IN_FLIGHT_MAX = 32;
+/** External jobs handed over at scheduling that may run at once; beyond, new ones wait for a claim. */
+export const ADOPTED_JOBS_IN_FLIGHT_MAX = 256;
 
 type Outcome = 'ran' | 'none';
 
@@ -21,11 +30,29 @@ export class JobRunner {
   private readonly inFlight = new Set<Promise<unknown>>();
   private draining: Promise<void> | undefined;
   private wakeRequested = false;
+  /** A wake-up that arrived while a drain was running: drain once more when it ends. */
+  private wokenWhileDraining = false;
+  private adoptedInFlight = 0;
+  /** Settles at the next wake-up (a run waiting on external jobs also looks for new work then). */
+  private wakeSignal: { promise: Promise<void>; resolve: () => void } | undefined;
 
   constructor(
     private readonly deps: Deps,
     private readonly log: FastifyBaseLogger,
-  ) {}
+  ) {
+    registerRunner(deps.db.k, {
+      instanceId: this.instanceId,
+      wake: () => this.wake(),
+      adopting: () => this.timer !== undefined && !this.stopping && this.adoptedInFlight < ADOPTED_JOBS_IN_FLIGHT_MAX,
+      wallNowMs: () => deps.clock.nowMs(),
+      adopt: (row, prepared) => {
+        // A runner that began to stop leaves the job to its lease: another run takes it over.
+        if (this.stopping) return;
+        this.adoptedInFlight++;
+        void this.track(this.runExternal(row, prepared)).finally(() => this.adoptedInFlight--);
+      },
+    });
+  }
 
   start(): void {
     this.stopping = false;
@@ -34,7 +61,16 @@ export class JobRunner {
 
   /** Asks the background loop to look for due jobs now (after a commit that scheduled some). */
   wake(): void {
-    if (this.timer === undefined || this.stopping || this.wakeRequested) return;
+    if (this.wakeSignal !== undefined) {
+      this.wakeSignal.resolve();
+      this.wakeSignal = undefined;
+    }
+    if (this.timer === undefined || this.stopping) return;
+    if (this.draining !== undefined) {
+      this.wokenWhileDraining = true;
+      return;
+    }
+    if (this.wakeRequested) return;
     this.wakeRequested = true;
     clearTimeout(this.timer);
     this.schedulePoll(0);
@@ -54,12 +90,24 @@ export class JobRunner {
   private drain(): Promise<void> {
     this.draining ??= (async () => {
       try {
-        await this.runDue();
+        do {
+          this.wokenWhileDraining = false;
+          await this.runDue();
+        } while (this.wokenWhileDraining && !this.stopping);
       } finally {
         this.draining = undefined;
       }
     })();
     return this.draining;
+  }
+
+  private nextWake(): Promise<void> {
+    if (this.wakeSignal === undefined) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      this.wakeSignal = { promise, resolve };
+    }
+    return this.wakeSignal.promise;
   }
 
   private track<T>(promise: Promise<T>): Promise<T> {
@@ -70,30 +118,51 @@ export class JobRunner {
   /** Runs every job that is due (for one platform, or all); returns how many ran. */
   async runDue(platformId?: string): Promise<number> {
     let count = 0;
-    while (count < JOBS_PER_RUN_MAX && !this.stopping) {
-      const outcome = await this.track(this.runOne(platformId));
-      if (outcome === 'none') break;
-      count++;
+    const external = new Set<Promise<void>>();
+    try {
+      while (count < JOBS_PER_RUN_MAX && !this.stopping) {
+        const outcome = await this.track(this.runOne(platformId, external));
+        if (outcome === 'none') {
+          // External jobs still running may make more work due (a webhook answer that
+          // decides a payment, say): look again once one of them ends.
+          if (external.size === 0) break;
+          await Promise.race([...external, this.nextWake()]);
+          continue;
+        }
+        count += outcome;
+        while (external.size >= EXTERNAL_JOBS_IN_FLIGHT_MAX) await Promise.race(external);
+      }
+    } finally {
+      await Promise.all(external);
     }
     return count;
   }
 
-  private async runOne(platformId?: string): Promise<Outcome> {
+  /** Claims and runs one transactional job, or starts a batch of external ones; how many. */
+  private async runOne(platformId: string | undefined, external: Set<Promise<void>>): Promise<number | 'none'> {
     const { db, clock } = this.deps;
-    let external: { row: ClaimedRow } | undefined;
+    let claimedExternal: { row: ClaimedRow; prepared: unknown }[] = [];
     let failed: { row: ClaimedRow; error: unknown } | undefined;
     const outcome = await db
       .transaction(async (tx): Promise<Outcome> => {
         failed = undefined;
-        external = undefined;
+        claimedExternal = [];
         const wallNowMs = clock.nowMs();
         const row = await claimNext(tx, db.dialect, wallNowMs, platformId);
         if (row === undefined) return 'none';
         const now = platformNow(clock, Number(row.clock_offset_ms));
         const kind = jobKind(row.kind);
         if (kind?.mode === 'external') {
-          await markRunning(tx, row.id, this.instanceId, wallNowMs + kind.leaseMs, now);
-          external = { row };
+          // note: every other external job that is due comes along in this one claim. On
+          // the embedded store each transaction waits its turn behind the requests', so
+          // one claim per job would deliver no faster than one job per turn.
+          const more = await claimDueExternal(tx, db.dialect, wallNowMs, platformId, EXTERNAL_JOBS_IN_FLIGHT_MAX - external.size - 1);
+          for (const claimed of [row, ...more.filter((other) => other.id !== row.id)]) {
+            const claimedKind = jobKind(claimed.kind) as ExternalJobKind<unknown>;
+            await markRunning(tx, claimed.id, this.instanceId, wallNowMs + claimedKind.leaseMs, now);
+            const prepared = claimedKind.prepare === undefined ? undefined : await claimedKind.prepare(tx, toJob(claimed));
+            claimedExternal.push({ row: claimed, prepared });
+          }
           return 'ran';
         }
         if (kind === undefined) {
@@ -114,19 +183,34 @@ export class JobRunner {
         await this.recordFailure(failed.row, failed.error);
         return 'ran' as Outcome;
       });
-    if (external !== undefined) await this.runExternal(external.row);
-    return outcome;
+    for (const { row, prepared } of claimedExternal) {
+      const running: Promise<void> = this.track(this.runExternal(row, prepared)).finally(() => external.delete(running));
+      external.add(running);
+    }
+    return outcome === 'ran' ? claimedExternal.length || 1 : 'none';
   }
 
-  private async runExternal(row: ClaimedRow): Promise<void> {
+  /** Runs a claimed external job; never rejects (a failure is recorded on the job). */
+  private async runExternal(row: ClaimedRow, prepared: unknown): Promise<void> {
     const kind = jobKind(row.kind);
     if (kind?.mode !== 'external') return;
     const now = platformNow(this.deps.clock, Number(row.clock_offset_ms));
+    let markedDone = false;
+    const markDoneIn = async (tx: Queryable) => {
+      await markDone(tx, row.id, platformNow(this.deps.clock, Number(row.clock_offset_ms)));
+      markedDone = true;
+    };
     try {
-      await kind.run(toJob(row), { deps: this.deps, platformId: row.platform_id, now, log: this.log });
-      await markDone(this.deps.db.k, row.id, platformNow(this.deps.clock, Number(row.clock_offset_ms)));
-    } catch (error) {
-      await this.recordFailure(row, error);
+      try {
+        await kind.run(toJob(row), { deps: this.deps, platformId: row.platform_id, now, log: this.log, markDone: markDoneIn }, prepared);
+      } catch (error) {
+        await this.recordFailure(row, error);
+        return;
+      }
+      if (!markedDone) await markDone(this.deps.db.k, row.id, platformNow(this.deps.clock, Number(row.clock_offset_ms)));
+    } catch (err) {
+      // The store went away (shutdown): the lease lapses and another run takes the job over.
+      this.log.error({ err, jobId: row.id, kind: row.kind }, 'could not record the end of a job');
     }
   }
 

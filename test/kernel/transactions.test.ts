@@ -42,8 +42,8 @@ describe('db.transaction', () => {
     const seen = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
         t.deps.db.transaction(async (tx) => {
-          const before = await tx.selectFrom('events').select('id').where('type', '=', 'COUNTER').execute();
-          await recordEvent(tx, { platformId: t.platformId, type: 'COUNTER', resourceId: `c-${i}`, data: {}, now });
+          const before = await tx.selectFrom('events').select('id').where('resource_id', 'like', 'c-%').execute();
+          await recordEvent(tx, { platformId: t.platformId, type: 'TEST', resourceId: `c-${i}`, data: {}, now });
           return before.length;
         }),
       ),

@@ -2,6 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { iso, platformNow, type Clock } from '../../clock.js';
 import { currencyInfo } from '../../currencies.js';
 import type { Queryable } from '../../db/index.js';
+import { recordEvent } from '../../events/outbox.js';
 import { PERMISSIONS, type Ctx, type Deps, type PlatformSettings } from '../../http/context.js';
 import { FieldErrors } from '../../http/errors.js';
 import { newId } from '../../ids.js';
@@ -211,6 +212,10 @@ export async function updatePlatformConfig(ctx: Ctx, patch: Partial<StoredConfig
     if (patch.feeConfigs !== undefined) next.feeConfigs = patch.feeConfigs;
     const updatedAt = iso(ctx.now);
     await store.updatePlatform(tx, ctx.platformId, { config: JSON.stringify(next), updated_at: updatedAt });
+    // A new endpoint hears a TEST webhook first (sent after the commit, to the new endpoint).
+    if (next.webhookEndpoint !== undefined && next.webhookEndpoint !== config.webhookEndpoint) {
+      await recordEvent(tx, { platformId: ctx.platformId, type: 'TEST', resourceId: ctx.platformId, data: {}, now: ctx.now });
+    }
     return { ...current, config: JSON.stringify(next), updated_at: updatedAt };
   });
   return presentConfig(row);

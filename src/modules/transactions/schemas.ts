@@ -30,21 +30,56 @@ export const Refund = component(
   }),
 );
 
+export const TRANSACTION_PENDING_REASONS = [
+  'COUNTERPARTY_DECLARATION_REQUIRED', 'WALLET_VERIFICATION_REQUIRED', 'COUNTERPARTY_INFORMATION_REQUIRED', 'COMPLIANCE_REVIEW',
+] as const;
+
 const AccountTransactionSource = component(
   'AccountTransactionSource',
   Type.Object({ sourceType: StringEnum(['ACCOUNT']), accountId: Type.String(), currency: Type.Optional(Type.String()) }),
+);
+const UmaAddressTransactionSource = component(
+  'UmaAddressTransactionSource',
+  Type.Object({ sourceType: StringEnum(['UMA_ADDRESS']), umaAddress: Type.String(), currency: Type.Optional(Type.String()) }),
+);
+const RealtimeFundingTransactionSource = component(
+  'RealtimeFundingTransactionSource',
+  Type.Object({
+    sourceType: StringEnum(['REALTIME_FUNDING']),
+    currency: Type.String(),
+    customerId: Type.Optional(Type.String()),
+    accountHolderName: Type.Optional(Type.String()),
+    accountIdentifier: Type.Optional(Type.String()),
+    bankName: Type.Optional(Type.String()),
+    bankIdentifier: Type.Optional(Type.String()),
+    paymentRail: Type.Optional(StringEnum(PAYMENT_RAILS)),
+    remittanceInformation: Type.Optional(Type.String()),
+    endToEndId: Type.Optional(Type.String()),
+    traceNumber: Type.Optional(Type.String()),
+  }),
 );
 const AccountTransactionDestination = component(
   'AccountTransactionDestination',
   Type.Object({ destinationType: StringEnum(['ACCOUNT']), accountId: Type.String(), currency: Type.Optional(Type.String()) }),
 );
+const UmaAddressTransactionDestination = component(
+  'UmaAddressTransactionDestination',
+  Type.Object({ destinationType: StringEnum(['UMA_ADDRESS']), umaAddress: Type.String(), currency: Type.Optional(Type.String()) }),
+);
 const TransactionSource = component(
   'TransactionSourceOneOf',
-  DiscriminatedUnion('sourceType', [Type.Ref(AccountTransactionSource)], { ACCOUNT: '#/components/schemas/AccountTransactionSource' }),
+  DiscriminatedUnion('sourceType', [Type.Ref(AccountTransactionSource), Type.Ref(UmaAddressTransactionSource), Type.Ref(RealtimeFundingTransactionSource)], {
+    ACCOUNT: '#/components/schemas/AccountTransactionSource',
+    UMA_ADDRESS: '#/components/schemas/UmaAddressTransactionSource',
+    REALTIME_FUNDING: '#/components/schemas/RealtimeFundingTransactionSource',
+  }),
 );
 const TransactionDestination = component(
   'TransactionDestinationOneOf',
-  DiscriminatedUnion('destinationType', [Type.Ref(AccountTransactionDestination)], { ACCOUNT: '#/components/schemas/AccountTransactionDestination' }),
+  DiscriminatedUnion('destinationType', [Type.Ref(AccountTransactionDestination), Type.Ref(UmaAddressTransactionDestination)], {
+    ACCOUNT: '#/components/schemas/AccountTransactionDestination',
+    UMA_ADDRESS: '#/components/schemas/UmaAddressTransactionDestination',
+  }),
 );
 const ReconciliationInstructions = component('ReconciliationInstructions', Type.Object({ reference: Type.Optional(Type.String()) }));
 
@@ -53,7 +88,6 @@ const int64 = Type.Integer({ format: 'int64', minimum: 0 });
 const common = {
   id: Type.String(),
   direction: StringEnum(['CREDIT', 'DEBIT']),
-  source: Type.Ref(TransactionSource),
   destination: Type.Ref(TransactionDestination),
   customerId: Type.String(),
   platformCustomerId: Type.String(),
@@ -61,11 +95,13 @@ const common = {
   createdAt: Type.Optional(DateTime),
   updatedAt: Type.Optional(DateTime),
   receiptDeliveryConfirmedAt: Type.Optional(DateTime),
+  pendingReason: Type.Optional(StringEnum(TRANSACTION_PENDING_REASONS)),
+  agentId: Type.Optional(Type.String()),
   description: Type.Optional(Type.String()),
-  sentAmount: Type.Ref(CurrencyAmount),
-  receivedAmount: Type.Ref(CurrencyAmount),
   exchangeRate: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+  quoteId: Type.Optional(Type.String()),
   refund: Type.Optional(Type.Ref(Refund)),
+  counterpartyInformation: Type.Optional(Type.Object({}, { additionalProperties: true })),
   fees: Type.Optional(int64),
   reconciliationInstructions: Type.Optional(Type.Ref(ReconciliationInstructions)),
 };
@@ -76,6 +112,9 @@ export const IncomingTransaction = component(
     ...common,
     status: StringEnum(TRANSACTION_STATUSES),
     type: StringEnum(['INCOMING']),
+    source: Type.Optional(Type.Ref(TransactionSource)),
+    sentAmount: Type.Optional(Type.Ref(CurrencyAmount)),
+    receivedAmount: Type.Ref(CurrencyAmount),
     failureReason: Type.Optional(StringEnum(INCOMING_FAILURE_REASONS)),
   }),
 );
@@ -86,6 +125,9 @@ export const OutgoingTransaction = component(
     ...common,
     status: StringEnum(OUTGOING_TRANSACTION_STATUSES),
     type: StringEnum(['OUTGOING']),
+    source: Type.Ref(TransactionSource),
+    sentAmount: Type.Ref(CurrencyAmount),
+    receivedAmount: Type.Optional(Type.Ref(CurrencyAmount)),
     platformFees: Type.Optional(int64),
     failureReason: Type.Optional(StringEnum(OUTGOING_FAILURE_REASONS)),
     paymentRail: Type.Union([StringEnum(PAYMENT_RAILS), Type.Null()]),

@@ -1,0 +1,347 @@
+// Webhook delivery. Every event recorded while the platform has a webhook endpoint gets a
+// delivery row and a `webhook.deliver` job, written in the transaction of the change itself,
+// so a committed change always has its delivery and nothing is sent before the commit. The
+// job runs outside any transaction, signs the envelope and POSTs it; the answer, its latency
+// and any error are kept as an attempt. Failed tries are retried with exponential backoff
+// (capped at 30 minutes between tries) for 7 days from the start of the round; a 409 means
+// the receiver already has the event and ends the delivery. The job's lease keeps a delivery
+// with one instance at a time; each try carries the same envelope, byte for byte.
+
+import { iso, platformNow } from '../clock.js';
+import type { Queryable, Tx } from '../db/index.js';
+import { toPage, type PageRequest } from '../db/pagination.js';
+import type { Ctx, Deps } from '../http/context.js';
+import { apiError } from '../http/errors.js';
+import { newId } from '../ids.js';
+import { defineJob, type Job, type JobContext } from '../jobs/queue.js';
+import { post, type PostResult } from './sender.js';
+import { SIGNATURE_HEADER, signatureHeaderValue } from './signature.js';
+import * as store from './store.js';
+
+/** How long a receiver has to answer a try (config.webhookTimeoutMs overrides it). */
+export const WEBHOOK_TIMEOUT_MS = 30_000;
+/** The wait after the first failed try; it doubles after each failure … */
+export const RETRY_DELAY_FIRST_MS = 30_000;
+/** … up to this. */
+export const RETRY_DELAY_MAX_MS = 30 * 60_000;
+/** No try is scheduled later than this after the start of a round (the event, or a replay). */
+export const RETRY_WINDOW_MS = 7 * 24 * 60 * 60_000;
+/** How much of an answer's body the delivery log keeps. */
+export const RESPONSE_EXCERPT_CHARS_MAX = 1000;
+// A bound only: the 7-day window ends a round after 341 tries.
+const DELIVERY_JOB_ATTEMPTS_MAX = 1000;
+// Longer than the longest try (the 30 s timeout), so a live instance never loses its claim.
+const DELIVERY_LEASE_MS = 90_000;
+const USER_AGENT = 'railyard-webhooks/0.1';
+
+/** The wait before the next try after `failedTries` failed tries of the current round. */
+export function retryDelayMs(failedTries: number): number {
+  return Math.min(RETRY_DELAY_FIRST_MS * 2 ** Math.max(failedTries - 1, 0), RETRY_DELAY_MAX_MS);
+}
+
+/**
+ * Kinds tried once, never retried: a TEST only checks the endpoint, and the answer to
+ * INCOMING_PAYMENT.PENDING is a decision wanted now, not later.
+ */
+export const SENT_ONCE: ReadonlySet<string> = new Set(['TEST', 'INCOMING_PAYMENT.PENDING']);
+
+export type DeliveryStatus = 'PENDING' | 'DELIVERED' | 'FAILED';
+export type AttemptOutcome = 'SUCCEEDED' | 'DUPLICATE' | 'FAILED';
+export type AttemptTrigger = 'EVENT' | 'REPLAY' | 'SEND_TEST';
+
+/** What a receiver said: an HTTP status and body, or why nothing came back. */
+export interface WebhookAnswer {
+  status?: number;
+  body?: string;
+  error?: string;
+}
+
+export interface AnswerContext {
+  deps: Deps;
+  platformId: string;
+  eventId: string;
+  resourceId: string;
+  answer: WebhookAnswer;
+  /** Now on the platform's clock, after the answer came. */
+  now: Date;
+}
+
+/**
+ * Reads the answer to one webhook type, in the transaction that records the try. It may
+ * settle the delivery's status (an answer a handshake understands counts as DELIVERED).
+ */
+export type AnswerHandler = (tx: Tx, context: AnswerContext) => Promise<DeliveryStatus | undefined>;
+
+const ANSWER_HANDLERS = new Map<string, AnswerHandler>();
+
+export function onWebhookAnswer(type: string, handler: AnswerHandler): void {
+  if (ANSWER_HANDLERS.has(type)) throw new Error(`an answer handler for ${type} is already registered`);
+  ANSWER_HANDLERS.set(type, handler);
+}
+
+/** The envelope's exact bytes, built the same way for every try from the stored event. */
+function envelope(event: store.EventRow): Buffer {
+  const text = `{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)},"timestamp":${JSON.stringify(event.created_at)},"data":${event.data}}`;
+  return Buffer.from(text, 'utf8');
+}
+
+function outcomeOf(result: PostResult): AttemptOutcome {
+  const status = result.answer?.status;
+  if (status === undefined) return 'FAILED';
+  if (status >= 200 && status < 300) return 'SUCCEEDED';
+  if (status === 409) return 'DUPLICATE';
+  return 'FAILED';
+}
+
+function answerOf(result: PostResult): WebhookAnswer {
+  if (result.answer === undefined) return { error: result.error ?? 'no answer' };
+  return { status: result.answer.status, body: result.answer.body };
+}
+
+type SendResult = PostResult & { url?: string };
+
+async function send(deps: Deps, target: store.WebhookTarget, body: Buffer): Promise<SendResult> {
+  if (target.endpoint === undefined) return { error: 'no webhook endpoint is set', latencyMs: 0 };
+  const headers = {
+    'content-type': 'application/json',
+    'user-agent': USER_AGENT,
+    [SIGNATURE_HEADER]: signatureHeaderValue(target.privateKeyPem, body),
+  };
+  const result = await post(target.endpoint, body, headers, deps.config.webhookTimeoutMs ?? WEBHOOK_TIMEOUT_MS);
+  return { ...result, url: target.endpoint };
+}
+
+function attemptRow(delivery: Pick<store.DeliveryRow, 'id' | 'platform_id'>, number: number, trigger: string, startedAt: Date, result: SendResult): store.AttemptRow {
+  return {
+    id: newId('WebhookAttempt'),
+    platform_id: delivery.platform_id,
+    delivery_id: delivery.id,
+    number,
+    trigger,
+    url: result.url ?? null,
+    started_at: iso(startedAt),
+    latency_ms: result.latencyMs,
+    response_status: result.answer?.status ?? null,
+    response_excerpt: result.answer === undefined ? null : result.answer.body.slice(0, RESPONSE_EXCERPT_CHARS_MAX),
+    error: result.error ?? null,
+    outcome: outcomeOf(result),
+  };
+}
+
+function describeFailure(result: SendResult): string {
+  return result.answer === undefined ? String(result.error) : `the receiver answered ${result.answer.status}`;
+}
+
+/** Raised by a try that failed and has another one coming: the job runner schedules it. */
+class RetryLater extends Error {}
+
+interface Prepared {
+  delivery: store.DeliveryRow;
+  event: store.EventRow;
+  target: store.WebhookTarget;
+}
+
+const deliverJob = defineJob<{ deliveryId: string }>('webhook.deliver', {
+  mode: 'external',
+  leaseMs: DELIVERY_LEASE_MS,
+  attemptsMax: DELIVERY_JOB_ATTEMPTS_MAX,
+  retryDelayMs,
+  prepare: (tx, job) => prepareTry(tx, job),
+  run: (job, ctx, prepared) => tryDelivery(job, ctx, prepared as Prepared | undefined),
+});
+
+/** In the claiming transaction: what the try sends, and where; nothing when the job has nothing to do. */
+async function prepareTry(tx: Tx, job: Job<{ deliveryId: string }>): Promise<Prepared | undefined> {
+  const delivery = await store.findDelivery(tx, job.platformId, job.payload.deliveryId);
+  // A replay hands the delivery to a new job; an older job has nothing left to do.
+  if (delivery === undefined || delivery.status !== 'PENDING' || delivery.job_id !== job.id) return undefined;
+  const event = await store.findEvent(tx, delivery.id);
+  if (event === undefined) throw new Error(`event ${delivery.id} of a delivery is missing`);
+  return { delivery, event, target: await store.webhookTarget(tx, job.platformId) };
+}
+
+async function tryDelivery(job: Job<{ deliveryId: string }>, ctx: JobContext, prepared: Prepared | undefined): Promise<void> {
+  if (prepared === undefined) return;
+  const { deps, platformId } = ctx;
+  const { delivery, event, target } = prepared;
+  const result = await send(deps, target, envelope(event));
+
+  let retry: string | undefined;
+  await deps.db.transaction(async (tx) => {
+    const now = platformNow(deps.clock, await store.clockOffsetMs(tx, platformId));
+    let status: DeliveryStatus = outcomeOf(result) === 'FAILED' ? 'FAILED' : 'DELIVERED';
+    const handler = ANSWER_HANDLERS.get(delivery.type);
+    if (handler !== undefined) {
+      const context = { deps, platformId, eventId: delivery.id, resourceId: delivery.resource_id, answer: answerOf(result), now };
+      status = (await handler(tx, context)) ?? status;
+    }
+    if (status === 'FAILED' && !SENT_ONCE.has(delivery.type)) {
+      const nextTryMs = now.getTime() + retryDelayMs(job.attempts + 1);
+      if (nextTryMs <= Date.parse(delivery.round_started_at) + RETRY_WINDOW_MS) {
+        status = 'PENDING';
+        retry = describeFailure(result);
+      }
+    }
+    const attempts = delivery.attempts + 1;
+    await store.insertAttempt(tx, attemptRow(delivery, attempts, delivery.round_trigger, ctx.now, result));
+    await store.recordTry(tx, {
+      id: delivery.id,
+      status,
+      attempts,
+      last_attempt_at: iso(ctx.now),
+      delivered_at: status === 'DELIVERED' ? iso(now) : delivery.delivered_at,
+      updated_at: iso(now),
+    });
+    if (retry === undefined) await ctx.markDone?.(tx);
+  });
+  if (retry !== undefined) throw new RetryLater(retry);
+}
+
+/** In the event's transaction: a delivery and its first try, due now, when an endpoint is set. */
+export async function scheduleDelivery(tx: Queryable, event: store.EventRow, now: Date): Promise<void> {
+  const target = await store.webhookTarget(tx, event.platform_id);
+  if (target.endpoint === undefined) return;
+  const delivery: store.DeliveryRow = {
+    id: event.id,
+    platform_id: event.platform_id,
+    type: event.type,
+    resource_id: event.resource_id,
+    status: 'PENDING',
+    attempts: 0,
+    job_id: null,
+    round_started_at: event.created_at,
+    round_trigger: 'EVENT',
+    last_attempt_at: null,
+    delivered_at: null,
+    created_at: event.created_at,
+    updated_at: event.created_at,
+  };
+  delivery.job_id = await deliverJob.schedule(tx, {
+    platformId: event.platform_id,
+    payload: { deliveryId: event.id },
+    dueAt: now,
+    now,
+    // What the first try needs is at hand: this instance may send it right after the commit.
+    runHere: { prepared: { delivery, event, target } satisfies Prepared, clockOffsetMs: target.clockOffsetMs },
+  });
+  await store.insertDelivery(tx, delivery);
+}
+
+// ----------------------------------------------------------------------------- operations
+
+/**
+ * Sends a TEST webhook now and waits for the answer. It is kept in the outbox and the
+ * delivery log like any other, but never retried. A 2xx answer is returned; any other
+ * answer, or none, is a 400 WEBHOOK_DELIVERY_ERROR that carries what happened.
+ */
+export async function sendTestWebhook(ctx: Ctx) {
+  const target = await store.webhookTarget(ctx.db.k, ctx.platformId);
+  if (target.endpoint === undefined) {
+    throw apiError('WEBHOOK_ENDPOINT_NOT_SET', 'This platform has no webhook endpoint; set webhookEndpoint with PATCH /config');
+  }
+  const event: store.EventRow = {
+    id: newId('Webhook'),
+    platform_id: ctx.platformId,
+    type: 'TEST',
+    resource_id: ctx.platformId,
+    data: '{}',
+    created_at: iso(ctx.now),
+  };
+  const result = await send(ctx.deps, target, envelope(event));
+  const outcome = outcomeOf(result);
+  await ctx.db.transaction(async (tx) => {
+    await store.insertEvent(tx, event);
+    await store.insertDelivery(tx, {
+      id: event.id,
+      platform_id: ctx.platformId,
+      type: 'TEST',
+      resource_id: ctx.platformId,
+      status: outcome === 'FAILED' ? 'FAILED' : 'DELIVERED',
+      attempts: 1,
+      job_id: null,
+      round_started_at: event.created_at,
+      round_trigger: 'SEND_TEST',
+      last_attempt_at: event.created_at,
+      delivered_at: outcome === 'FAILED' ? null : event.created_at,
+      created_at: event.created_at,
+      updated_at: event.created_at,
+    });
+    await store.insertAttempt(tx, attemptRow(event, 1, 'SEND_TEST', ctx.now, result));
+  });
+  const url = target.endpoint;
+  if (result.answer === undefined) {
+    throw apiError('WEBHOOK_DELIVERY_ERROR', `The webhook endpoint gave no answer: ${result.error}`, { url, error: result.error });
+  }
+  const { status, body } = result.answer;
+  if (outcome !== 'SUCCEEDED') {
+    throw apiError('WEBHOOK_DELIVERY_ERROR', `The webhook endpoint answered ${status}`, { url, response_status: status, response_body: body });
+  }
+  return { url, response_status: status, response_body: body };
+}
+
+function presentDelivery(row: store.DeliveryWithJob) {
+  const nextAttemptDue = row.status === 'PENDING' && row.job_status === 'PENDING' && row.job_due_at_ms !== null;
+  return {
+    id: row.id,
+    type: row.type,
+    resourceId: row.resource_id,
+    status: row.status as DeliveryStatus,
+    attemptCount: row.attempts,
+    createdAt: row.created_at,
+    ...(row.last_attempt_at !== null ? { lastAttemptAt: row.last_attempt_at } : {}),
+    ...(nextAttemptDue ? { nextAttemptAt: iso(new Date(Number(row.job_due_at_ms))) } : {}),
+    ...(row.delivered_at !== null ? { deliveredAt: row.delivered_at } : {}),
+  };
+}
+
+function presentAttempt(row: store.AttemptRow) {
+  return {
+    number: row.number,
+    trigger: row.trigger as AttemptTrigger,
+    startedAt: row.started_at,
+    ...(row.url !== null ? { url: row.url } : {}),
+    outcome: row.outcome as AttemptOutcome,
+    ...(row.response_status !== null ? { responseStatus: row.response_status } : {}),
+    ...(row.response_excerpt !== null ? { responseExcerpt: row.response_excerpt } : {}),
+    ...(row.error !== null ? { error: row.error } : {}),
+    latencyMs: row.latency_ms,
+  };
+}
+
+export async function listDeliveries(ctx: Ctx, filters: store.DeliveryFilters, page: PageRequest) {
+  return toPage(await store.listDeliveries(ctx.db.k, ctx.platformId, filters, page), presentDelivery);
+}
+
+export async function getDelivery(ctx: Ctx, id: string) {
+  const row = await store.findDeliveryWithJob(ctx.db.k, ctx.platformId, id);
+  if (row === undefined) throw apiError('REFERENCE_NOT_FOUND', `No webhook delivery ${id}`);
+  const event = await store.findEvent(ctx.db.k, id);
+  return {
+    ...presentDelivery(row),
+    envelope: JSON.parse(envelope(event!).toString('utf8')) as Record<string, unknown>,
+    attempts: (await store.listAttempts(ctx.db.k, id)).map(presentAttempt),
+  };
+}
+
+/**
+ * Starts a new round of tries of a delivery, now: same envelope, same id, the same retry
+ * rules from this moment. Refused while a try is under way (one try of a delivery at a time).
+ */
+export async function replayDelivery(ctx: Ctx, id: string) {
+  await ctx.db.transaction(async (tx) => {
+    const delivery = await store.findDelivery(tx, ctx.platformId, id);
+    if (delivery === undefined) throw apiError('REFERENCE_NOT_FOUND', `No webhook delivery ${id}`);
+    if ((await store.webhookTarget(tx, ctx.platformId)).endpoint === undefined) {
+      throw apiError('CONFLICT', 'This platform has no webhook endpoint to replay to; set webhookEndpoint with PATCH /config');
+    }
+    if (delivery.job_id !== null && (await store.lockJobStatus(tx, ctx.db.dialect, delivery.job_id)) === 'RUNNING') {
+      throw apiError('CONFLICT', 'A try of this delivery is under way; replay it once the try has ended');
+    }
+    const now = iso(ctx.now);
+    // Past this line the replay happens. The previous job, if still waiting, finds the
+    // delivery handed over and does nothing.
+    const jobId = await deliverJob.schedule(tx, { platformId: ctx.platformId, payload: { deliveryId: id }, dueAt: ctx.now, now: ctx.now });
+    await store.updateDelivery(tx, id, { status: 'PENDING', job_id: jobId, round_started_at: now, round_trigger: 'REPLAY', updated_at: now });
+  });
+  return getDelivery(ctx, id);
+}

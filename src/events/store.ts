@@ -1,0 +1,171 @@
+// The SQL of webhook delivery: events, deliveries and attempts, and the little of a
+// platform's row that delivery needs. note: like the job queue, delivery is kernel and reads
+// the platform row itself; going through the platform service would make an import cycle,
+// because that service records events (the TEST webhook when the endpoint changes).
+
+import { sql } from 'kysely';
+import type { DialectName, Queryable, Tx } from '../db/index.js';
+import { paginate, type PageRequest } from '../db/pagination.js';
+import { prepare } from '../db/prepared.js';
+import type { EventsTable, WebhookAttemptsTable, WebhookDeliveriesTable } from '../db/schema.js';
+
+export type EventRow = EventsTable;
+export type DeliveryRow = WebhookDeliveriesTable;
+export type AttemptRow = WebhookAttemptsTable;
+
+export interface WebhookTarget {
+  endpoint: string | undefined;
+  privateKeyPem: string;
+  clockOffsetMs: number;
+}
+
+const targetOf = prepare<{ id: string }, { config: string; webhook_private_key: string; clock_offset_ms: string | number }>((k, param) =>
+  k.selectFrom('platforms').select(['config', 'webhook_private_key', 'clock_offset_ms']).where('id', '=', param('id')),
+);
+
+/** Where and how a platform's webhooks go: its endpoint (if set), signing key and clock. */
+export async function webhookTarget(q: Queryable, platformId: string): Promise<WebhookTarget> {
+  const row = await targetOf.first(q, { id: platformId });
+  if (row === undefined) throw new Error(`platform ${platformId} vanished`);
+  const endpoint = (JSON.parse(row.config) as { webhookEndpoint?: string }).webhookEndpoint;
+  return { endpoint: endpoint || undefined, privateKeyPem: row.webhook_private_key, clockOffsetMs: Number(row.clock_offset_ms) };
+}
+
+// note: the statements every event runs are prepared once (see db/prepared.ts).
+
+const insertEventStatement = prepare<EventRow>((k, param) =>
+  k.insertInto('events').values({
+    id: param('id'),
+    platform_id: param('platform_id'),
+    type: param('type'),
+    resource_id: param('resource_id'),
+    data: param('data'),
+    created_at: param('created_at'),
+  }),
+);
+
+export async function insertEvent(q: Queryable, row: EventRow): Promise<void> {
+  await insertEventStatement.run(q, row);
+}
+
+const eventById = prepare<{ id: string }, EventRow>((k, param) => k.selectFrom('events').selectAll().where('id', '=', param('id')));
+
+export async function findEvent(q: Queryable, id: string): Promise<EventRow | undefined> {
+  return eventById.first(q, { id });
+}
+
+const DELIVERY_COLUMNS = [
+  'id', 'platform_id', 'type', 'resource_id', 'status', 'attempts', 'job_id', 'round_started_at', 'round_trigger',
+  'last_attempt_at', 'delivered_at', 'created_at', 'updated_at',
+] as const;
+
+const insertDeliveryStatement = prepare<DeliveryRow>((k, param) =>
+  k.insertInto('webhook_deliveries').values(Object.fromEntries(DELIVERY_COLUMNS.map((c) => [c, param(c)])) as DeliveryRow),
+);
+
+export async function insertDelivery(q: Queryable, row: DeliveryRow): Promise<void> {
+  await insertDeliveryStatement.run(q, row);
+}
+
+const deliveryById = prepare<{ id: string; platformId: string }, DeliveryRow>((k, param) =>
+  k.selectFrom('webhook_deliveries').selectAll().where('id', '=', param('id')).where('platform_id', '=', param('platformId')),
+);
+
+export async function findDelivery(q: Queryable, platformId: string, id: string): Promise<DeliveryRow | undefined> {
+  return deliveryById.first(q, { id, platformId });
+}
+
+export async function updateDelivery(
+  q: Queryable,
+  id: string,
+  changes: Partial<Pick<DeliveryRow, 'status' | 'attempts' | 'job_id' | 'round_started_at' | 'round_trigger' | 'last_attempt_at' | 'delivered_at' | 'updated_at'>>,
+): Promise<void> {
+  await q.updateTable('webhook_deliveries').set(changes).where('id', '=', id).execute();
+}
+
+const ATTEMPT_COLUMNS = [
+  'id', 'platform_id', 'delivery_id', 'number', 'trigger', 'url', 'started_at', 'latency_ms', 'response_status',
+  'response_excerpt', 'error', 'outcome',
+] as const;
+
+const insertAttemptStatement = prepare<AttemptRow>((k, param) =>
+  k.insertInto('webhook_attempts').values(Object.fromEntries(ATTEMPT_COLUMNS.map((c) => [c, param(c)])) as AttemptRow),
+);
+
+export async function insertAttempt(q: Queryable, row: AttemptRow): Promise<void> {
+  await insertAttemptStatement.run(q, row);
+}
+
+const recordTryStatement = prepare<Pick<DeliveryRow, 'id' | 'status' | 'attempts' | 'last_attempt_at' | 'delivered_at' | 'updated_at'>>((k, param) =>
+  k
+    .updateTable('webhook_deliveries')
+    .set({
+      status: param('status'),
+      attempts: param('attempts'),
+      last_attempt_at: param('last_attempt_at'),
+      delivered_at: param('delivered_at'),
+      updated_at: param('updated_at'),
+    })
+    .where('id', '=', param('id')),
+);
+
+/** A delivery after a try: its status, count, and times. */
+export async function recordTry(q: Queryable, row: Pick<DeliveryRow, 'id' | 'status' | 'attempts' | 'last_attempt_at' | 'delivered_at' | 'updated_at'>): Promise<void> {
+  await recordTryStatement.run(q, row);
+}
+
+const clockOffsetOf = prepare<{ id: string }, { clock_offset_ms: string | number }>((k, param) =>
+  k.selectFrom('platforms').select('clock_offset_ms').where('id', '=', param('id')),
+);
+
+/** The platform's sandbox clock offset (milliseconds ahead of the wall clock). */
+export async function clockOffsetMs(q: Queryable, platformId: string): Promise<number> {
+  return Number((await clockOffsetOf.first(q, { id: platformId }))?.clock_offset_ms ?? 0);
+}
+
+export async function listAttempts(q: Queryable, deliveryId: string): Promise<AttemptRow[]> {
+  return q.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', deliveryId).orderBy('number').execute();
+}
+
+export interface DeliveryFilters {
+  type?: string | undefined;
+  status?: string | undefined;
+  resourceId?: string | undefined;
+}
+
+/** A delivery with the due time of its pending job (when a try is scheduled). */
+export type DeliveryWithJob = DeliveryRow & { job_status: string | null; job_due_at_ms: string | number | null };
+
+export async function listDeliveries(q: Queryable, platformId: string, filters: DeliveryFilters, page: PageRequest) {
+  let query = q
+    .selectFrom('webhook_deliveries')
+    .leftJoin('jobs', 'jobs.id', 'webhook_deliveries.job_id')
+    .selectAll('webhook_deliveries')
+    .select(['jobs.status as job_status', 'jobs.due_at_ms as job_due_at_ms'])
+    .where('webhook_deliveries.platform_id', '=', platformId);
+  if (filters.type !== undefined) query = query.where('webhook_deliveries.type', '=', filters.type);
+  if (filters.status !== undefined) query = query.where('webhook_deliveries.status', '=', filters.status);
+  if (filters.resourceId !== undefined) query = query.where('webhook_deliveries.resource_id', '=', filters.resourceId);
+  return paginate(query as never, 'webhook_deliveries', page) as Promise<import('../db/pagination.js').PageResult<DeliveryWithJob>>;
+}
+
+export async function findDeliveryWithJob(q: Queryable, platformId: string, id: string): Promise<DeliveryWithJob | undefined> {
+  return q
+    .selectFrom('webhook_deliveries')
+    .leftJoin('jobs', 'jobs.id', 'webhook_deliveries.job_id')
+    .selectAll('webhook_deliveries')
+    .select(['jobs.status as job_status', 'jobs.due_at_ms as job_due_at_ms'])
+    .where('webhook_deliveries.platform_id', '=', platformId)
+    .where('webhook_deliveries.id', '=', id)
+    .executeTakeFirst();
+}
+
+/**
+ * The status of a job, locked for the rest of the transaction on PostgreSQL (so a runner
+ * cannot claim it meanwhile; runners skip locked jobs).
+ */
+export async function lockJobStatus(tx: Tx, dialect: DialectName, jobId: string): Promise<string | undefined> {
+  const lock = dialect === 'postgres' ? sql`FOR UPDATE` : sql``;
+  const result = await sql<{ status: string }>`SELECT status FROM jobs WHERE id = ${jobId} ${lock}`.execute(tx);
+  return result.rows[0]?.status;
+}
