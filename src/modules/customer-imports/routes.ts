@@ -16,7 +16,6 @@ export const customerImportRoutes: FastifyPluginAsyncTypebox = async (app) => {
     payload.on('end', () => done(null, undefined));
     payload.on('error', (err) => done(err, undefined));
   });
-  app.addHook('onClose', async () => service.settleImportJobs(app.deps.db));
 
   app.post('/customers/bulk/csv', {
     schema: op({

@@ -1,11 +1,13 @@
 import { iso } from '../../clock.js';
-import type { Db, Queryable, Tx } from '../../db/index.js';
+import type { Queryable, Tx } from '../../db/index.js';
 import { recordEvent } from '../../events/outbox.js';
 import type { Ctx } from '../../http/context.js';
 import { apiError, ApiError, type FieldError } from '../../http/errors.js';
 import type { MultipartForm } from '../../http/multipart.js';
 import { newId } from '../../ids.js';
+import { defineJob } from '../../jobs/queue.js';
 import { createPreparedCustomer, prepareCustomer } from '../customers/service.js';
+import { platformCtx } from '../platform/service.js';
 import * as store from './store.js';
 
 // Bulk customer import: an uploaded CSV becomes a job; its rows are created one by one with
@@ -172,9 +174,20 @@ function asColumns(errors: FieldError[]): FieldError[] {
 
 // ----------------------------------------------------------------------------- operations
 
-const running = new Map<string, { db: Db; done: Promise<void> }>();
+/**
+ * The durable job that processes an upload. It runs outside a transaction (each row commits
+ * with its progress), so a job interrupted by a crash or a lost lease resumes at the first
+ * row not yet counted; the progress guard in countRow keeps two runs from processing a row twice.
+ */
+const importJob = defineJob<{ jobId: string }>('customers.bulk-import', {
+  mode: 'external',
+  leaseMs: 10 * 60_000,
+  async run(job, jobContext) {
+    await processJob(await platformCtx(jobContext), job.payload.jobId);
+  },
+});
 
-/** Accepts a CSV upload as a job; the rows are processed right after the answer. */
+/** Accepts a CSV upload as a job; the rows are processed by the job runner right after the answer. */
 export async function uploadCustomersCsv(ctx: Ctx, form: MultipartForm | null) {
   let csv: string | null = null;
   let problem: string | undefined;
@@ -203,9 +216,8 @@ export async function uploadCustomersCsv(ctx: Ctx, form: MultipartForm | null) {
     await store.insertJob(tx, job);
     // A file that cannot be read fails the job when it runs; the reason is kept from now.
     if (problem !== undefined) await store.insertError(tx, job.id, fileError(problem));
+    await importJob.schedule(tx, { platformId: ctx.platformId, payload: { jobId: job.id }, dueAt: ctx.now, now: ctx.now });
   });
-  // The rows are processed once this answer is on its way; a GET of the job waits for them.
-  runImportJob(ctx, job.id, true).catch((err: unknown) => ctx.log.error({ err, jobId: job.id }, 'bulk customer import stopped'));
   return { jobId: job.id, status: 'PENDING' as const };
 }
 
@@ -213,27 +225,11 @@ function fileError(message: string): ErrorEntry {
   return { code: 'INVALID_INPUT', message, details: {}, correlationId: 'file' };
 }
 
-/** The job, once the rows uploaded so far have been processed (a stopped job resumes here). */
+/** The job as it stands: PENDING until the runner takes it, PROCESSING with its progress, then COMPLETED or FAILED. */
 export async function getBulkCustomerImportJob(ctx: Ctx, jobId: string) {
   const job = await store.findJob(ctx.db.k, ctx.platformId, jobId);
   if (job === undefined) throw apiError('BULK_UPLOAD_JOB_NOT_FOUND', `No bulk import job ${jobId}`);
-  if (job.status === 'PENDING' || job.status === 'PROCESSING') await runImportJob(ctx, jobId);
-  return presentJob(ctx.db.k, (await store.findJob(ctx.db.k, ctx.platformId, jobId))!);
-}
-
-/** Waits for the import jobs running on `db` (before the server closes it). */
-export async function settleImportJobs(db: Db): Promise<void> {
-  await Promise.allSettled([...running.values()].filter((run) => run.db === db).map((run) => run.done));
-}
-
-/** Processes a job once per process at a time; `later` starts it after the current request. */
-function runImportJob(ctx: Ctx, jobId: string, later = false): Promise<void> {
-  const current = running.get(jobId);
-  if (current !== undefined) return current.done;
-  const start = later ? new Promise<void>((resolve) => setImmediate(resolve)) : Promise.resolve();
-  const done = start.then(() => processJob(ctx, jobId)).finally(() => running.delete(jobId));
-  running.set(jobId, { db: ctx.db, done });
-  return done;
+  return presentJob(ctx.db.k, job);
 }
 
 async function finish(tx: Tx, ctx: Ctx, job: store.JobRow, status: 'COMPLETED' | 'FAILED', total?: number): Promise<void> {
@@ -285,14 +281,14 @@ async function importRow(ctx: Ctx, jobId: string, file: ParsedFile, index: numbe
       throw err;
     }
     if (missing.length > 0) throw apiError('INVALID_INPUT', `Row ${line} is invalid`, { errors: missing });
-    await createPreparedCustomer(ctx, prepared, (tx) => store.countRow(tx, jobId, true, iso(ctx.now)));
+    await createPreparedCustomer(ctx, prepared, (tx) => store.countRow(tx, jobId, index, true, iso(ctx.now)));
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     const details = err.details?.errors !== undefined ? { ...err.details, errors: asColumns(err.details.errors as FieldError[]) } : (err.details ?? {});
     const entry: ErrorEntry = { code: err.code, message: err.message, details: { row: line, ...details }, correlationId };
     await ctx.db.transaction(async (tx) => {
       await store.insertError(tx, jobId, entry);
-      await store.countRow(tx, jobId, false, iso(ctx.now));
+      await store.countRow(tx, jobId, index, false, iso(ctx.now));
     });
   }
 }

@@ -20,8 +20,12 @@ export async function updateJob(
 }
 
 /** Counts one more processed row, in the transaction that processed it. */
-export async function countRow(q: Queryable, id: string, succeeded: boolean, now: string): Promise<void> {
-  await q
+/**
+ * Counts row `index` as processed. It must be the next row: another run that processed it
+ * first makes this throw, so the caller's transaction (the row's effect) rolls back.
+ */
+export async function countRow(q: Queryable, id: string, index: number, succeeded: boolean, now: string): Promise<void> {
+  const result = await q
     .updateTable('customer_import_jobs')
     .set({
       processed: sql`processed + 1`,
@@ -30,7 +34,9 @@ export async function countRow(q: Queryable, id: string, succeeded: boolean, now
       updated_at: now,
     })
     .where('id', '=', id)
-    .execute();
+    .where('processed', '=', index)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) !== 1) throw new Error(`row ${index} of import ${id} was processed by another run`);
 }
 
 export async function insertError(q: Queryable, jobId: string, entry: unknown): Promise<void> {

@@ -6,6 +6,7 @@ import { recordEvent } from '../../events/outbox.js';
 import { PERMISSIONS, type Ctx, type Deps, type PlatformSettings } from '../../http/context.js';
 import { FieldErrors } from '../../http/errors.js';
 import { newId } from '../../ids.js';
+import type { JobContext } from '../../jobs/queue.js';
 import { provisionInternalAccounts } from '../internal-accounts/service.js';
 import { issueToken, pinToken, type ApiTokenView } from '../tokens/service.js';
 import * as store from './store.js';
@@ -268,6 +269,20 @@ export async function advanceClock(ctx: Ctx, seconds: number) {
  */
 export async function platformNowOf(deps: Deps, platformId: string, q: Queryable = deps.db.k): Promise<Date> {
   return platformNow(deps.clock, Number((await loadPlatform(q, platformId)).clock_offset_ms));
+}
+
+/** A Ctx for work done on a platform's behalf outside a request (a job), at the job's now. */
+export async function platformCtx(job: JobContext): Promise<Ctx> {
+  const row = await loadPlatform(job.deps.db.k, job.platformId);
+  return {
+    deps: job.deps,
+    db: job.deps.db,
+    platformId: job.platformId,
+    settings: JSON.parse(row.settings) as PlatformSettings,
+    tokenId: null,
+    now: job.now,
+    log: job.log,
+  };
 }
 
 export async function webhookPublicKey(q: Queryable, platformId: string): Promise<string> {
