@@ -190,11 +190,13 @@ const { parentPort } = require('node:worker_threads');
 const http = require('node:http');
 let latencies = [];
 let counting = false;
+let lastArrivalMs = 0;
 const server = http.createServer((req, res) => {
   const chunks = [];
   req.on('data', (c) => chunks.push(c));
   req.on('end', () => {
     const arrivedMs = Date.now();
+    lastArrivalMs = arrivedMs;
     res.writeHead(200).end();
     const envelope = JSON.parse(Buffer.concat(chunks).toString('utf8'));
     if (counting && envelope.type !== 'TEST') latencies.push(arrivedMs - Date.parse(envelope.timestamp));
@@ -205,6 +207,7 @@ server.listen(0, '127.0.0.1', () => parentPort.postMessage({ port: server.addres
 parentPort.on('message', (message) => {
   if (message === 'start') { latencies = []; counting = true; }
   if (message === 'stop') { counting = false; parentPort.postMessage({ latencies }); }
+  if (message === 'idle') parentPort.postMessage({ idleMs: Date.now() - lastArrivalMs });
   if (message === 'close') server.close(() => process.exit(0));
 });
 `;
@@ -213,6 +216,8 @@ interface WebhookReceiver {
   url: string;
   start(): void;
   stop(): Promise<number[]>;
+  /** Resolves once no delivery has arrived for `quietMs` (the backlog is delivered), or after `maxMs`. */
+  settle(quietMs: number, maxMs: number): Promise<void>;
   close(): void;
 }
 
@@ -227,6 +232,17 @@ async function startWebhookReceiver(): Promise<WebhookReceiver> {
         worker.once('message', (message: { latencies: number[] }) => resolve(message.latencies));
         worker.postMessage('stop');
       }),
+    async settle(quietMs, maxMs) {
+      const deadline = Date.now() + maxMs;
+      while (Date.now() < deadline) {
+        const { idleMs } = await new Promise<{ idleMs: number }>((resolve) => {
+          worker.once('message', resolve);
+          worker.postMessage('idle');
+        });
+        if (idleMs >= quietMs) return;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    },
     close: () => worker.postMessage('close'),
   };
 }
@@ -256,7 +272,7 @@ interface WebhookLatency {
 }
 
 /** Requests per second of the steady load under which the latency target applies. */
-const webhookSteadyRate = Number(process.env.BENCH_WEBHOOK_RATE ?? 300);
+const webhookSteadyRate = Number(process.env.BENCH_WEBHOOK_RATE ?? 100);
 
 /**
  * Events under load: every connection drives its own first-party wallet through LIVENESS
@@ -268,44 +284,29 @@ const webhookSteadyRate = Number(process.env.BENCH_WEBHOOK_RATE ?? 300);
 async function webhookLatency(server: ServerInfo): Promise<WebhookLatency[]> {
   const receiver = await startWebhookReceiver();
   try {
-    await send(server, 'PATCH', '/platform', { counterpartyRules: true }, `${server.origin}/_railyard`);
     await send(server, 'PATCH', '/config', { webhookEndpoint: receiver.url });
-    const accounts: string[] = [];
-    for (let i = 0; i < connections; i++) {
-      const body = { currency: 'USDC', ownershipType: 'FIRST_PARTY', accountInfo: { accountType: 'SOLANA_WALLET', address: solanaAddress() } };
-      accounts.push((await post(server, '/platform/external-accounts', body)).id);
-    }
-    const basePath = new URL(server.baseUrl).pathname;
-    let next = 0;
-    type Connection = { account?: string; failPath?: string };
+    // The load: successful transfer-outs of one cent, each recording its payment and balance
+    // events (every one of them a delivery).
+    const list = await get(server, '/platform/internal-accounts?currency=USD');
+    const source = list.data[0].id as string;
+    await post(server, `/sandbox/internal-accounts/${source}/fund`, { amount: 100_000_000_000 });
+    const destination = await post(server, '/platform/external-accounts', usdAccount(`${digits(9)}000`));
+    const body = JSON.stringify({ source: { accountId: source }, destination: { accountId: destination.id }, amount: 1 });
+    let sequence = 0;
     const options: autocannon.Options = {
-      url: server.baseUrl,
+      url: `${server.baseUrl}/transfer-out`,
       method: 'POST',
       headers: { authorization: server.auth, 'content-type': 'application/json' },
-      requests: [
-        {
-          setupRequest: (request, context) => {
-            const connection = context as Connection;
-            connection.account ??= accounts[next++ % accounts.length];
-            return { ...request, path: `${basePath}/platform/external-accounts/${connection.account}/challenge`, body: JSON.stringify({ method: 'LIVENESS' }) };
-          },
-          onResponse: (status, body, context) => {
-            if (status !== 201) return;
-            const link = new URL(JSON.parse(body).verificationLink);
-            (context as Connection).failPath = `${link.pathname}/fail${link.search}`;
-          },
-        },
-        {
-          setupRequest: (request, context) => ({ ...request, path: (context as Connection).failPath!, body: '', headers: { authorization: server.auth } }),
-        },
-      ],
+      requests: [{ setupRequest: (request) => ({ ...request, body, headers: { ...request.headers, 'idempotency-key': `bench-webhook-${sequence++}` } }) }],
     };
     await run(options, warmupSeconds);
     const measure = async (load: string, rate: number | undefined): Promise<WebhookLatency> => {
+      // The deliveries of the load before (the warm-up, another measure) are out of the way first.
+      await receiver.settle(500, 60_000);
       receiver.start();
       const result = await run(rate === undefined ? options : { ...options, overallRate: rate }, durationSeconds);
       // Deliveries still under way when the load stops are counted too.
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await receiver.settle(500, 60_000);
       const latencies = (await receiver.stop()).sort((a, b) => a - b);
       return {
         load,
@@ -324,20 +325,6 @@ async function webhookLatency(server: ServerInfo): Promise<WebhookLatency[]> {
     await send(server, 'PATCH', '/config', { webhookEndpoint: '' }).catch(() => undefined);
     receiver.close();
   }
-}
-
-const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-
-/** A random 32-byte Solana address in base58 (the first byte is never zero, so no leading 1s). */
-function solanaAddress(): string {
-  let value = BigInt(1 + randomInt(255));
-  for (let i = 1; i < 32; i++) value = (value << 8n) | BigInt(randomInt(256));
-  let out = '';
-  while (value > 0n) {
-    out = BASE58[Number(value % 58n)]! + out;
-    value /= 58n;
-  }
-  return out;
 }
 
 const WEBHOOK_SCENARIO = 'webhook event-to-delivery latency';
@@ -404,7 +391,7 @@ async function main(): Promise<void> {
       );
     }
     if (webhook !== undefined) {
-      console.log(`\n${WEBHOOK_SCENARIO} (load: LIVENESS ownership checks failed at once, one event per request; responsive receiver)`);
+      console.log(`\n${WEBHOOK_SCENARIO} (load: successful transfer-outs, each recording its payment and balance events; responsive receiver)`);
       for (const [i, row] of webhook.entries()) {
         // The target is set for the embedded store under steady load; the saturating run
         // (where the event's own request waits its turn, before it commits) and PostgreSQL

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { eventsOf, multipart } from '../fixtures/customers.js';
-import { build, type Tenant } from '../helper.js';
+import { build, type TestApp } from '../helper.js';
 
 const HEADER =
   'umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,addressLine2,city,state,postalCode,country,email,businessLegalName,businessRegistrationNumber,businessTaxId,businessIncorporatedOn,platformAccountId,description';
@@ -9,7 +9,7 @@ function csvUpload(text: string, fileName = 'customers.csv') {
   return multipart({}, [{ fileName, data: Buffer.from(text, 'utf8'), contentType: 'text/csv' }]);
 }
 
-async function upload(t: Tenant, text: string) {
+async function upload(t: TestApp, text: string) {
   const accepted = await t.api('POST', '/customers/bulk/csv', csvUpload(text));
   expect(accepted.status).toBe(202);
   expect(accepted.body).toEqual({ jobId: expect.stringMatching(/^BulkCustomerImportJob:/), status: 'PENDING' });
