@@ -28,6 +28,7 @@ import { internalAccountRoutes } from './modules/internal-accounts/routes.js';
 import { transactionRoutes } from './modules/transactions/routes.js';
 import { transferRoutes } from './modules/transfers/routes.js';
 import { paymentApprovalRoutes } from './modules/payment-approvals/routes.js';
+import { receiverRoutes } from './modules/receivers/routes.js';
 import { webhookDeliveryRoutes, webhookRoutes } from './modules/webhooks/routes.js';
 import { railyardRoutes } from './sandbox/routes.js';
 
@@ -170,6 +171,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       await grid.register(transactionRoutes);
       await grid.register(webhookRoutes);
       await grid.register(paymentApprovalRoutes);
+      await grid.register(receiverRoutes);
       if (options.extraRoutes) await grid.register(options.extraRoutes);
       grid.get('/openapi.json', async () => openapi.document());
     },

@@ -370,6 +370,27 @@ export interface IncomingPaymentApprovalsTable {
   updated_at: string;
 }
 
+/** One receiver lookup (lookupUma, lookupExternalAccount); a quote cites it by id. */
+export interface ReceiverLookupsTable {
+  /** `Lookup:<uuid>`. */
+  id: string;
+  platform_id: string;
+  /** UMA or EXTERNAL_ACCOUNT. */
+  kind: string;
+  uma_address: string | null;
+  external_account_id: string | null;
+  /** The sender the lookup named (customerId query parameter), if any. */
+  sender_customer_id: string | null;
+  sender_uma_address: string | null;
+  /** JSON: [{code, min, max}] the receiver accepts. */
+  currencies: string;
+  /** JSON: [{name, mandatory}] of payer data the receiver asks for. */
+  required_payer_data_fields: string;
+  /** SUCCESS, PENDING_LONG or FAIL_COMPLIANCE (the sandbox outcome of paying this receiver). */
+  scenario: string;
+  created_at: string;
+}
+
 export interface Database {
   platforms: PlatformsTable;
   api_tokens: ApiTokensTable;
@@ -393,6 +414,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   incoming_payment_approvals: IncomingPaymentApprovalsTable;
+  receiver_lookups: ReceiverLookupsTable;
 }
 
 export type PlatformRow = Selectable<PlatformsTable>;

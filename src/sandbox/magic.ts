@@ -187,3 +187,59 @@ export const TRANSFER_SCENARIO_DEFAULT: TransferScenario = { failAfterMs: null }
 export function transferScenarioFor(primaryIdentifier: string): TransferScenario {
   return lookup(TRANSFER_SCENARIOS, TRANSFER_SCENARIO_DEFAULT, scenarioSuffix(primaryIdentifier));
 }
+
+// ---------------------------------------------------------------------------------------
+// UMA test addresses: `$<name>@<domain>` on either sandbox UMA domain (the reference's docs
+// use one spelling, its examples the other). The name picks what paying that address does,
+// and for POST /sandbox/uma/receive what a payment from that sender does. Any other name on
+// these domains, and any other domain, has no receiver: 404 UMA_NOT_FOUND.
+
+export const SANDBOX_UMA_DOMAINS = ['sandbox.uma.money', 'sandbox.grid.uma.money'] as const;
+
+export type UmaScenario = 'SUCCESS' | 'PENDING_LONG' | 'FAIL_COMPLIANCE';
+
+export interface SandboxUmaCounterparty {
+  /** The currency the counterparty pays or is paid in. */
+  currency: string;
+  scenario: UmaScenario;
+}
+
+/** How long a PENDING_LONG payment stays pending before it completes (sandbox time). */
+export const UMA_PENDING_LONG_MS = 60 * 60 * 1000;
+
+const umaSource = 'SERVICE-SPEC.md, Sandbox behaviour: UMA destinations; behaviours.md 1.4';
+
+export interface UmaMagicRow {
+  name: string;
+  outcome: SandboxUmaCounterparty;
+  behaviour: string;
+  source: string;
+}
+
+export const SANDBOX_UMA_ADDRESSES: readonly UmaMagicRow[] = [
+  { name: 'success.usd', outcome: { currency: 'USD', scenario: 'SUCCESS' }, behaviour: 'receives and pays in USD; payments succeed', source: umaSource },
+  { name: 'success.eur', outcome: { currency: 'EUR', scenario: 'SUCCESS' }, behaviour: 'receives and pays in EUR; payments succeed', source: umaSource },
+  { name: 'success.mxn', outcome: { currency: 'MXN', scenario: 'SUCCESS' }, behaviour: 'receives and pays in MXN; payments succeed', source: umaSource },
+  {
+    name: 'pending.long.usd', outcome: { currency: 'USD', scenario: 'PENDING_LONG' },
+    behaviour: 'USD; payments stay pending for an hour of sandbox time, then complete (an incoming one after the platform approved it)', source: umaSource,
+  },
+  {
+    name: 'fail.compliance.usd', outcome: { currency: 'USD', scenario: 'FAIL_COMPLIANCE' },
+    behaviour: 'USD; payments fail the compliance check (an incoming one is FAILED with COMPLIANCE_REJECTED before the platform is asked)', source: umaSource,
+  },
+];
+
+/** `$name@domain`, lower-cased; undefined when the text is not shaped like a UMA address. */
+export function parseUmaAddress(address: string): { name: string; domain: string } | undefined {
+  const match = /^\$([A-Za-z0-9._+-]{1,64})@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)$/.exec(address.trim());
+  if (!match) return undefined;
+  return { name: match[1]!.toLowerCase(), domain: match[2]!.toLowerCase() };
+}
+
+/** The sandbox counterparty at a well-formed address; undefined when nobody is there. */
+export function sandboxUmaCounterpartyFor(address: string): SandboxUmaCounterparty | undefined {
+  const parsed = parseUmaAddress(address);
+  if (parsed === undefined || !(SANDBOX_UMA_DOMAINS as readonly string[]).includes(parsed.domain)) return undefined;
+  return SANDBOX_UMA_ADDRESSES.find((row) => row.name === parsed.name)?.outcome;
+}
