@@ -106,7 +106,7 @@ describe('POST /sandbox/uma/receive', () => {
   });
 
   it('releases the pending credit when the webhook answer 403 rejects it', async () => {
-    const { t, customer } = await withReceiver({ status: 403, body: { reason: 'not expected' } });
+    const { t, customer, receiver } = await withReceiver({ status: 403, body: { reason: 'not expected' } });
     const reply = await receive(t, { senderUmaAddress: SENDER, customerId: customer.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 900 });
     await t.runDueJobs();
     const after = await t.api('GET', `/transactions/${reply.body.id}`);
@@ -118,6 +118,9 @@ describe('POST /sandbox/uma/receive', () => {
       ['INCOMING_PAYMENT.FAILED', 'REJECTED'],
     ]);
     expect(await postingsOf(t, reply.body.id)).toEqual(['INCOMING_ACCEPT', 'INCOMING_FAIL']);
+    await t.runDueJobs();
+    expect(receiver.hits.find((h) => h.type === 'INCOMING_PAYMENT.FAILED')!.json.data).toEqual(after.body);
+    expectAllConform(receiver);
     await expectBalancedBooks(t);
   });
 
@@ -125,7 +128,7 @@ describe('POST /sandbox/uma/receive', () => {
     ['approve', 'COMPLETED', { balance: 700, totalBalance: 700 }],
     ['reject', 'REJECTED', { balance: 0, totalBalance: 0 }],
   ])('after a 202, POST /transactions/{id}/%s decides within 5 s', async (action, status, after) => {
-    const { t, customer } = await withReceiver({ status: 202 });
+    const { t, customer, receiver } = await withReceiver({ status: 202 });
     const reply = await receive(t, { senderUmaAddress: SENDER, customerId: customer.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 700 });
     await t.runDueJobs();
     await t.advanceClock(4);
@@ -136,6 +139,10 @@ describe('POST /sandbox/uma/receive', () => {
     expect(await balances(t, customer.id)).toEqual(after);
     await t.advanceClock(10);
     expect((await t.api('GET', `/transactions/${reply.body.id}`)).body.status).toBe(status);
+    expect(receiver.hits.map((h) => h.type).filter((type) => type.startsWith('INCOMING_PAYMENT.'))).toEqual([
+      'INCOMING_PAYMENT.PENDING', status === 'COMPLETED' ? 'INCOMING_PAYMENT.COMPLETED' : 'INCOMING_PAYMENT.FAILED',
+    ]);
+    expectAllConform(receiver);
     await expectBalancedBooks(t);
   });
 
