@@ -29,6 +29,9 @@ import { transactionRoutes } from './modules/transactions/routes.js';
 import { transferRoutes } from './modules/transfers/routes.js';
 import { paymentApprovalRoutes } from './modules/payment-approvals/routes.js';
 import { receiverRoutes } from './modules/receivers/routes.js';
+import { incomingPaymentRoutes } from './modules/incoming-payments/routes.js';
+import { umaProviderRoutes } from './modules/uma-providers/routes.js';
+import { cryptoRoutes } from './modules/crypto/routes.js';
 import { webhookDeliveryRoutes, webhookRoutes } from './modules/webhooks/routes.js';
 import { railyardRoutes } from './sandbox/routes.js';
 
@@ -172,6 +175,9 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       await grid.register(webhookRoutes);
       await grid.register(paymentApprovalRoutes);
       await grid.register(receiverRoutes);
+      await grid.register(incomingPaymentRoutes);
+      await grid.register(umaProviderRoutes);
+      await grid.register(cryptoRoutes);
       if (options.extraRoutes) await grid.register(options.extraRoutes);
       grid.get('/openapi.json', async () => openapi.document());
     },

@@ -1,104 +1,140 @@
 // The approval handshake of incoming payments: INCOMING_PAYMENT.PENDING and the receiver's
 // answer (200, 403, 422, 202 then approve or reject, or nothing), and the approve/reject
-// operations. Incoming transactions belong to the money area, so these tests stand in for
-// it: they create the transaction view and ask for approval through the service.
+// operations. Payments are real incoming UMA payments of the transactions area (the money
+// hooks are registered), created through its service so a test can choose the receiver
+// fields the webhook asks for; the state is read back through GET /transactions/{id}.
 
-import { afterEach, describe, expect, it } from 'vitest';
-import { iso } from '../../src/clock.js';
-import { newId } from '../../src/ids.js';
-import {
-  requestIncomingPaymentApproval, setIncomingPaymentHooks, snapshotHooks, type CounterpartyField, type DecisionInput,
-} from '../../src/modules/payment-approvals/service.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { requestIncomingPaymentApproval, setIncomingPaymentHooks, type CounterpartyField, type DecisionInput } from '../../src/modules/payment-approvals/service.js';
 import type { IncomingTransactionView } from '../../src/modules/payment-approvals/schemas.js';
 import { platformNowOf } from '../../src/modules/platform/service.js';
+import { incomingPaymentHooks, receiveUmaPayment } from '../../src/modules/transactions/service.js';
 import { build, ManualClock, type TestApp, type Tenant } from '../helper.js';
 import { deliveries, delivery, expectAllConform, receiverFor, type Answer, type Receiver } from '../events/support.js';
+import { createCustomer, individualBody } from '../fixtures/customers.js';
+import { eventsOf, expectBalancedBooks } from '../fixtures/money.js';
 
 const START_MS = Date.parse('2025-06-02T09:00:00.000Z');
+const AMOUNT = 12_500;
 const open: Receiver[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((r) => r.close()));
-  setIncomingPaymentHooks(snapshotHooks);
+  setIncomingPaymentHooks(incomingPaymentHooks);
 });
 
-function incomingTransaction(now: Date): IncomingTransactionView {
-  return {
-    id: newId('Transaction'),
-    status: 'PENDING',
-    type: 'INCOMING',
-    direction: 'CREDIT',
-    source: { sourceType: 'UMA_ADDRESS', umaAddress: '$sam@sender.example.com' },
-    destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$alex@railyard.sandbox.uma.money' },
-    customerId: 'Customer:019542f5-b3e7-7d02-8000-0000000000aa',
-    platformCustomerId: 'alex-01',
-    receivedAmount: { amount: 12_500, currency: { code: 'USD', name: 'United States Dollar', symbol: '$', decimals: 2 } },
-    counterpartyInformation: { FULL_NAME: 'Sam Sender', NATIONALITY: 'FR' },
-    reconciliationInstructions: { reference: 'RY-INCOMING-0001' },
-    createdAt: iso(now),
-  };
+interface Receiving {
+  customerId: string;
+  platformCustomerId: string;
+  accountId: string;
+}
+const receivingCustomers = new Map<string, Receiving>();
+
+/** The tenant's receiving customer (created once) and its USD internal account. */
+async function receivingCustomer(tenant: Tenant): Promise<Receiving> {
+  let known = receivingCustomers.get(tenant.platformId);
+  if (known === undefined) {
+    const customer = await createCustomer(tenant, individualBody('Alex Receiver', { platformCustomerId: 'alex-01' }));
+    const accounts = await tenant.api('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USD`);
+    known = { customerId: customer.id, platformCustomerId: 'alex-01', accountId: accounts.body.data[0].id };
+    receivingCustomers.set(tenant.platformId, known);
+  }
+  return known;
 }
 
-/** What the money area will do: store the transaction, then ask for approval in the same transaction. */
+/** An incoming UMA payment, created the way POST /sandbox/uma/receive creates one, with the receiver fields to ask for. */
 async function askApproval(t: TestApp, fields: CounterpartyField[] = [], tenant: Tenant = t) {
+  const receiving = await receivingCustomer(tenant);
   const now = await platformNowOf(t.deps, tenant.platformId);
-  const transaction = incomingTransaction(now);
-  const asked = await t.deps.db.transaction((tx) =>
-    requestIncomingPaymentApproval(tx, { platformId: tenant.platformId, transaction, requestedReceiverCustomerInfoFields: fields, now }),
-  );
-  return { transaction, ...asked };
+  const transaction = (await t.deps.db.transaction((tx) =>
+    receiveUmaPayment(tx, {
+      platformId: tenant.platformId,
+      customerId: receiving.customerId,
+      platformCustomerId: receiving.platformCustomerId,
+      internalAccountId: receiving.accountId,
+      currency: 'USD',
+      amount: BigInt(AMOUNT),
+      senderUmaAddress: '$success.usd@sandbox.uma.money',
+      counterpartyInformation: { FULL_NAME: 'Sam Sender', NATIONALITY: 'FR' },
+      scenario: 'SUCCESS',
+      requestedReceiverCustomerInfoFields: fields,
+    }, now),
+  )) as unknown as IncomingTransactionView;
+  const pending = (await eventsOf(t, transaction.id)).filter((e) => e.type === 'INCOMING_PAYMENT.PENDING');
+  const eventId = (await t.deps.db.k.selectFrom('incoming_payment_approvals').select('event_id').where('transaction_id', '=', transaction.id).executeTakeFirst())!.event_id;
+  expect(pending).toHaveLength(1);
+  return { transaction, eventId, decided: transaction.status === 'PENDING' ? undefined : transaction };
 }
 
-async function current(t: TestApp, transactionId: string, platformId = t.platformId) {
-  return snapshotHooks.findTransaction(t.deps.db.k, platformId, transactionId);
+async function current(t: TestApp, transactionId: string) {
+  const reply = await t.api('GET', `/transactions/${transactionId}`);
+  expect(reply.status).toBe(200);
+  return reply.body;
 }
 
+/** Available and total balance of the receiving customer's USD account. */
+async function balances(t: TestApp) {
+  const { customerId, accountId } = await receivingCustomer(t);
+  const reply = await t.api('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}&currency=USD`);
+  const account = reply.body.data.find((a: any) => a.id === accountId);
+  return { balance: account.balance.amount, totalBalance: account.totalBalance.amount };
+}
+
+/** Every webhook but INCOMING_PAYMENT.PENDING is acknowledged; that one gets the scenario's answer. */
 async function setup(answer: (hit: any) => Answer, options: { timeoutMs?: number } = {}) {
   const t = await build({ clock: new ManualClock(START_MS), ...(options.timeoutMs ? { config: { webhookTimeoutMs: options.timeoutMs } } : {}) });
-  const receiver = await receiverFor(t, (hit) => (hit.type === 'TEST' ? { status: 200 } : answer(hit)));
+  const receiver = await receiverFor(t, (hit) => (hit.type === 'INCOMING_PAYMENT.PENDING' ? answer(hit) : { status: 200 }));
   open.push(receiver);
   await t.runDueJobs();
   return { t, receiver };
 }
 
+const pendingHits = (receiver: Receiver) => receiver.hits.filter((h) => h.type === 'INCOMING_PAYMENT.PENDING');
+
 const NATIONALITY: CounterpartyField[] = [{ name: 'NATIONALITY', mandatory: true }, { name: 'POSTAL_ADDRESS', mandatory: false }];
 
 describe('the INCOMING_PAYMENT.PENDING webhook', () => {
-  // [scenario, fields asked of the receiver, answer, transaction afterwards, delivery status]
-  const cases: [string, CounterpartyField[], Answer, Partial<IncomingTransactionView>, string][] = [
-    ['200 approves', [], { status: 200 }, { status: 'PROCESSING' }, 'DELIVERED'],
-    ['200 with the asked receiver fields approves', NATIONALITY, { status: 200, body: { receiverCustomerInfo: { NATIONALITY: 'DE' } } }, { status: 'PROCESSING' }, 'DELIVERED'],
-    ['200 without a mandatory receiver field fails the payment', NATIONALITY, { status: 200, body: { receiverCustomerInfo: { POSTAL_ADDRESS: 'Berlin' } } }, { status: 'FAILED', failureReason: 'MISSING_MANDATORY_PAYEE_DATA' }, 'DELIVERED'],
-    ['403 rejects', [], { status: 403, body: { code: 'COUNTERPARTY_NOT_ALLOWED', message: 'not accepted', reason: 'sender on a block list' } }, { status: 'REJECTED' }, 'DELIVERED'],
-    ['422 asks for more counterparty information', [], { status: 422, body: { code: 'MISSING_INFO', message: 'need more', requiredFields: ['TAX_ID', 'BIRTH_DATE'] } }, { status: 'PENDING', pendingReason: 'COUNTERPARTY_INFORMATION_REQUIRED' }, 'DELIVERED'],
-    ['500 fails the payment and is not retried', [], { status: 500 }, { status: 'FAILED', failureReason: 'PAYMENT_APPROVAL_WEBHOOK_ERROR' }, 'FAILED'],
-    ['no answer in time fails the payment', [], 'hang', { status: 'FAILED', failureReason: 'PAYMENT_APPROVAL_WEBHOOK_ERROR' }, 'FAILED'],
+  // [scenario, fields asked of the receiver, answer, transaction afterwards, delivery status, balances afterwards]
+  const credited = { balance: AMOUNT, totalBalance: AMOUNT };
+  const released = { balance: 0, totalBalance: 0 };
+  const cases: [string, CounterpartyField[], Answer, Record<string, unknown>, string, { balance: number; totalBalance: number }][] = [
+    ['200 approves', [], { status: 200 }, { status: 'COMPLETED' }, 'DELIVERED', credited],
+    ['200 with the asked receiver fields approves', NATIONALITY, { status: 200, body: { receiverCustomerInfo: { NATIONALITY: 'DE' } } }, { status: 'COMPLETED' }, 'DELIVERED', credited],
+    ['200 without a mandatory receiver field fails the payment', NATIONALITY, { status: 200, body: { receiverCustomerInfo: { POSTAL_ADDRESS: 'Berlin' } } }, { status: 'FAILED', failureReason: 'MISSING_MANDATORY_PAYEE_DATA' }, 'DELIVERED', released],
+    ['403 rejects', [], { status: 403, body: { code: 'COUNTERPARTY_NOT_ALLOWED', message: 'not accepted', reason: 'sender on a block list' } }, { status: 'REJECTED' }, 'DELIVERED', released],
+    ['422 asks for more counterparty information', [], { status: 422, body: { code: 'MISSING_INFO', message: 'need more', requiredFields: ['TAX_ID', 'BIRTH_DATE'] } }, { status: 'PENDING', pendingReason: 'COUNTERPARTY_INFORMATION_REQUIRED' }, 'DELIVERED', { balance: 0, totalBalance: AMOUNT }],
+    ['500 fails the payment and is not retried', [], { status: 500 }, { status: 'FAILED', failureReason: 'PAYMENT_APPROVAL_WEBHOOK_ERROR' }, 'FAILED', released],
+    ['no answer in time fails the payment', [], 'hang', { status: 'FAILED', failureReason: 'PAYMENT_APPROVAL_WEBHOOK_ERROR' }, 'FAILED', released],
   ];
 
-  it.each(cases)('%s', async (_name, fields, answer, expected, deliveryStatus) => {
+  it.each(cases)('%s', async (_name, fields, answer, expected, deliveryStatus, balancesAfter) => {
     const { t, receiver } = await setup(() => answer, { timeoutMs: 200 });
     const { transaction, eventId } = await askApproval(t, fields);
+    expect(await balances(t)).toEqual({ balance: 0, totalBalance: AMOUNT });
     await t.runDueJobs();
-    const [hit] = receiver.hits.filter((h) => h.type === 'INCOMING_PAYMENT.PENDING');
+    const [hit] = pendingHits(receiver);
     expect(hit!.id).toBe(eventId);
     expect(hit!.json.data).toEqual(fields.length > 0 ? { ...transaction, requestedReceiverCustomerInfoFields: fields } : transaction);
     expectAllConform(receiver);
 
     const after = await current(t, transaction.id);
     expect(after).toMatchObject(expected);
-    for (const key of ['pendingReason', 'failureReason'] as const) if (!(key in expected)) expect(after![key]).toBeUndefined();
+    for (const key of ['pendingReason', 'failureReason'] as const) if (!(key in expected)) expect(after[key]).toBeUndefined();
+    expect(await balances(t)).toEqual(balancesAfter);
     expect((await delivery(t, eventId)).status).toBe(deliveryStatus);
     // Sent once: never tried again, whatever the answer.
     await t.advanceClock(24 * 3600);
-    expect(receiver.hits.filter((h) => h.type === 'INCOMING_PAYMENT.PENDING')).toHaveLength(1);
+    expect(pendingHits(receiver)).toHaveLength(1);
     const approve = await t.api('POST', `/transactions/${transaction.id}/approve`);
     expect(approve.status).toBe(409);
     expect(approve.body.code).toBe('TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL');
+    await expectBalancedBooks(t);
   });
 
   it('approves at once when the platform has no webhook endpoint: nobody to ask', async () => {
     const t = await build();
     const { transaction, decided } = await askApproval(t);
-    expect(decided).toMatchObject({ id: transaction.id, status: 'PROCESSING' });
+    expect(decided).toMatchObject({ id: transaction.id, status: 'COMPLETED' });
+    expect(await balances(t)).toEqual({ balance: AMOUNT, totalBalance: AMOUNT });
     expect((await t.api('POST', `/transactions/${transaction.id}/reject`)).status).toBe(409);
   });
 
@@ -116,7 +152,8 @@ describe('the INCOMING_PAYMENT.PENDING webhook', () => {
     await t.runDueJobs();
     const pendings = receiver.hits.filter((h) => h.type === 'INCOMING_PAYMENT.PENDING');
     expect(pendings.map((h) => h.id)).toEqual([expect.any(String), again.eventId]);
-    expect(await current(t, transaction.id)).toMatchObject({ status: 'PROCESSING' });
+    expect(await current(t, transaction.id)).toMatchObject({ status: 'COMPLETED' });
+    expect(await balances(t)).toEqual({ balance: AMOUNT, totalBalance: AMOUNT });
   });
 
   it('hands every decision to the money area through its hooks, in the deciding transaction', async () => {
@@ -127,9 +164,9 @@ describe('the INCOMING_PAYMENT.PENDING webhook', () => {
         // The hook sees the decision already recorded in its transaction.
         const row = await tx.selectFrom('incoming_payment_approvals').select('status').where('transaction_id', '=', input.transactionId).executeTakeFirst();
         expect(row?.status).toBe(input.outcome.kind);
-        return { ...input.transaction, status: 'COMPLETED', settledAt: iso(input.now) };
+        return incomingPaymentHooks.applyDecision(tx, input);
       },
-      findTransaction: snapshotHooks.findTransaction,
+      findTransaction: incomingPaymentHooks.findTransaction,
     });
     const { t } = await setup((hit) => (hit.json.data.platformCustomerId === 'alex-01' ? { status: 202 } : { status: 200 }));
     const first = await askApproval(t, NATIONALITY);
@@ -156,15 +193,20 @@ describe('POST /transactions/{transactionId}/approve', () => {
     await t.advanceClock(4.9);
     const approved = await t.api('POST', `/transactions/${transaction.id}/approve`, { body: { receiverCustomerInfo: { NATIONALITY: 'DE' } } });
     expect(approved.status).toBe(200);
-    const { pendingReason: _p, ...rest } = transaction;
-    expect(approved.body).toEqual({ ...rest, status: 'PROCESSING', updatedAt: expect.any(String) });
+    expect(approved.body).toEqual({ ...transaction, status: 'COMPLETED', settledAt: expect.any(String), updatedAt: expect.any(String) });
+    expect(await current(t, transaction.id)).toEqual(approved.body);
+    expect(await balances(t)).toEqual({ balance: AMOUNT, totalBalance: AMOUNT });
     const again = await t.api('POST', `/transactions/${transaction.id}/approve`, { body: { receiverCustomerInfo: { NATIONALITY: 'DE' } } });
     expect(again.status).toBe(409);
     expect(again.body).toMatchObject({ status: 409, code: 'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL' });
     expect((await t.api('POST', `/transactions/${transaction.id}/reject`)).status).toBe(409);
     await t.advanceClock(10);
-    expect(await current(t, transaction.id)).toMatchObject({ status: 'PROCESSING' });
-    expect(receiver.hits).toHaveLength(2);
+    expect(await current(t, transaction.id)).toMatchObject({ status: 'COMPLETED' });
+    expect(pendingHits(receiver)).toHaveLength(1);
+    expect(receiver.hits.map((h) => h.type).sort()).toEqual([
+      'CUSTOMER.KYC_APPROVED', 'INCOMING_PAYMENT.COMPLETED', 'INCOMING_PAYMENT.PENDING', 'INTERNAL_ACCOUNT.BALANCE_UPDATED', 'INTERNAL_ACCOUNT.BALANCE_UPDATED', 'TEST',
+    ]);
+    expectAllConform(receiver);
   });
 
   it('rejects the payment automatically when 5 s pass without a decision', async () => {
@@ -173,8 +215,9 @@ describe('POST /transactions/{transactionId}/approve', () => {
     await t.runDueJobs();
     expect((await t.advanceClock(4.999)).jobsRun).toBe(0);
     expect(await current(t, transaction.id)).toMatchObject({ status: 'PENDING' });
-    expect((await t.advanceClock(0.001)).jobsRun).toBe(1);
+    expect((await t.advanceClock(0.001)).jobsRun).toBeGreaterThanOrEqual(1);
     expect(await current(t, transaction.id)).toMatchObject({ status: 'FAILED', failureReason: 'PAYMENT_APPROVAL_TIMED_OUT' });
+    expect(await balances(t)).toEqual({ balance: 0, totalBalance: 0 });
     const late = await t.api('POST', `/transactions/${transaction.id}/approve`);
     expect(late.status).toBe(409);
     expect(late.body.message).toContain('approval window has passed');
@@ -191,8 +234,12 @@ describe('POST /transactions/{transactionId}/approve', () => {
     const late = await t.api('POST', `/transactions/${transaction.id}/reject`, { body: { reason: 'too late' } });
     expect(late.status).toBe(409);
     expect(await current(t, transaction.id)).toMatchObject({ status: 'FAILED', failureReason: 'PAYMENT_APPROVAL_TIMED_OUT' });
-    expect(await t.runDueJobs()).toBe(1);
+    await t.runDueJobs();
     expect(await current(t, transaction.id)).toMatchObject({ status: 'FAILED', failureReason: 'PAYMENT_APPROVAL_TIMED_OUT' });
+    // Decided once: the timeout job found the decision made.
+    expect((await eventsOf(t, transaction.id)).map((e) => e.type)).toEqual(['INCOMING_PAYMENT.PENDING', 'INCOMING_PAYMENT.FAILED']);
+    expect(await balances(t)).toEqual({ balance: 0, totalBalance: 0 });
+    await expectBalancedBooks(t);
   });
 
   it('answers 400 MISSING_MANDATORY_USER_INFO naming each missing receiver field, and changes nothing', async () => {
@@ -241,12 +288,13 @@ describe('POST /transactions/{transactionId}/approve', () => {
     const { t, receiver } = await setup(() => 'hang');
     const { transaction, eventId } = await askApproval(t);
     const running = t.runDueJobs();
-    await receiver.waitFor(2);
+    await vi.waitFor(() => expect(pendingHits(receiver)).toHaveLength(1), { timeout: 5000 });
     const approved = await t.api('POST', `/transactions/${transaction.id}/approve`);
     expect(approved.status).toBe(200);
     receiver.release(403);
     await running;
-    expect(await current(t, transaction.id)).toMatchObject({ status: 'PROCESSING' });
+    expect(await current(t, transaction.id)).toMatchObject({ status: 'COMPLETED' });
+    expect(await balances(t)).toEqual({ balance: AMOUNT, totalBalance: AMOUNT });
     expect((await delivery(t, eventId)).attempts[0]).toMatchObject({ responseStatus: 403 });
   });
 });

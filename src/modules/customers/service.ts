@@ -123,6 +123,12 @@ export async function customerNamedBy(q: Queryable, platformId: string, id: stri
   return row;
 }
 
+/** The live customer at a UMA address (normalized with the platform's UMA domain), if any. */
+export async function findActiveCustomerByUmaAddress(q: Queryable, platformId: string, umaAddress: string, platformDomain: string): Promise<CustomerRow | undefined> {
+  const normalized = normalizeUmaAddress(umaAddress, platformDomain);
+  return normalized === undefined ? undefined : store.findActiveByUmaAddress(q, platformId, normalized);
+}
+
 export async function findCustomerRow(q: Queryable, platformId: string, id: string): Promise<CustomerRow | undefined> {
   return store.findCustomer(q, platformId, id);
 }

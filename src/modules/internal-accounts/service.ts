@@ -229,6 +229,12 @@ export async function findInternalAccount(q: Queryable, platformId: string, id: 
   return store.findInternalAccount(q, platformId, id);
 }
 
+/** The owner's internal account in `currency`: the one a payment to that owner in that currency credits. */
+export async function findOwnerAccountIn(q: Queryable, platformId: string, customerId: string | null, currency: string): Promise<store.InternalAccountRow | undefined> {
+  const type = accountTypeFor(currency, customerId);
+  return (await store.ownerAccounts(q, platformId, customerId)).find((a) => a.currency === currency && a.type === type);
+}
+
 /**
  * Writes the books (see Books.flush) and records INTERNAL_ACCOUNT.BALANCE_UPDATED, with the
  * account as it is now, for each account whose balances changed; into `sink` when given

@@ -5,7 +5,8 @@
 // decision to POST /transactions/{id}/approve or /reject within 5 s of sandbox time, after
 // which the payment is rejected as timed out; any other answer, or none, fails it. Each
 // decision is handed to the money area through IncomingPaymentHooks, in the transaction that
-// records it.
+// records it: approval completes the payment and credits the account, anything else but a
+// 422 fails it (REJECTED for a refusal) and releases the pending credit.
 
 import { iso } from '../../clock.js';
 import type { Queryable, Tx } from '../../db/index.js';
@@ -56,42 +57,13 @@ export interface IncomingPaymentHooks {
   findTransaction(q: Queryable, platformId: string, transactionId: string): Promise<IncomingTransactionView | undefined>;
 }
 
-/** The transaction fields a decision implies (what the money area is expected to set). */
-export function transitionFor(outcome: ApprovalOutcome): Pick<IncomingTransactionView, 'status' | 'pendingReason' | 'failureReason'> {
-  switch (outcome.kind) {
-    case 'APPROVED':
-      return { status: 'PROCESSING' };
-    case 'REJECTED':
-      return { status: 'REJECTED' };
-    case 'INFORMATION_REQUIRED':
-      return { status: 'PENDING', pendingReason: 'COUNTERPARTY_INFORMATION_REQUIRED' };
-    case 'MISSING_RECEIVER_INFO':
-      return { status: 'FAILED', failureReason: 'MISSING_MANDATORY_PAYEE_DATA' };
-    case 'TIMED_OUT':
-      return { status: 'FAILED', failureReason: 'PAYMENT_APPROVAL_TIMED_OUT' };
-    case 'WEBHOOK_ERROR':
-      return { status: 'FAILED', failureReason: 'PAYMENT_APPROVAL_WEBHOOK_ERROR' };
-  }
+// Registered by the money area (transactions service) when it loads.
+let hooks: IncomingPaymentHooks | undefined;
+
+function moneyHooks(): IncomingPaymentHooks {
+  if (hooks === undefined) throw new Error('no money area registered its incoming-payment hooks');
+  return hooks;
 }
-
-/**
- * Until the money area registers its hooks, the approval record is the transaction: a
- * decision updates the copy the webhook carried.
- */
-export const snapshotHooks: IncomingPaymentHooks = {
-  async applyDecision(tx, input) {
-    const { pendingReason: _pending, failureReason: _failure, ...rest } = input.transaction;
-    const next: IncomingTransactionView = { ...rest, ...transitionFor(input.outcome), updatedAt: iso(input.now) };
-    await store.setSnapshot(tx, input.transactionId, JSON.stringify(next), iso(input.now));
-    return next;
-  },
-  async findTransaction(q, platformId, transactionId) {
-    const approval = await store.findApproval(q, platformId, transactionId);
-    return approval === undefined ? undefined : (JSON.parse(approval.transaction) as IncomingTransactionView);
-  },
-};
-
-let hooks: IncomingPaymentHooks = snapshotHooks;
 
 export function setIncomingPaymentHooks(next: IncomingPaymentHooks): void {
   hooks = next;
@@ -161,7 +133,7 @@ async function decide(tx: Tx, approval: store.ApprovalRow, outcome: ApprovalOutc
     updated_at: iso(now),
   });
   if (!moved) return undefined;
-  return hooks.applyDecision(tx, {
+  return moneyHooks().applyDecision(tx, {
     platformId: approval.platform_id,
     transactionId: approval.transaction_id,
     outcome,
@@ -270,7 +242,7 @@ async function decideByApi(ctx: Ctx, transactionId: string, outcomeFor: (approva
   const result = await ctx.db.transaction(async (tx): Promise<Decided> => {
     const approval = await store.findApproval(tx, ctx.platformId, transactionId);
     if (approval === undefined) {
-      if ((await hooks.findTransaction(tx, ctx.platformId, transactionId)) === undefined) {
+      if ((await moneyHooks().findTransaction(tx, ctx.platformId, transactionId)) === undefined) {
         throw apiError('TRANSACTION_NOT_FOUND', `No transaction ${transactionId}`);
       }
       throw notPending(transactionId, 'it never asked for one');

@@ -40,7 +40,3 @@ export async function moveApproval(
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
-
-export async function setSnapshot(q: Queryable, transactionId: string, transaction: string, updatedAt: string): Promise<void> {
-  await q.updateTable('incoming_payment_approvals').set({ transaction, updated_at: updatedAt }).where('transaction_id', '=', transactionId).execute();
-}

@@ -8,6 +8,11 @@
 //   INCOMING  PENDING    --complete--> COMPLETED
 //             PENDING    --fail------> FAILED (failureReason)
 //             PENDING    --cancel----> FAILED (COLLECTION_FAILED)
+//             PENDING    --reject----> REJECTED (the platform declined it; pending credit released)
+//
+// Incoming UMA payments ask the platform first (payment-approvals): the pending credit is
+// held while it decides; its decision arrives through the hooks registered at the end of
+// this file.
 
 import { iso } from '../../clock.js';
 import type { Queryable, Tx } from '../../db/index.js';
@@ -21,6 +26,11 @@ import { openBooks, type Books } from '../../ledger/index.js';
 import type { RailOutcome, TimelineStep } from '../../rails/index.js';
 import { findCustomer } from '../customers/store.js';
 import { money, recordBalanceUpdates } from '../internal-accounts/service.js';
+import {
+  requestIncomingPaymentApproval, setIncomingPaymentHooks, type CounterpartyField, type DecisionInput, type IncomingPaymentHooks,
+} from '../payment-approvals/service.js';
+import type { IncomingTransactionView } from '../payment-approvals/schemas.js';
+import { UMA_PENDING_LONG_MS, type UmaScenario } from '../../sandbox/magic.js';
 import * as store from './store.js';
 
 export type { TransactionRow } from './store.js';
@@ -39,6 +49,20 @@ interface Details {
   remittanceInformation?: string;
   purposeOfPayment?: string;
   cancellationReason?: string;
+  /** Incoming UMA payments: who sent it, what the sender disclosed, the sandbox scenario. */
+  senderUmaAddress?: string;
+  counterpartyInformation?: Record<string, unknown>;
+  umaScenario?: UmaScenario;
+  /** Set while a pending payment waits for something (TransactionPendingReason). */
+  pendingReason?: 'COUNTERPARTY_INFORMATION_REQUIRED';
+  /** What the platform told about its customer when approving. */
+  receiverCustomerInfo?: Record<string, unknown>;
+}
+
+const NO_DETAILS = '{}';
+
+function detailsOf(row: store.TransactionRow): Details {
+  return row.details === NO_DETAILS ? {} : (JSON.parse(row.details) as Details);
 }
 
 export interface RefundView {
@@ -51,6 +75,7 @@ export interface RefundView {
 
 export function presentTransaction(row: store.TransactionRow) {
   const amount = money(BigInt(row.amount), row.currency);
+  const details = detailsOf(row);
   // The platform's own transactions name the platform as their customer (the reference's
   // listTransactions filters them with customerId = the platform id).
   const common = {
@@ -74,6 +99,11 @@ export function presentTransaction(row: store.TransactionRow) {
   if (row.type === 'INCOMING') {
     return {
       ...common,
+      ...(details.senderUmaAddress !== undefined
+        ? { source: { sourceType: 'UMA_ADDRESS' as const, umaAddress: details.senderUmaAddress, currency: row.currency } as unknown as typeof common.source }
+        : {}),
+      ...(details.pendingReason !== undefined && row.status === 'PENDING' ? { pendingReason: details.pendingReason } : {}),
+      ...(details.counterpartyInformation !== undefined ? { counterpartyInformation: details.counterpartyInformation } : {}),
       status: row.status as 'PENDING',
       type: 'INCOMING' as const,
       ...(row.failure_reason !== null ? { failureReason: row.failure_reason as 'COLLECTION_FAILED' } : {}),
@@ -386,3 +416,149 @@ export async function cancelTransaction(ctx: Ctx, id: string, reason: string | u
     return presentTransaction(cancelled);
   });
 }
+
+// ----------------------------------------------------------------------------- incoming UMA payments
+
+export interface NewIncomingUmaPayment {
+  platformId: string;
+  customerId: string;
+  platformCustomerId: string | null;
+  internalAccountId: string;
+  currency: string;
+  amount: bigint;
+  senderUmaAddress: string;
+  counterpartyInformation: Record<string, unknown>;
+  scenario: UmaScenario;
+  /** Receiver fields the platform must return when it approves (none for sandbox payments). */
+  requestedReceiverCustomerInfoFields?: CounterpartyField[];
+}
+
+function asIncomingView(row: store.TransactionRow): IncomingTransactionView {
+  return presentTransaction(row) as unknown as IncomingTransactionView;
+}
+
+/**
+ * Accepts an incoming UMA payment in the caller's transaction: the amount is credited as
+ * pending (HELD; throws BalanceLimitExceeded past the maximum), the transaction is written in
+ * PENDING, and the platform is asked to approve it. A sender that fails compliance fails the
+ * payment at once instead, before anyone is asked. Answers the transaction as it is when the
+ * caller's transaction commits (already COMPLETED when the platform has no webhook endpoint).
+ */
+export async function receiveUmaPayment(tx: Tx, input: NewIncomingUmaPayment, now: Date): Promise<TransactionView> {
+  const id = newId('Transaction');
+  const work = openWork(tx, input.platformId, now);
+  await work.books.acceptIncoming(input.internalAccountId, input.currency, input.amount, id);
+  const at = iso(now);
+  const details: Details = { senderUmaAddress: input.senderUmaAddress, counterpartyInformation: input.counterpartyInformation, umaScenario: input.scenario };
+  let row: store.TransactionRow = {
+    id,
+    platform_id: input.platformId,
+    type: 'INCOMING',
+    status: 'PENDING',
+    customer_id: input.customerId,
+    platform_customer_id: input.platformCustomerId,
+    internal_account_id: input.internalAccountId,
+    // The sender stands where a transfer has its external account (filters read these columns).
+    external_account_id: input.senderUmaAddress,
+    source_account_id: input.senderUmaAddress,
+    destination_account_id: input.internalAccountId,
+    currency: input.currency,
+    amount: input.amount.toString(),
+    payment_rail: null,
+    rail_selection_mode: null,
+    failure_reason: null,
+    refund: null,
+    reference: referenceFor(id),
+    details: JSON.stringify(details),
+    settled_at: null,
+    receipt_delivery_confirmed_at: null,
+    created_at: at,
+    updated_at: at,
+  };
+  if (input.scenario === 'FAIL_COMPLIANCE') row = await fail(work, row, 'COMPLIANCE_REJECTED');
+  await store.insertTransaction(tx, row);
+  await finish(work);
+  if (row.status !== 'PENDING') return presentTransaction(row);
+
+  const asked = await requestIncomingPaymentApproval(tx, {
+    platformId: input.platformId,
+    transaction: asIncomingView(row),
+    ...(input.requestedReceiverCustomerInfoFields ? { requestedReceiverCustomerInfoFields: input.requestedReceiverCustomerInfoFields } : {}),
+    now,
+  });
+  return asked.decided !== undefined ? (asked.decided as unknown as TransactionView) : presentTransaction(row);
+}
+
+/** The platform declined the payment: the pending credit goes back to where it came from. */
+async function reject(work: Work, row: store.TransactionRow): Promise<store.TransactionRow> {
+  await work.books.failIncoming(row.internal_account_id, row.currency, amountOf(row), row.id);
+  const rejected = next(work, row, { status: 'REJECTED' });
+  // The reference has no REJECTED event: a declined payment is reported as failed.
+  emit(work, rejected, 'FAILED');
+  return rejected;
+}
+
+function withDetails(row: store.TransactionRow, change: (details: Details) => Details): store.TransactionRow {
+  return { ...row, details: JSON.stringify(change(detailsOf(row))) };
+}
+
+/** Carries out the platform's decision on a pending incoming payment, in the deciding transaction. */
+async function applyIncomingDecision(tx: Tx, input: DecisionInput): Promise<IncomingTransactionView> {
+  const row = await store.findTransaction(tx, input.platformId, input.transactionId);
+  if (row === undefined) throw new Error(`incoming transaction ${input.transactionId} does not exist`);
+  if (row.type !== 'INCOMING' || row.status !== 'PENDING') return asIncomingView(row);
+  const work = openWork(tx, input.platformId, input.now);
+  const { outcome } = input;
+  let after: store.TransactionRow;
+  switch (outcome.kind) {
+    case 'APPROVED': {
+      const approved = withDetails(row, ({ pendingReason: _reason, ...rest }) => ({
+        ...rest,
+        ...(outcome.receiverCustomerInfo !== undefined ? { receiverCustomerInfo: outcome.receiverCustomerInfo } : {}),
+      }));
+      if (detailsOf(row).umaScenario === 'PENDING_LONG') {
+        // Approved, but the sender's side takes long: the credit stays pending until then.
+        after = next(work, approved, {});
+        await railStepJob.schedule(tx, {
+          platformId: input.platformId,
+          payload: { transactionId: row.id, outcome: { kind: 'COMPLETED' } },
+          dueAt: new Date(input.now.getTime() + UMA_PENDING_LONG_MS),
+          now: input.now,
+        });
+      } else {
+        after = await complete(work, approved);
+      }
+      break;
+    }
+    case 'REJECTED':
+      after = await reject(work, row);
+      break;
+    case 'INFORMATION_REQUIRED':
+      // Still pending, credit still held, until the platform is asked again.
+      after = next(work, withDetails(row, (d) => ({ ...d, pendingReason: 'COUNTERPARTY_INFORMATION_REQUIRED' })), {});
+      break;
+    case 'MISSING_RECEIVER_INFO':
+      after = await fail(work, row, 'MISSING_MANDATORY_PAYEE_DATA');
+      break;
+    case 'TIMED_OUT':
+      after = await fail(work, row, 'PAYMENT_APPROVAL_TIMED_OUT');
+      break;
+    case 'WEBHOOK_ERROR':
+      after = await fail(work, row, 'PAYMENT_APPROVAL_WEBHOOK_ERROR');
+      break;
+  }
+  await store.saveState(tx, after);
+  await finish(work);
+  return asIncomingView(after);
+}
+
+/** The money side of the approval handshake. */
+export const incomingPaymentHooks: IncomingPaymentHooks = {
+  applyDecision: applyIncomingDecision,
+  async findTransaction(q, platformId, transactionId) {
+    const row = await store.findTransaction(q, platformId, transactionId);
+    return row === undefined ? undefined : asIncomingView(row);
+  },
+};
+
+setIncomingPaymentHooks(incomingPaymentHooks);

@@ -1,0 +1,15 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { op } from '../../http/route.js';
+import { IncomingTransaction } from '../transactions/schemas.js';
+import { SandboxUmaReceiveRequest } from './schemas.js';
+import * as service from './service.js';
+
+export const incomingPaymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.post('/sandbox/uma/receive', {
+    schema: op({
+      operationId: 'sandboxReceive', tag: 'Sandbox', summary: 'Send a customer a UMA payment from a sandbox sender', permission: 'TRANSACT',
+      body: Type.Ref(SandboxUmaReceiveRequest), success: { 200: Type.Ref(IncomingTransaction) }, errors: [400, 401, 403, 404, 500],
+    }),
+  }, async (request) => service.sandboxReceive(request.ctx, request.body));
+};
