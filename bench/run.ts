@@ -14,6 +14,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
+import { clabeCheckDigit } from '../src/modules/external-accounts/formats.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const durationSeconds = Number(process.env.BENCH_DURATION ?? 10);
@@ -178,6 +179,59 @@ const SCENARIOS: Scenario[] = [
     },
   },
 ];
+
+const mxnAccount = () => ({
+  currency: 'MXN',
+  accountInfo: {
+    accountType: 'MXN_ACCOUNT',
+    clabeNumber: clabeEnding000(),
+    beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Bench Mark' },
+  },
+});
+
+/** A valid CLABE whose last three digits (check digit included) are 000: no sandbox scenario. */
+function clabeEnding000(): string {
+  for (;;) {
+    const first17 = `${digits(15)}00`;
+    if (clabeCheckDigit(first17) === 0) return `${first17}0`;
+  }
+}
+
+/** A funded platform USD account and a platform MXN account to pay (suffix 000: success). */
+async function quoteCorridor(server: ServerInfo): Promise<string> {
+  const list = await get(server, '/platform/internal-accounts?currency=USD');
+  const source = list.data[0].id as string;
+  await post(server, `/sandbox/internal-accounts/${source}/fund`, { amount: 100_000_000_000 });
+  const destination = await post(server, '/platform/external-accounts', mxnAccount());
+  return JSON.stringify({
+    source: { sourceType: 'ACCOUNT', accountId: source },
+    destination: { destinationType: 'ACCOUNT', accountId: destination.id },
+    lockedCurrencySide: 'SENDING',
+    lockedCurrencyAmount: 100,
+  });
+}
+
+SCENARIOS.push(
+  {
+    name: 'POST /quotes (USD -> MXN)',
+    baseline: 'POST',
+    target: { ratioMin: 0.2, p99MaxMs: 25 },
+    async prepare(server) {
+      const body = await quoteCorridor(server);
+      return { url: `${server.baseUrl}/quotes`, method: 'POST', headers: { authorization: server.auth, 'content-type': 'application/json' }, body };
+    },
+  },
+  {
+    name: 'POST /quotes, executed (immediatelyExecute)',
+    baseline: 'POST',
+    target: { ratioMin: 0.1, p99MaxMs: 25 },
+    async prepare(server) {
+      // One request creates the quote and executes it: hold, conversion, payout, events.
+      const body = JSON.stringify({ ...JSON.parse(await quoteCorridor(server)), immediatelyExecute: true });
+      return { url: `${server.baseUrl}/quotes`, method: 'POST', headers: { authorization: server.auth, 'content-type': 'application/json' }, body };
+    },
+  },
+);
 
 // ----------------------------------------------------------------------------- webhooks
 

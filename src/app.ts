@@ -32,6 +32,7 @@ import { receiverRoutes } from './modules/receivers/routes.js';
 import { incomingPaymentRoutes } from './modules/incoming-payments/routes.js';
 import { umaProviderRoutes } from './modules/uma-providers/routes.js';
 import { cryptoRoutes } from './modules/crypto/routes.js';
+import { quoteRoutes } from './modules/quotes/routes.js';
 import { webhookDeliveryRoutes, webhookRoutes } from './modules/webhooks/routes.js';
 import { railyardRoutes } from './sandbox/routes.js';
 
@@ -178,6 +179,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       await grid.register(incomingPaymentRoutes);
       await grid.register(umaProviderRoutes);
       await grid.register(cryptoRoutes);
+      await grid.register(quoteRoutes);
       if (options.extraRoutes) await grid.register(options.extraRoutes);
       grid.get('/openapi.json', async () => openapi.document());
     },

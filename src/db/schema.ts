@@ -310,6 +310,8 @@ export interface TransactionsTable {
   receipt_delivery_confirmed_at: string | null;
   created_at: string;
   updated_at: string;
+  /** JSON: the cross-currency side of a quote's transaction (modules/transactions); null otherwise. */
+  conversion: string | null;
 }
 
 /** One webhook delivery per event recorded while a webhook endpoint was set. */
@@ -391,6 +393,39 @@ export interface ReceiverLookupsTable {
   created_at: string;
 }
 
+export interface QuotesTable {
+  /** `Quote:<uuid>`. */
+  id: string;
+  platform_id: string;
+  customer_id: string | null;
+  transaction_id: string;
+  lookup_id: string | null;
+  /** JSON: source and destination as presented. */
+  source: string;
+  destination: string;
+  locked_side: string;
+  locked_amount: Int64;
+  sending_currency: string;
+  receiving_currency: string;
+  sending_amount: Int64;
+  receiving_amount: Int64;
+  /** The rate as an exact decimal, `<mantissa>e<exponent>` (src/rates). */
+  exchange_rate: string;
+  fees: Int64;
+  platform_fees: Int64;
+  /** JSON: OutgoingRateDetails. */
+  rate_details: string;
+  /** JSON: PaymentInstructions[], for real-time-funded quotes once they may be shown. */
+  payment_instructions: string | null;
+  /** JSON: the open SCA challenge. */
+  sca_challenge: string | null;
+  /** JSON: what the sender disclosed to the receiver. */
+  counterparty_information: string | null;
+  expires_at: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   platforms: PlatformsTable;
   api_tokens: ApiTokensTable;
@@ -415,6 +450,7 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable;
   incoming_payment_approvals: IncomingPaymentApprovalsTable;
   receiver_lookups: ReceiverLookupsTable;
+  quotes: QuotesTable;
 }
 
 export type PlatformRow = Selectable<PlatformsTable>;

@@ -17,6 +17,15 @@
 // AVAILABLE); a payment returned after completion is reversed (EXTERNAL_RAILS ->
 // AVAILABLE). An incoming payment is pending when accepted (EXTERNAL_RAILS -> HELD),
 // completed (HELD -> AVAILABLE) or failed (HELD -> EXTERNAL_RAILS).
+//
+// Cross-currency payments add three system accounts per platform and currency:
+// FX_LIQUIDITY (railyard's book in each currency: it takes the sending currency and gives
+// the receiving one), FEES (the fees kept), and SUSPENSE (money received for a payment that
+// is not on an internal account: real-time funding and pulls, and money whose refund
+// failed). A conversion is two postings, one per currency:
+//   sending:   funds -amount, FEES +fees, FX_LIQUIDITY +(amount - fees)
+//   receiving: FX_LIQUIDITY -received, EXTERNAL_RAILS +received
+// and a returned payout reverses both into the funds' owner.
 
 import { iso } from '../clock.js';
 import type { Queryable } from '../db/index.js';
@@ -33,12 +42,21 @@ export type PostingKind =
   | 'RETURN'
   | 'INCOMING_ACCEPT'
   | 'INCOMING_COMPLETE'
-  | 'INCOMING_FAIL';
+  | 'INCOMING_FAIL'
+  | 'FUNDING_RECEIVED'
+  | 'CONVERT'
+  | 'PAYOUT'
+  | 'PAYOUT_RETURN'
+  | 'CONVERT_REVERSE'
+  | 'REFUND'
+  | 'REFUND_FAILED';
 
 /** The largest balance any bucket may hold: the reference's 9e15 amount maximum, well below 2^63. */
 export const BALANCE_MAX = 9_000_000_000_000_000n;
 
-export type SystemAccountKind = 'SANDBOX_FUNDING' | 'EXTERNAL_RAILS';
+export type SystemAccountKind = 'SANDBOX_FUNDING' | 'EXTERNAL_RAILS' | 'FX_LIQUIDITY' | 'FEES' | 'SUSPENSE';
+
+const SYSTEM_KINDS: readonly SystemAccountKind[] = ['SANDBOX_FUNDING', 'EXTERNAL_RAILS', 'FX_LIQUIDITY', 'FEES', 'SUSPENSE'];
 
 /** Deterministic ids, so a posting names them without a lookup. */
 export function systemAccountId(platformId: string, kind: SystemAccountKind, currency: string): string {
@@ -90,6 +108,31 @@ export async function openAccounts(tx: Queryable, input: { platformId: string; i
   for (const kind of ['SANDBOX_FUNDING', 'EXTERNAL_RAILS'] as const) {
     await store.createAccount(tx, { ...base, id: systemAccountId(input.platformId, kind, input.currency), kind });
   }
+}
+
+/** Creates the system accounts of a currency that are missing (a conversion may touch a currency no internal account holds). */
+export async function openSystemAccounts(tx: Queryable, input: { platformId: string; currency: string; now: Date }): Promise<void> {
+  const now = iso(input.now);
+  for (const kind of SYSTEM_KINDS) {
+    await store.createAccount(tx, {
+      id: systemAccountId(input.platformId, kind, input.currency), platform_id: input.platformId, currency: input.currency, kind, created_at: now, updated_at: now,
+    });
+  }
+}
+
+/** Where the money for an outgoing payment sits: an internal account's HELD bucket, or SUSPENSE. */
+export interface Funds {
+  accountId: string;
+  bucket: Bucket;
+}
+
+export interface ConversionLegs {
+  sendingCurrency: string;
+  /** Everything taken from the funds, fees included. */
+  sendingAmount: bigint;
+  fees: bigint;
+  receivingCurrency: string;
+  receivingAmount: bigint;
 }
 
 /** The balances of an internal account (no lock). */
@@ -179,6 +222,61 @@ export class Books {
       { accountId, bucket: 'HELD', amount: -amount },
       { accountId: systemAccountId(this.platformId, 'EXTERNAL_RAILS', currency), bucket: 'AVAILABLE', amount },
     ]);
+  }
+
+  /** Money for a payment arrived from outside (real-time funding, a pull): EXTERNAL_RAILS -> SUSPENSE. */
+  receiveFunding(currency: string, amount: bigint, transactionId: string): Promise<void> {
+    return this.post('FUNDING_RECEIVED', currency, transactionId, [
+      { accountId: systemAccountId(this.platformId, 'EXTERNAL_RAILS', currency), bucket: 'AVAILABLE', amount: -amount },
+      { accountId: systemAccountId(this.platformId, 'SUSPENSE', currency), bucket: 'AVAILABLE', amount },
+    ]);
+  }
+
+  /** Money in SUSPENSE goes back to whoever sent it: SUSPENSE -> EXTERNAL_RAILS. */
+  refundExternally(currency: string, amount: bigint, transactionId: string): Promise<void> {
+    return this.post('REFUND', currency, transactionId, [
+      { accountId: systemAccountId(this.platformId, 'SUSPENSE', currency), bucket: 'AVAILABLE', amount: -amount },
+      { accountId: systemAccountId(this.platformId, 'EXTERNAL_RAILS', currency), bucket: 'AVAILABLE', amount },
+    ]);
+  }
+
+  /** A refund failed: the funds leave their bucket for SUSPENSE, where they wait for an operator. */
+  strand(funds: Funds, currency: string, amount: bigint, transactionId: string): Promise<void> {
+    if (funds.accountId === systemAccountId(this.platformId, 'SUSPENSE', currency)) return Promise.resolve();
+    return this.post('REFUND_FAILED', currency, transactionId, [
+      { accountId: funds.accountId, bucket: funds.bucket, amount: -amount },
+      { accountId: systemAccountId(this.platformId, 'SUSPENSE', currency), bucket: 'AVAILABLE', amount },
+    ]);
+  }
+
+  /** The payout of a cross-currency payment completed: convert the funds and pay the receiver. */
+  async convertAndPayOut(funds: Funds, legs: ConversionLegs, transactionId: string): Promise<void> {
+    const { sendingCurrency: send, receivingCurrency: receive } = legs;
+    const sendingEntries: Entry[] = [
+      { accountId: funds.accountId, bucket: funds.bucket, amount: -legs.sendingAmount },
+      { accountId: systemAccountId(this.platformId, 'FX_LIQUIDITY', send), bucket: 'AVAILABLE', amount: legs.sendingAmount - legs.fees },
+    ];
+    if (legs.fees > 0n) sendingEntries.push({ accountId: systemAccountId(this.platformId, 'FEES', send), bucket: 'AVAILABLE', amount: legs.fees });
+    await this.post('CONVERT', send, transactionId, sendingEntries);
+    await this.post('PAYOUT', receive, transactionId, [
+      { accountId: systemAccountId(this.platformId, 'FX_LIQUIDITY', receive), bucket: 'AVAILABLE', amount: -legs.receivingAmount },
+      { accountId: systemAccountId(this.platformId, 'EXTERNAL_RAILS', receive), bucket: 'AVAILABLE', amount: legs.receivingAmount },
+    ]);
+  }
+
+  /** A completed payout came back: both postings of convertAndPayOut are reversed into `to` (AVAILABLE). */
+  async reverseConversion(to: Funds, legs: ConversionLegs, transactionId: string): Promise<void> {
+    const { sendingCurrency: send, receivingCurrency: receive } = legs;
+    await this.post('PAYOUT_RETURN', receive, transactionId, [
+      { accountId: systemAccountId(this.platformId, 'EXTERNAL_RAILS', receive), bucket: 'AVAILABLE', amount: -legs.receivingAmount },
+      { accountId: systemAccountId(this.platformId, 'FX_LIQUIDITY', receive), bucket: 'AVAILABLE', amount: legs.receivingAmount },
+    ]);
+    const sendingEntries: Entry[] = [
+      { accountId: systemAccountId(this.platformId, 'FX_LIQUIDITY', send), bucket: 'AVAILABLE', amount: -(legs.sendingAmount - legs.fees) },
+      { accountId: to.accountId, bucket: 'AVAILABLE', amount: legs.sendingAmount },
+    ];
+    if (legs.fees > 0n) sendingEntries.push({ accountId: systemAccountId(this.platformId, 'FEES', send), bucket: 'AVAILABLE', amount: -legs.fees });
+    await this.post('CONVERT_REVERSE', send, transactionId, sendingEntries);
   }
 
   /** Internal accounts whose balances differ now from before this transaction's first posting. */

@@ -3,13 +3,20 @@
 // that creates the payment; later ones become jobs (see modules/transactions). Railyard has
 // one rail, the sandbox simulator.
 
+import type { UmaScenario } from '../sandbox/magic.js';
 import { sandboxRail } from './sandbox.js';
 
 export type RailOutcome =
   | { kind: 'COMPLETED' }
-  | { kind: 'FAILED'; failureReason: string }
+  /**
+   * Failed before completion. `refund` (cross-currency payments): the funds go back to the
+   * payer through a refund that completes or itself fails; without it they are released.
+   */
+  | { kind: 'FAILED'; failureReason: string; refund?: 'COMPLETED' | 'FAILED' }
   /** Completed, then returned by the receiving bank (a failure after completion). */
-  | { kind: 'RETURNED'; failureReason: string };
+  | { kind: 'RETURNED'; failureReason: string }
+  /** The payer's side cancelled it before completion: refunded (USER_CANCELLATION). */
+  | { kind: 'CANCELLED' };
 
 export interface TimelineStep {
   /** Delay after the payment is accepted, in the platform's sandbox time. */
@@ -23,10 +30,16 @@ export interface RailPayment {
   counterpartyIdentifier: string;
 }
 
+/** The payout of an executed cross-currency quote. */
+export type QuotePayout =
+  | { destinationType: 'ACCOUNT'; counterpartyIdentifier: string }
+  | { destinationType: 'UMA_ADDRESS'; umaScenario: UmaScenario };
+
 export interface Rail {
   plan(payment: RailPayment): TimelineStep[];
+  planPayout(payout: QuotePayout): TimelineStep[];
 }
 
-export function railFor(_payment: RailPayment): Rail {
+export function railFor(_payment: RailPayment | QuotePayout): Rail {
   return sandboxRail;
 }

@@ -189,6 +189,62 @@ export function transferScenarioFor(primaryIdentifier: string): TransferScenario
 }
 
 // ---------------------------------------------------------------------------------------
+// Executing a cross-currency quote to an external account, by the suffix of the destination
+// account's primary identifier. Every outcome moves the money through the ledger: funds are
+// held (or received) at execution, then converted and paid out, released, or refunded.
+
+export type QuoteExecutionScenario =
+  | { kind: 'COMPLETE'; afterMs: number }
+  /** `refund` absent: nothing was exchanged and held funds are released. */
+  | { kind: 'FAIL'; failureReason: string; refund?: 'COMPLETED' | 'FAILED' }
+  | { kind: 'RETURN'; returnAfterMs: number }
+  | { kind: 'CANCEL' };
+
+const quoteSource = 'SERVICE-SPEC.md, Sandbox behaviour: quote execution to an external account destination';
+
+/** How long a 003 payout takes, and how long after completion a 005 payout comes back (sandbox time). */
+export const QUOTE_SLOW_PAYOUT_MS = 6 * 60 * 1000;
+export const QUOTE_RETURN_AFTER_MS = 10 * 60 * 1000;
+
+export const QUOTE_EXECUTION_SCENARIOS: readonly MagicRow<QuoteExecutionScenario>[] = [
+  {
+    suffix: '002', outcome: { kind: 'FAIL', failureReason: 'QUOTE_EXECUTION_FAILED' },
+    behaviour: 'execution fails at once: FAILED (QUOTE_EXECUTION_FAILED), nothing exchanged, the held funds are released', source: quoteSource,
+  },
+  {
+    suffix: '003', outcome: { kind: 'COMPLETE', afterMs: QUOTE_SLOW_PAYOUT_MS },
+    behaviour: 'PROCESSING for 6 minutes of sandbox time, then COMPLETED', source: quoteSource,
+  },
+  {
+    suffix: '004', outcome: { kind: 'FAIL', failureReason: 'ACCOUNT_CANNOT_RECEIVE', refund: 'COMPLETED' },
+    behaviour: 'delivery to the counterparty fails: FAILED (ACCOUNT_CANNOT_RECEIVE), then a refund to the payer that completes', source: quoteSource,
+  },
+  {
+    suffix: '005', outcome: { kind: 'RETURN', returnAfterMs: QUOTE_RETURN_AFTER_MS },
+    behaviour: 'COMPLETED, then 10 minutes later returned by the receiving bank: FAILED (PAYOUT_RETURNED), refunded to the payer', source: quoteSource,
+  },
+  {
+    suffix: '006', outcome: { kind: 'CANCEL' },
+    behaviour: 'cancelled by the user: FAILED with a refund to the payer (reason USER_CANCELLATION)', source: quoteSource,
+  },
+  {
+    suffix: '007', outcome: { kind: 'FAIL', failureReason: 'ACCOUNT_INVALID', refund: 'FAILED' },
+    behaviour: 'payout fails (ACCOUNT_INVALID) and so does the refund: FAILED, refund FAILED, the funds wait in the ledger\'s SUSPENSE account', source: quoteSource,
+  },
+];
+export const QUOTE_EXECUTION_DEFAULT: QuoteExecutionScenario = { kind: 'COMPLETE', afterMs: 0 };
+
+export function quoteExecutionScenarioFor(primaryIdentifier: string): QuoteExecutionScenario {
+  return lookup(QUOTE_EXECUTION_SCENARIOS, QUOTE_EXECUTION_DEFAULT, scenarioSuffix(primaryIdentifier));
+}
+
+/**
+ * Strong Customer Authentication: the only code that satisfies a challenge in the sandbox.
+ * Source: behaviours.md (123456 for all SCA proofs, quote authorize included).
+ */
+export const SCA_SANDBOX_CODE = '123456';
+
+// ---------------------------------------------------------------------------------------
 // UMA test addresses: `$<name>@<domain>` on either sandbox UMA domain (the reference's docs
 // use one spelling, its examples the other). The name picks what paying that address does,
 // and for POST /sandbox/uma/receive what a payment from that sender does. Any other name on

@@ -9,6 +9,11 @@ import { accountBody } from '../fixtures/accounts.js';
 import { customerWithAccounts, externalAccount } from '../fixtures/money.js';
 import { createCustomer, individualBody } from '../fixtures/customers.js';
 
+/** A lookup shows the mid rate of the moment: the sandbox anchor moved by at most 0.2% (src/rates). */
+function nearMid(anchor: number) {
+  return expect.toSatisfy((rate: number) => Math.abs(rate - anchor) <= anchor * 0.002 + 1e-9);
+}
+
 const CURRENCIES = {
   USD: { code: 'USD', name: 'US Dollar', symbol: '$', decimals: 2 },
   EUR: { code: 'EUR', name: 'Euro', symbol: '€', decimals: 2 },
@@ -39,7 +44,7 @@ describe('GET /receiver/uma/{receiverUmaAddress}', () => {
       expect(reply.status).toBe(200);
       expect(reply.body).toEqual({
         receiverUmaAddress: address,
-        supportedCurrencies: [{ currency: CURRENCIES[currency], estimatedExchangeRate: { USD: 1, EUR: 0.92, MXN: 17.25 }[currency], min: 1, max: 1_000_000_000 }],
+        supportedCurrencies: [{ currency: CURRENCIES[currency], estimatedExchangeRate: nearMid({ USD: 1, EUR: 0.92, MXN: 17.25 }[currency]!), min: 1, max: 1_000_000_000 }],
         requiredPayerDataFields: [{ name: 'FULL_NAME', mandatory: true }, { name: 'NATIONALITY', mandatory: false }],
         lookupId: expect.stringMatching(/^Lookup:[0-9a-f-]{36}$/),
       });
@@ -117,7 +122,7 @@ describe('GET /receiver/external-account/{accountId}', () => {
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({
       accountId: created.body.id,
-      supportedCurrencies: [{ currency: CURRENCIES.MXN, estimatedExchangeRate: 17.25, min: 1, max: 1_000_000_000 }],
+      supportedCurrencies: [{ currency: CURRENCIES.MXN, estimatedExchangeRate: nearMid(17.25), min: 1, max: 1_000_000_000 }],
       requiredPayerDataFields: [],
       lookupId: expect.stringMatching(/^Lookup:/),
     });

@@ -123,7 +123,8 @@ function digitsOf(seed: Buffer, count: number): string {
 const SANDBOX_ROUTING_NUMBER = '123456780';
 const SANDBOX_BANK_NAME = 'Railyard Sandbox Bank';
 
-function fundingInfo(accountId: string, currency: string): Record<string, unknown> {
+/** Deterministic sandbox coordinates to pay into, for an account or any other payee id (a quote). */
+export function fundingInfo(accountId: string, currency: string): Record<string, unknown> {
   const seed = seedOf(accountId);
   const reference = `RY-${seed.toString('hex').slice(0, 10).toUpperCase()}`;
   switch (currency) {

@@ -11,6 +11,7 @@ import type { Queryable } from '../../db/index.js';
 import type { Ctx } from '../../http/context.js';
 import { apiError, FieldErrors } from '../../http/errors.js';
 import { newId } from '../../ids.js';
+import { hasRate, midRate } from '../../rates/index.js';
 import { parseUmaAddress, sandboxUmaCounterpartyFor, type UmaScenario } from '../../sandbox/magic.js';
 import { activeCustomer } from '../customers/service.js';
 import { findTransferCounterparty } from '../external-accounts/service.js';
@@ -60,20 +61,15 @@ export const UMA_REQUIRED_PAYER_DATA: ReceiverLookup['requiredPayerDataFields'] 
 ];
 
 /**
- * Indicative rates shown by a lookup: units of the receiving currency per unit of USD. Only an
- * estimate; the quote fixes the rate that applies. Currencies not listed show 1.
+ * The rate a lookup shows: the mid-market rate from USD at the time of the lookup (src/rates),
+ * an estimate only; the quote fixes the rate that applies.
  */
-const INDICATIVE_RATES_FROM_USD: Record<string, number> = {
-  USD: 1, USDC: 1, USDT: 1, USDB: 1, EUR: 0.92, GBP: 0.79, MXN: 17.25, BRL: 5.1, INR: 83.2, CAD: 1.36, PHP: 56.5,
-  NGN: 1500, KES: 129, COP: 3950, JPY: 151, CHF: 0.9, AUD: 1.52, SGD: 1.34, HKD: 7.8, ZAR: 18.4, BTC: 0.000015,
-};
-
-function indicativeRate(currency: string): number {
-  return INDICATIVE_RATES_FROM_USD[currency] ?? 1;
+function indicativeRate(currency: string, now: Date): number {
+  return hasRate(currency) ? Number(midRate('USD', currency, now).toPrecision(8)) : 1;
 }
 
-function presentCurrencies(currencies: ReceiverLookup['currencies']) {
-  return currencies.map((c) => ({ currency: currencyObject(c.code), estimatedExchangeRate: indicativeRate(c.code), min: c.min, max: c.max }));
+function presentCurrencies(currencies: ReceiverLookup['currencies'], now: Date) {
+  return currencies.map((c) => ({ currency: currencyObject(c.code), estimatedExchangeRate: indicativeRate(c.code, now), min: c.min, max: c.max }));
 }
 
 // ----------------------------------------------------------------------------- operations
@@ -145,7 +141,7 @@ export async function lookupUma(ctx: Ctx, receiverUmaAddress: string, query: Sen
   }, query);
   return {
     receiverUmaAddress: address,
-    supportedCurrencies: presentCurrencies(lookup.currencies),
+    supportedCurrencies: presentCurrencies(lookup.currencies, ctx.now),
     requiredPayerDataFields: lookup.requiredPayerDataFields,
     lookupId: lookup.id,
   };
@@ -168,7 +164,7 @@ export async function lookupExternalAccount(ctx: Ctx, accountId: string, query: 
   }, query);
   return {
     accountId: account.id,
-    supportedCurrencies: presentCurrencies(lookup.currencies),
+    supportedCurrencies: presentCurrencies(lookup.currencies, ctx.now),
     requiredPayerDataFields: lookup.requiredPayerDataFields,
     lookupId: lookup.id,
   };

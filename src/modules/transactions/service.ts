@@ -13,6 +13,13 @@
 // Incoming UMA payments ask the platform first (payment-approvals): the pending credit is
 // held while it decides; its decision arrives through the hooks registered at the end of
 // this file.
+//
+// A cross-currency quote's transaction (OUTGOING, with a `conversion`) exists from the
+// quote's creation and its status is the quote's:
+//             PENDING_AUTHORIZATION --authorize--> PENDING
+//             PENDING / PENDING_AUTHORIZATION --expire--> EXPIRED
+//             PENDING --execute / funds received--> PROCESSING, then as above; completing
+//             converts the funds and pays the receiver; failing releases or refunds them.
 
 import { iso } from '../../clock.js';
 import type { Queryable, Tx } from '../../db/index.js';
@@ -22,8 +29,8 @@ import type { Ctx } from '../../http/context.js';
 import { apiError } from '../../http/errors.js';
 import { newId } from '../../ids.js';
 import { defineJob } from '../../jobs/queue.js';
-import { openBooks, type Books } from '../../ledger/index.js';
-import type { RailOutcome, TimelineStep } from '../../rails/index.js';
+import { openBooks, systemAccountId, type Books, type ConversionLegs, type Funds } from '../../ledger/index.js';
+import type { QuotePayout, RailOutcome, TimelineStep } from '../../rails/index.js';
 import { findCustomer } from '../customers/store.js';
 import { money, recordBalanceUpdates } from '../internal-accounts/service.js';
 import {
@@ -59,7 +66,34 @@ interface Details {
   receiverCustomerInfo?: Record<string, unknown>;
 }
 
+/**
+ * The cross-currency side of a quote's transaction. The row's currency and amount are the
+ * sending side (fees included); `internal_account_id` is where the funds are held: the
+ * source internal account, or the ledger's SUSPENSE account of the sending currency when
+ * the money comes from outside (real-time funding, a pull from an external account).
+ */
+export interface Conversion {
+  quoteId: string;
+  funding: 'INTERNAL_ACCOUNT' | 'EXTERNAL_ACCOUNT' | 'REALTIME_FUNDING';
+  /** Real-time funding: the customer paying (absent when the platform pays). */
+  sourceCustomerId?: string;
+  receivingCurrency: string;
+  receivingAmount: string;
+  exchangeRate: number;
+  fees: string;
+  platformFees: string;
+  rateDetails: Record<string, number>;
+  destinationType: 'ACCOUNT' | 'UMA_ADDRESS';
+  /** What decides the payout's sandbox outcome (the rail plans it at execution). */
+  payout: QuotePayout;
+  description?: string;
+}
+
 const NO_DETAILS = '{}';
+
+function conversionOf(row: store.TransactionRow): Conversion | undefined {
+  return row.conversion === null ? undefined : (JSON.parse(row.conversion) as Conversion);
+}
 
 function detailsOf(row: store.TransactionRow): Details {
   return row.details === NO_DETAILS ? {} : (JSON.parse(row.details) as Details);
@@ -109,14 +143,38 @@ export function presentTransaction(row: store.TransactionRow) {
       ...(row.failure_reason !== null ? { failureReason: row.failure_reason as 'COLLECTION_FAILED' } : {}),
     };
   }
+  const conversion = conversionOf(row);
   return {
     ...common,
+    ...(conversion !== undefined ? presentConversion(row, conversion) : {}),
     status: row.status as 'PROCESSING',
     type: 'OUTGOING' as const,
-    platformFees: 0,
+    platformFees: conversion !== undefined ? Number(conversion.platformFees) : 0,
     ...(row.failure_reason !== null ? { failureReason: row.failure_reason as 'ACCOUNT_INVALID' } : {}),
     paymentRail: row.payment_rail as 'ACH' | null,
     railSelectionMode: row.rail_selection_mode as 'AUTO' | null,
+  };
+}
+
+/** The fields a conversion changes in an outgoing transaction's presentation. */
+function presentConversion(row: store.TransactionRow, conversion: Conversion) {
+  const source =
+    conversion.funding === 'REALTIME_FUNDING'
+      ? { sourceType: 'REALTIME_FUNDING' as const, currency: row.currency, ...(conversion.sourceCustomerId ? { customerId: conversion.sourceCustomerId } : {}) }
+      : { sourceType: 'ACCOUNT' as const, accountId: row.source_account_id, currency: row.currency };
+  const destination =
+    conversion.destinationType === 'UMA_ADDRESS'
+      ? { destinationType: 'UMA_ADDRESS' as const, umaAddress: row.destination_account_id, currency: conversion.receivingCurrency }
+      : { destinationType: 'ACCOUNT' as const, accountId: row.destination_account_id, currency: conversion.receivingCurrency };
+  return {
+    source: source as unknown as { sourceType: 'ACCOUNT'; accountId: string; currency: string },
+    destination: destination as unknown as { destinationType: 'ACCOUNT'; accountId: string; currency: string },
+    receivedAmount: money(BigInt(conversion.receivingAmount), conversion.receivingCurrency),
+    exchangeRate: conversion.exchangeRate,
+    fees: Number(conversion.fees),
+    quoteId: conversion.quoteId,
+    rateDetails: conversion.rateDetails,
+    ...(conversion.description !== undefined ? { description: conversion.description } : {}),
   };
 }
 
@@ -160,9 +218,34 @@ function next(work: Work, row: store.TransactionRow, changes: Partial<store.Tran
   return { ...row, ...changes, updated_at: iso(work.now) };
 }
 
+// Where an outgoing payment's money is, and the two legs of its conversion.
+
+function fundsOf(row: store.TransactionRow, conversion: Conversion): Funds {
+  return conversion.funding === 'INTERNAL_ACCOUNT' ? { accountId: row.internal_account_id, bucket: 'HELD' } : { accountId: row.internal_account_id, bucket: 'AVAILABLE' };
+}
+
+function legsOf(row: store.TransactionRow, conversion: Conversion): ConversionLegs {
+  return {
+    sendingCurrency: row.currency,
+    sendingAmount: amountOf(row),
+    fees: BigInt(conversion.fees),
+    receivingCurrency: conversion.receivingCurrency,
+    receivingAmount: BigInt(conversion.receivingAmount),
+  };
+}
+
+/** An outgoing payment that will not complete gives its funds back: released, or refunded to an outside payer. */
+async function releaseOutgoing(work: Work, row: store.TransactionRow): Promise<void> {
+  const conversion = conversionOf(row);
+  if (conversion !== undefined && conversion.funding !== 'INTERNAL_ACCOUNT') await work.books.refundExternally(row.currency, amountOf(row), row.id);
+  else await work.books.release(row.internal_account_id, row.currency, amountOf(row), row.id);
+}
+
 /** The rail completed the payment: outgoing funds leave the held bucket, incoming ones become available. */
 async function complete(work: Work, row: store.TransactionRow): Promise<store.TransactionRow> {
-  if (row.type === 'OUTGOING') await work.books.settle(row.internal_account_id, row.currency, amountOf(row), row.id);
+  const conversion = conversionOf(row);
+  if (conversion !== undefined) await work.books.convertAndPayOut(fundsOf(row, conversion), legsOf(row, conversion), row.id);
+  else if (row.type === 'OUTGOING') await work.books.settle(row.internal_account_id, row.currency, amountOf(row), row.id);
   else await work.books.completeIncoming(row.internal_account_id, row.currency, amountOf(row), row.id);
   const completed = next(work, row, { status: 'COMPLETED', settled_at: iso(work.now) });
   emit(work, completed, 'COMPLETED');
@@ -171,31 +254,58 @@ async function complete(work: Work, row: store.TransactionRow): Promise<store.Tr
 
 /** The rail failed the payment before completion: whatever was held or pending goes back. */
 async function fail(work: Work, row: store.TransactionRow, failureReason: string): Promise<store.TransactionRow> {
-  if (row.type === 'OUTGOING') await work.books.release(row.internal_account_id, row.currency, amountOf(row), row.id);
-  else await work.books.failIncoming(row.internal_account_id, row.currency, amountOf(row), row.id);
+  if (row.type === 'OUTGOING') {
+    // Money received from outside for a conversion can only go back by a refund.
+    const conversion = conversionOf(row);
+    if (conversion !== undefined && conversion.funding !== 'INTERNAL_ACCOUNT') return failWithRefund(work, row, failureReason, 'COMPLETED');
+    await releaseOutgoing(work, row);
+  } else {
+    await work.books.failIncoming(row.internal_account_id, row.currency, amountOf(row), row.id);
+  }
   const failed = next(work, row, { status: 'FAILED', failure_reason: failureReason });
   emit(work, failed, 'FAILED');
   return failed;
+}
+
+/** A payout failed and the payer is refunded; when the refund fails too, the funds wait in SUSPENSE. */
+async function failWithRefund(work: Work, row: store.TransactionRow, failureReason: string, refundOutcome: 'COMPLETED' | 'FAILED'): Promise<store.TransactionRow> {
+  const failed = next(work, row, { status: 'FAILED', failure_reason: failureReason });
+  emit(work, failed, 'FAILED');
+  if (refundOutcome === 'COMPLETED') {
+    await releaseOutgoing(work, row);
+    return refund(work, failed, 'TRANSACTION_FAILED');
+  }
+  const conversion = conversionOf(row);
+  if (conversion !== undefined) await work.books.strand(fundsOf(row, conversion), row.currency, amountOf(row), row.id);
+  else await work.books.release(row.internal_account_id, row.currency, amountOf(row), row.id);
+  return refund(work, failed, 'TRANSACTION_FAILED', 'FAILED');
 }
 
 function refundReference(row: store.TransactionRow): string {
   return `${row.reference}-R`;
 }
 
-/** Records a refund that the sandbox settles at once: REFUND_PENDING, then REFUND_COMPLETED. */
-function refund(work: Work, row: store.TransactionRow, reason: RefundView['reason']): store.TransactionRow {
+/** Records a refund that the sandbox settles (or fails) at once: REFUND_PENDING, then REFUND_COMPLETED or REFUND_FAILED. */
+function refund(work: Work, row: store.TransactionRow, reason: RefundView['reason'], outcome: 'COMPLETED' | 'FAILED' = 'COMPLETED'): store.TransactionRow {
   const pending: RefundView = { reference: refundReference(row), initiatedAt: iso(work.now), status: 'PENDING', reason };
   const initiated = next(work, row, { refund: JSON.stringify(pending) });
   emit(work, initiated, 'REFUND_PENDING');
-  const completed: RefundView = { ...pending, settledAt: iso(work.now), status: 'COMPLETED' };
-  const settled = next(work, initiated, { refund: JSON.stringify(completed) });
-  emit(work, settled, 'REFUND_COMPLETED');
+  const ended: RefundView = outcome === 'COMPLETED' ? { ...pending, settledAt: iso(work.now), status: 'COMPLETED' } : { ...pending, status: 'FAILED' };
+  const settled = next(work, initiated, { refund: JSON.stringify(ended) });
+  emit(work, settled, outcome === 'COMPLETED' ? 'REFUND_COMPLETED' : 'REFUND_FAILED');
   return settled;
 }
 
 /** A completed outgoing payment came back from the receiving bank: reverse it, fail it, refund it. */
 async function markReturned(work: Work, row: store.TransactionRow, failureReason: string): Promise<store.TransactionRow> {
-  await work.books.reverseSettlement(row.internal_account_id, row.currency, amountOf(row), row.id);
+  const conversion = conversionOf(row);
+  if (conversion === undefined) {
+    await work.books.reverseSettlement(row.internal_account_id, row.currency, amountOf(row), row.id);
+  } else {
+    // The conversion is undone into where the funds came from; money from outside goes back out.
+    await work.books.reverseConversion({ accountId: row.internal_account_id, bucket: 'AVAILABLE' }, legsOf(row, conversion), row.id);
+    if (conversion.funding !== 'INTERNAL_ACCOUNT') await work.books.refundExternally(row.currency, amountOf(row), row.id);
+  }
   const failed = next(work, row, { status: 'FAILED', failure_reason: failureReason });
   emit(work, failed, 'FAILED');
   return refund(work, failed, 'TRANSACTION_FAILED');
@@ -206,7 +316,7 @@ async function cancel(work: Work, row: store.TransactionRow, reason: string | un
   const details: Details = { ...(JSON.parse(row.details) as Details), ...(reason !== undefined ? { cancellationReason: reason } : {}) };
   const withReason = { ...row, details: JSON.stringify(details) };
   if (row.type === 'INCOMING') return fail(work, withReason, 'COLLECTION_FAILED');
-  await work.books.release(row.internal_account_id, row.currency, amountOf(row), row.id);
+  await releaseOutgoing(work, row);
   const failed = next(work, withReason, { status: 'FAILED' });
   emit(work, failed, 'FAILED');
   return refund(work, failed, 'USER_CANCELLATION');
@@ -225,10 +335,30 @@ async function applyOutcome(work: Work, row: store.TransactionRow, outcome: Rail
     case 'COMPLETED':
       return complete(work, row);
     case 'FAILED':
-      return fail(work, row, outcome.failureReason);
+      return outcome.refund === undefined ? fail(work, row, outcome.failureReason) : failWithRefund(work, row, outcome.failureReason, outcome.refund);
     case 'RETURNED':
       return markReturned(work, row, outcome.failureReason);
+    case 'CANCELLED':
+      return cancel(work, row, undefined);
   }
+}
+
+/** Applies the outcomes due now and schedules the later ones; answers the row as the outcomes due now leave it. */
+async function playTimeline(tx: Tx, work: Work, row: store.TransactionRow, timeline: TimelineStep[]): Promise<store.TransactionRow> {
+  let current = row;
+  for (const step of timeline) {
+    if (step.afterMs === 0) {
+      current = await applyOutcome(work, current, step.outcome);
+    } else {
+      await railStepJob.schedule(tx, {
+        platformId: row.platform_id,
+        payload: { transactionId: row.id, outcome: step.outcome },
+        dueAt: new Date(work.now.getTime() + step.afterMs),
+        now: work.now,
+      });
+    }
+  }
+  return current;
 }
 
 // ----------------------------------------------------------------------------- rail timeline
@@ -307,21 +437,10 @@ export async function startTransfer(tx: Tx, input: NewTransfer, timeline: Timeli
     receipt_delivery_confirmed_at: null,
     created_at: at,
     updated_at: at,
+    conversion: null,
   };
   emit(work, row, row.status);
-
-  for (const step of timeline) {
-    if (step.afterMs === 0) {
-      row = await applyOutcome(work, row, step.outcome);
-    } else {
-      await railStepJob.schedule(tx, {
-        platformId: input.platformId,
-        payload: { transactionId: id, outcome: step.outcome },
-        dueAt: new Date(now.getTime() + step.afterMs),
-        now,
-      });
-    }
-  }
+  row = await playTimeline(tx, work, row, timeline);
   // The row is written once, in the state the outcomes due now left it in.
   await store.insertTransaction(tx, row);
   await finish(work);
@@ -474,6 +593,7 @@ export async function receiveUmaPayment(tx: Tx, input: NewIncomingUmaPayment, no
     receipt_delivery_confirmed_at: null,
     created_at: at,
     updated_at: at,
+    conversion: null,
   };
   if (input.scenario === 'FAIL_COMPLIANCE') row = await fail(work, row, 'COMPLIANCE_REJECTED');
   await store.insertTransaction(tx, row);
@@ -562,3 +682,144 @@ export const incomingPaymentHooks: IncomingPaymentHooks = {
 };
 
 setIncomingPaymentHooks(incomingPaymentHooks);
+
+// ----------------------------------------------------------------------------- quotes
+
+export interface NewQuoteTransaction {
+  id: string;
+  platformId: string;
+  customerId: string | null;
+  platformCustomerId: string | null;
+  status: 'PENDING' | 'PENDING_AUTHORIZATION';
+  /** Where the funds will be held: the source internal account, else the SUSPENSE account of the sending currency. */
+  fundsAccountId: string;
+  /** What the presentation names as the source account (the internal or external account; the funds account for real-time funding). */
+  sourceAccountId: string;
+  /** The external account id, or the UMA address. */
+  destinationId: string;
+  currency: string;
+  amount: bigint;
+  paymentRail: string | null;
+  railSelectionMode: 'AUTO' | 'MANUAL' | null;
+  remittanceInformation?: string | undefined;
+  purposeOfPayment?: string | undefined;
+  conversion: Conversion;
+}
+
+/** The SUSPENSE ledger account of a currency: where money from outside waits for its payment. */
+export function suspenseAccountId(platformId: string, currency: string): string {
+  return systemAccountId(platformId, 'SUSPENSE', currency);
+}
+
+/** Writes a new quote's transaction (no money moves yet) and records its first event. */
+export async function openQuoteTransaction(tx: Tx, input: NewQuoteTransaction, now: Date): Promise<TransactionView> {
+  const work = openWork(tx, input.platformId, now);
+  const at = iso(now);
+  const details: Details = {};
+  if (input.remittanceInformation !== undefined) details.remittanceInformation = input.remittanceInformation;
+  if (input.purposeOfPayment !== undefined) details.purposeOfPayment = input.purposeOfPayment;
+  const row: store.TransactionRow = {
+    id: input.id,
+    platform_id: input.platformId,
+    type: 'OUTGOING',
+    status: input.status,
+    customer_id: input.customerId,
+    platform_customer_id: input.platformCustomerId,
+    internal_account_id: input.fundsAccountId,
+    external_account_id: input.destinationId,
+    source_account_id: input.sourceAccountId,
+    destination_account_id: input.destinationId,
+    currency: input.currency,
+    amount: input.amount.toString(),
+    payment_rail: input.paymentRail,
+    rail_selection_mode: input.railSelectionMode,
+    failure_reason: null,
+    refund: null,
+    reference: referenceFor(input.id),
+    details: JSON.stringify(details),
+    settled_at: null,
+    receipt_delivery_confirmed_at: null,
+    created_at: at,
+    updated_at: at,
+    conversion: JSON.stringify(input.conversion),
+  };
+  emit(work, row, row.status);
+  await store.insertTransaction(tx, row);
+  await finish(work);
+  return presentTransaction(row);
+}
+
+/** A quote's transaction, read under its row lock (PostgreSQL) for a change in this database transaction. */
+export async function lockQuoteTransaction(tx: Tx, platformId: string, id: string): Promise<store.TransactionRow> {
+  const row = await store.lockTransaction(tx, platformId, id);
+  if (row === undefined || row.conversion === null) throw new Error(`quote transaction ${id} does not exist`);
+  return row;
+}
+
+async function changeQuoteTransaction(
+  tx: Tx,
+  row: store.TransactionRow,
+  now: Date,
+  change: (work: Work, row: store.TransactionRow) => Promise<store.TransactionRow>,
+): Promise<store.TransactionRow> {
+  const work = openWork(tx, row.platform_id, now);
+  const after = await change(work, row);
+  if (after !== row) await store.saveState(tx, after);
+  await finish(work);
+  return after;
+}
+
+/** The open SCA challenge was satisfied: PENDING_AUTHORIZATION -> PENDING. */
+export async function authorizeQuoteTransaction(tx: Tx, row: store.TransactionRow, now: Date): Promise<store.TransactionRow> {
+  return changeQuoteTransaction(tx, row, now, async (work, current) => {
+    if (current.status !== 'PENDING_AUTHORIZATION') return current;
+    const pending = next(work, current, { status: 'PENDING' });
+    emit(work, pending, 'PENDING');
+    return pending;
+  });
+}
+
+/** The quote's time ran out before it was executed or funded: -> EXPIRED (QUOTE_EXPIRED). */
+export async function expireQuoteTransaction(tx: Tx, row: store.TransactionRow, now: Date): Promise<store.TransactionRow> {
+  return changeQuoteTransaction(tx, row, now, async (work, current) => {
+    if (current.status !== 'PENDING' && current.status !== 'PENDING_AUTHORIZATION') return current;
+    const expired = next(work, current, { status: 'EXPIRED', failure_reason: 'QUOTE_EXPIRED' });
+    emit(work, expired, 'EXPIRED');
+    return expired;
+  });
+}
+
+/**
+ * Starts a PENDING quote's payment: the funds are held on the source internal account
+ * (throws InsufficientFunds when they fall short) or received from outside into SUSPENSE
+ * (`paidAmount`, the amount that arrived; pulls and real-time funding), the transaction goes
+ * PROCESSING and the payout's timeline starts. Money that arrives in the wrong amount is
+ * refunded and fails the payment (FUNDING_AMOUNT_MISMATCH).
+ */
+export async function executeQuoteTransaction(
+  tx: Tx,
+  row: store.TransactionRow,
+  now: Date,
+  timeline: TimelineStep[],
+  paidAmount?: bigint,
+): Promise<store.TransactionRow> {
+  return changeQuoteTransaction(tx, row, now, async (work, current) => {
+    if (current.status !== 'PENDING') throw new Error(`quote transaction ${current.id} is ${current.status}, not PENDING`);
+    const conversion = conversionOf(current)!;
+    if (conversion.funding === 'INTERNAL_ACCOUNT') {
+      await work.books.hold(current.internal_account_id, current.currency, amountOf(current), current.id);
+    } else {
+      const paid = paidAmount ?? amountOf(current);
+      await work.books.receiveFunding(current.currency, paid, current.id);
+      if (paid !== amountOf(current)) {
+        await work.books.refundExternally(current.currency, paid, current.id);
+        const failed = next(work, current, { status: 'FAILED', failure_reason: 'FUNDING_AMOUNT_MISMATCH' });
+        emit(work, failed, 'FAILED');
+        return refund(work, failed, 'TRANSACTION_FAILED');
+      }
+    }
+    const processing = next(work, current, { status: 'PROCESSING' });
+    emit(work, processing, 'PROCESSING');
+    return playTimeline(tx, work, processing, timeline);
+  });
+}

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { PostgresAdapter, sql } from 'kysely';
 import type { Queryable } from '../../db/index.js';
 import { paginate, storedTime, type PageRequest } from '../../db/pagination.js';
 import { prepare } from '../../db/prepared.js';
@@ -10,7 +10,7 @@ export type TransactionRow = Omit<TransactionsTable, 'amount'> & { amount: strin
 const COLUMNS = [
   'id', 'platform_id', 'type', 'status', 'customer_id', 'platform_customer_id', 'internal_account_id', 'external_account_id',
   'source_account_id', 'destination_account_id', 'currency', 'amount', 'payment_rail', 'rail_selection_mode', 'failure_reason',
-  'refund', 'reference', 'details', 'settled_at', 'receipt_delivery_confirmed_at', 'created_at', 'updated_at',
+  'refund', 'reference', 'details', 'settled_at', 'receipt_delivery_confirmed_at', 'created_at', 'updated_at', 'conversion',
 ] as const;
 
 const insertRow = prepare<TransactionRow>((k, param) =>
@@ -33,6 +33,19 @@ const byId = prepare<{ platformId: string; id: string }, TransactionRow>((k, par
 
 export async function findTransaction(q: Queryable, platformId: string, id: string): Promise<TransactionRow | undefined> {
   return byId.first(q, { platformId, id });
+}
+
+const byIdLocked = prepare<{ platformId: string; id: string }, TransactionRow>((k, param) =>
+  selectRow(k).where('platform_id', '=', param('platformId')).where('id', '=', param('id')).forUpdate(),
+);
+
+/**
+ * Reads a transaction and, on PostgreSQL, locks its row until the transaction ends, so two
+ * concurrent changes of one transaction happen one after the other (SQLite transactions are
+ * exclusive already).
+ */
+export async function lockTransaction(q: Queryable, platformId: string, id: string): Promise<TransactionRow | undefined> {
+  return (q.getExecutor().adapter instanceof PostgresAdapter ? byIdLocked : byId).first(q, { platformId, id });
 }
 
 /** The columns a transition changes. */

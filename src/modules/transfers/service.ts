@@ -113,6 +113,15 @@ async function checkTransfer(tx: Tx, ctx: Ctx, plan: TransferPlan, internal: Int
   return { amount, ...rail };
 }
 
+/** 400 INVALID_AMOUNT for a payment its account cannot cover; `field` is the request field that set the amount. */
+export function insufficientFundsError(err: InsufficientFunds, field: string) {
+  return apiError('INVALID_AMOUNT', `Insufficient funds: the available balance of ${err.accountId} is ${err.available}`, {
+    reason: 'INSUFFICIENT_BALANCE',
+    availableBalance: Number(err.available),
+    errors: [{ field, message: `exceeds the available balance of ${err.available}` }],
+  });
+}
+
 async function transfer(tx: Tx, ctx: Ctx, plan: TransferPlan): Promise<TransactionView> {
   const internal = await findInternalAccount(tx, ctx.platformId, plan.internalAccountId);
   if (internal === undefined) throw referenceNotFound(plan.internalField, 'internal', plan.internalAccountId);
@@ -142,13 +151,7 @@ async function transfer(tx: Tx, ctx: Ctx, plan: TransferPlan): Promise<Transacti
       ctx.now,
     );
   } catch (err) {
-    if (err instanceof InsufficientFunds) {
-      throw apiError('INVALID_AMOUNT', `Insufficient funds: the available balance of ${internal.id} is ${err.available}`, {
-        reason: 'INSUFFICIENT_BALANCE',
-        availableBalance: Number(err.available),
-        errors: [{ field: 'amount', message: `exceeds the available balance of ${err.available}` }],
-      });
-    }
+    if (err instanceof InsufficientFunds) throw insufficientFundsError(err, 'amount');
     if (err instanceof BalanceLimitExceeded) {
       throw apiError('INVALID_AMOUNT', `This transfer would take the balance of ${internal.id} past the maximum of ${BALANCE_MAX}`, {
         errors: [{ field: 'amount', message: `would take the balance past ${BALANCE_MAX}` }],
