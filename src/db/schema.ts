@@ -419,8 +419,8 @@ export interface QuotesTable {
   payment_instructions: string | null;
   /** JSON: the open SCA challenge. */
   sca_challenge: string | null;
-  /** JSON: what the sender disclosed to the receiver. */
-  counterparty_information: string | null;
+  /** JSON: the senderCustomerInfo given for the receiver. */
+  sender_customer_info: string | null;
   expires_at: string;
   created_at: string;
   updated_at: string;

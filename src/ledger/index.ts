@@ -23,12 +23,13 @@
 // the receiving one), FEES (the fees kept), and SUSPENSE (money received for a payment that
 // is not on an internal account: real-time funding and pulls, and money whose refund
 // failed). A conversion is two postings, one per currency:
-//   sending:   funds -amount, FEES +fees, FX_LIQUIDITY +(amount - fees)
+//   sending:   funds -amount, FEES +(fees - platform's), the platform's internal account
+//              +platform's fees, FX_LIQUIDITY +(amount - fees)
 //   receiving: FX_LIQUIDITY -received, EXTERNAL_RAILS +received
 // and a returned payout reverses both into the funds' owner.
 
 import { iso } from '../clock.js';
-import type { Queryable } from '../db/index.js';
+import { afterCommit, type Queryable } from '../db/index.js';
 import { newId } from '../ids.js';
 import * as store from './store.js';
 
@@ -110,8 +111,19 @@ export async function openAccounts(tx: Queryable, input: { platformId: string; i
   }
 }
 
+/** Platform and currency pairs whose system accounts are known to exist (committed). */
+const systemAccountsOpened = new Set<string>();
+const systemAccountsOpenedMax = 100_000;
+
 /** Creates the system accounts of a currency that are missing (a conversion may touch a currency no internal account holds). */
 export async function openSystemAccounts(tx: Queryable, input: { platformId: string; currency: string; now: Date }): Promise<void> {
+  const key = `${input.platformId}:${input.currency}`;
+  if (systemAccountsOpened.has(key)) return;
+  // Remembered only once committed: a rolled-back transaction must not leave the cache claiming rows it never wrote.
+  afterCommit(tx, () => {
+    if (systemAccountsOpened.size >= systemAccountsOpenedMax) systemAccountsOpened.clear();
+    systemAccountsOpened.add(key);
+  });
   const now = iso(input.now);
   for (const kind of SYSTEM_KINDS) {
     await store.createAccount(tx, {
@@ -131,6 +143,9 @@ export interface ConversionLegs {
   /** Everything taken from the funds, fees included. */
   sendingAmount: bigint;
   fees: bigint;
+  /** The platform's part of `fees`, credited to `platformFeeAccountId` (its internal account) when there is one, else kept in FEES. */
+  platformFees: bigint;
+  platformFeeAccountId: string | null;
   receivingCurrency: string;
   receivingAmount: bigint;
 }
@@ -256,7 +271,7 @@ export class Books {
       { accountId: funds.accountId, bucket: funds.bucket, amount: -legs.sendingAmount },
       { accountId: systemAccountId(this.platformId, 'FX_LIQUIDITY', send), bucket: 'AVAILABLE', amount: legs.sendingAmount - legs.fees },
     ];
-    if (legs.fees > 0n) sendingEntries.push({ accountId: systemAccountId(this.platformId, 'FEES', send), bucket: 'AVAILABLE', amount: legs.fees });
+    this.feeEntries(legs, 1n).forEach((entry) => sendingEntries.push(entry));
     await this.post('CONVERT', send, transactionId, sendingEntries);
     await this.post('PAYOUT', receive, transactionId, [
       { accountId: systemAccountId(this.platformId, 'FX_LIQUIDITY', receive), bucket: 'AVAILABLE', amount: -legs.receivingAmount },
@@ -275,8 +290,18 @@ export class Books {
       { accountId: systemAccountId(this.platformId, 'FX_LIQUIDITY', send), bucket: 'AVAILABLE', amount: -(legs.sendingAmount - legs.fees) },
       { accountId: to.accountId, bucket: 'AVAILABLE', amount: legs.sendingAmount },
     ];
-    if (legs.fees > 0n) sendingEntries.push({ accountId: systemAccountId(this.platformId, 'FEES', send), bucket: 'AVAILABLE', amount: -legs.fees });
+    this.feeEntries(legs, -1n).forEach((entry) => sendingEntries.push(entry));
     await this.post('CONVERT_REVERSE', send, transactionId, sendingEntries);
+  }
+
+  /** Where a conversion's fees go (sign 1) or come back from (sign -1). */
+  private feeEntries(legs: ConversionLegs, sign: bigint): Entry[] {
+    const toPlatform = legs.platformFeeAccountId !== null && legs.platformFees > 0n ? legs.platformFees : 0n;
+    const kept = legs.fees - toPlatform;
+    const entries: Entry[] = [];
+    if (kept > 0n) entries.push({ accountId: systemAccountId(this.platformId, 'FEES', legs.sendingCurrency), bucket: 'AVAILABLE', amount: sign * kept });
+    if (toPlatform > 0n) entries.push({ accountId: legs.platformFeeAccountId!, bucket: 'AVAILABLE', amount: sign * toPlatform });
+    return entries;
   }
 
   /** Internal accounts whose balances differ now from before this transaction's first posting. */

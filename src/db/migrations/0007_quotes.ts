@@ -31,7 +31,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('payment_instructions', 'text')
     /** JSON: the SCA challenge while one is open. */
     .addColumn('sca_challenge', 'text')
-    .addColumn('counterparty_information', 'text')
+    /** JSON: the senderCustomerInfo the receiver asked for. */
+    .addColumn('sender_customer_info', 'text')
     .addColumn('expires_at', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())

@@ -85,7 +85,7 @@ export const QuoteRequest = component(
     lockedCurrencySide: StringEnum(['SENDING', 'RECEIVING']),
     lockedCurrencyAmount: Type.Integer({ format: 'int64', exclusiveMinimum: 0, maximum: AMOUNT_MAX }),
     immediatelyExecute: Type.Optional(Type.Boolean()),
-    description: Type.Optional(Type.String({ maxLength: 1000 })),
+    description: Type.Optional(Type.String()),
     remittanceInformation: Type.Optional(Type.String({ maxLength: 80 })),
     purposeOfPayment: Type.Optional(StringEnum(PURPOSES_OF_PAYMENT)),
     platformFeeOverride: Type.Optional(Type.Ref(PlatformFeeOverride)),

@@ -31,7 +31,7 @@ import { parseUmaAddress, SCA_SANDBOX_CODE } from '../../sandbox/magic.js';
 import { customerNamedBy, customerProfile, type CustomerRow } from '../customers/service.js';
 import { ACCOUNT_TYPES } from '../external-accounts/account-types.js';
 import { findTransferCounterparty, type TransferCounterparty } from '../external-accounts/service.js';
-import { currencyObject, findInternalAccount, fundingInfo, type InternalAccountView } from '../internal-accounts/service.js';
+import { currencyObject, findInternalAccount, findOwnerAccountIn, fundingInfo, type InternalAccountView } from '../internal-accounts/service.js';
 import { readPlatformConfig, type StoredConfig } from '../platform/service.js';
 import { findReceiverLookup, type ReceiverLookup } from '../receivers/service.js';
 import {
@@ -120,7 +120,6 @@ function parseJson<T>(text: string | null): T | undefined {
 export function presentQuote(row: store.QuoteRow) {
   const instructions = parseJson<unknown[]>(row.payment_instructions);
   const challenge = parseJson<ScaChallengeView>(row.sca_challenge);
-  const counterparty = parseJson<Record<string, unknown>>(row.counterparty_information);
   return {
     id: row.id,
     status: row.status as 'PENDING',
@@ -137,7 +136,6 @@ export function presentQuote(row: store.QuoteRow) {
     platformFeesIncluded: Number(row.platform_fees),
     ...(instructions !== undefined ? { paymentInstructions: instructions } : {}),
     transactionId: row.transaction_id,
-    ...(counterparty !== undefined ? { counterpartyInformation: counterparty } : {}),
     rateDetails: JSON.parse(row.rate_details) as Record<string, number>,
     ...(challenge !== undefined && row.status === 'PENDING_AUTHORIZATION' ? { scaChallenge: challenge } : {}),
   };
@@ -506,6 +504,7 @@ export async function createQuote(ctx: Ctx, input: QuoteInput, idempotencyKey: s
       exchangeRate: decimalToNumber(conversion.rate),
       fees: conversion.fees.toString(),
       platformFees: conversion.platformFees.toString(),
+      platformFeeAccountId: conversion.platformFees > 0n ? ((await findOwnerAccountIn(tx, ctx.platformId, null, conversion.sendingCurrency))?.id ?? null) : null,
       rateDetails,
       destinationType: destination.payout.destinationType,
       ...(input.description !== undefined ? { description: input.description } : {}),
@@ -529,7 +528,6 @@ export async function createQuote(ctx: Ctx, input: QuoteInput, idempotencyKey: s
       conversion: transactionConversion,
     }, now);
 
-    const counterparty = input.senderCustomerInfo !== undefined && Object.keys(input.senderCustomerInfo).length > 0 ? input.senderCustomerInfo : undefined;
     let quote: store.QuoteRow = {
       id: quoteId,
       platform_id: ctx.platformId,
@@ -550,7 +548,7 @@ export async function createQuote(ctx: Ctx, input: QuoteInput, idempotencyKey: s
       rate_details: JSON.stringify(rateDetails),
       payment_instructions: source.funding === 'REALTIME_FUNDING' && !sca ? JSON.stringify(realtimeInstructions(quoteId, conversion)) : null,
       sca_challenge: sca ? JSON.stringify(newChallenge(input, now)) : null,
-      counterparty_information: counterparty !== undefined ? JSON.stringify(counterparty) : null,
+      sender_customer_info: input.senderCustomerInfo !== undefined ? JSON.stringify(input.senderCustomerInfo) : null,
       expires_at: iso(expiresAt),
       created_at: iso(now),
       updated_at: iso(now),

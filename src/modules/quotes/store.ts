@@ -21,7 +21,7 @@ export type NewQuoteRow = Omit<QuoteRow, 'status'>;
 const COLUMNS = [
   'id', 'platform_id', 'customer_id', 'transaction_id', 'lookup_id', 'source', 'destination', 'locked_side', 'locked_amount',
   'sending_currency', 'receiving_currency', 'sending_amount', 'receiving_amount', 'exchange_rate', 'fees', 'platform_fees',
-  'rate_details', 'payment_instructions', 'sca_challenge', 'counterparty_information', 'expires_at', 'created_at', 'updated_at',
+  'rate_details', 'payment_instructions', 'sca_challenge', 'sender_customer_info', 'expires_at', 'created_at', 'updated_at',
 ] as const;
 const INT64 = new Set(['locked_amount', 'sending_amount', 'receiving_amount', 'fees', 'platform_fees']);
 

@@ -82,6 +82,8 @@ export interface Conversion {
   exchangeRate: number;
   fees: string;
   platformFees: string;
+  /** The platform's internal account in the sending currency, which the platform's fees are settled to. */
+  platformFeeAccountId: string | null;
   rateDetails: Record<string, number>;
   destinationType: 'ACCOUNT' | 'UMA_ADDRESS';
   /** What decides the payout's sandbox outcome (the rail plans it at execution). */
@@ -229,6 +231,8 @@ function legsOf(row: store.TransactionRow, conversion: Conversion): ConversionLe
     sendingCurrency: row.currency,
     sendingAmount: amountOf(row),
     fees: BigInt(conversion.fees),
+    platformFees: BigInt(conversion.platformFees),
+    platformFeeAccountId: conversion.platformFeeAccountId,
     receivingCurrency: conversion.receivingCurrency,
     receivingAmount: BigInt(conversion.receivingAmount),
   };
@@ -400,6 +404,26 @@ function referenceFor(id: string): string {
   return `RY${id.replace(/-/g, '').slice(-12).toUpperCase()}`;
 }
 
+/** The columns a new transaction fills itself: no outcome yet, timestamps now, its reference. */
+type NewRowFields = Omit<store.TransactionRow, 'failure_reason' | 'refund' | 'reference' | 'settled_at' | 'receipt_delivery_confirmed_at' | 'created_at' | 'updated_at' | 'conversion'> & {
+  conversion?: string | null;
+};
+
+function newRow(fields: NewRowFields, now: Date): store.TransactionRow {
+  const at = iso(now);
+  return {
+    conversion: null,
+    ...fields,
+    failure_reason: null,
+    refund: null,
+    reference: referenceFor(fields.id),
+    settled_at: null,
+    receipt_delivery_confirmed_at: null,
+    created_at: at,
+    updated_at: at,
+  };
+}
+
 /**
  * Accepts a transfer in the caller's transaction: funds are held (outgoing; throws
  * InsufficientFunds when they fall short) or shown as pending (incoming), the transaction
@@ -413,8 +437,7 @@ export async function startTransfer(tx: Tx, input: NewTransfer, timeline: Timeli
   if (input.type === 'OUTGOING') await work.books.hold(input.internalAccountId, input.currency, input.amount, id);
   else await work.books.acceptIncoming(input.internalAccountId, input.currency, input.amount, id);
 
-  const at = iso(now);
-  let row: store.TransactionRow = {
+  let row: store.TransactionRow = newRow({
     id,
     platform_id: input.platformId,
     type: input.type,
@@ -429,16 +452,8 @@ export async function startTransfer(tx: Tx, input: NewTransfer, timeline: Timeli
     amount: input.amount.toString(),
     payment_rail: input.paymentRail,
     rail_selection_mode: input.railSelectionMode,
-    failure_reason: null,
-    refund: null,
-    reference: referenceFor(id),
     details: JSON.stringify(input.details),
-    settled_at: null,
-    receipt_delivery_confirmed_at: null,
-    created_at: at,
-    updated_at: at,
-    conversion: null,
-  };
+  }, now);
   emit(work, row, row.status);
   row = await playTimeline(tx, work, row, timeline);
   // The row is written once, in the state the outcomes due now left it in.
@@ -567,9 +582,8 @@ export async function receiveUmaPayment(tx: Tx, input: NewIncomingUmaPayment, no
   const id = newId('Transaction');
   const work = openWork(tx, input.platformId, now);
   await work.books.acceptIncoming(input.internalAccountId, input.currency, input.amount, id);
-  const at = iso(now);
   const details: Details = { senderUmaAddress: input.senderUmaAddress, counterpartyInformation: input.counterpartyInformation, umaScenario: input.scenario };
-  let row: store.TransactionRow = {
+  let row: store.TransactionRow = newRow({
     id,
     platform_id: input.platformId,
     type: 'INCOMING',
@@ -585,16 +599,8 @@ export async function receiveUmaPayment(tx: Tx, input: NewIncomingUmaPayment, no
     amount: input.amount.toString(),
     payment_rail: null,
     rail_selection_mode: null,
-    failure_reason: null,
-    refund: null,
-    reference: referenceFor(id),
     details: JSON.stringify(details),
-    settled_at: null,
-    receipt_delivery_confirmed_at: null,
-    created_at: at,
-    updated_at: at,
-    conversion: null,
-  };
+  }, now);
   if (input.scenario === 'FAIL_COMPLIANCE') row = await fail(work, row, 'COMPLIANCE_REJECTED');
   await store.insertTransaction(tx, row);
   await finish(work);
@@ -714,11 +720,10 @@ export function suspenseAccountId(platformId: string, currency: string): string 
 /** Writes a new quote's transaction (no money moves yet) and records its first event. */
 export async function openQuoteTransaction(tx: Tx, input: NewQuoteTransaction, now: Date): Promise<TransactionView> {
   const work = openWork(tx, input.platformId, now);
-  const at = iso(now);
   const details: Details = {};
   if (input.remittanceInformation !== undefined) details.remittanceInformation = input.remittanceInformation;
   if (input.purposeOfPayment !== undefined) details.purposeOfPayment = input.purposeOfPayment;
-  const row: store.TransactionRow = {
+  const row: store.TransactionRow = newRow({
     id: input.id,
     platform_id: input.platformId,
     type: 'OUTGOING',
@@ -733,16 +738,9 @@ export async function openQuoteTransaction(tx: Tx, input: NewQuoteTransaction, n
     amount: input.amount.toString(),
     payment_rail: input.paymentRail,
     rail_selection_mode: input.railSelectionMode,
-    failure_reason: null,
-    refund: null,
-    reference: referenceFor(input.id),
     details: JSON.stringify(details),
-    settled_at: null,
-    receipt_delivery_confirmed_at: null,
-    created_at: at,
-    updated_at: at,
     conversion: JSON.stringify(input.conversion),
-  };
+  }, now);
   emit(work, row, row.status);
   await store.insertTransaction(tx, row);
   await finish(work);
