@@ -279,9 +279,20 @@ export class Books {
     ]);
   }
 
-  /** A completed payout came back: both postings of convertAndPayOut are reversed into `to` (AVAILABLE). */
+  /**
+   * A completed payout came back: both postings of convertAndPayOut are reversed into `to`
+   * (AVAILABLE). The platform's fee is taken back from its internal account as far as its
+   * available balance allows; what the platform already spent is absorbed by FEES, so the
+   * payer is always refunded in full.
+   */
   async reverseConversion(to: Funds, legs: ConversionLegs, transactionId: string): Promise<void> {
     const { sendingCurrency: send, receivingCurrency: receive } = legs;
+    if (legs.platformFeeAccountId !== null && legs.platformFees > 0n) {
+      const ids = [to.accountId, legs.platformFeeAccountId].filter(isInternal);
+      await this.load(ids, send);
+      const available = this.current.get(legs.platformFeeAccountId)?.available ?? 0n;
+      if (available < legs.platformFees) legs = { ...legs, platformFees: available };
+    }
     await this.post('PAYOUT_RETURN', receive, transactionId, [
       { accountId: systemAccountId(this.platformId, 'EXTERNAL_RAILS', receive), bucket: 'AVAILABLE', amount: -legs.receivingAmount },
       { accountId: systemAccountId(this.platformId, 'FX_LIQUIDITY', receive), bucket: 'AVAILABLE', amount: legs.receivingAmount },
@@ -329,6 +340,19 @@ export class Books {
     this.dirty.clear();
   }
 
+  /** Reads (and locks) the balances of internal accounts not read yet, in ascending id order. */
+  private async load(ids: string[], currency: string): Promise<void> {
+    for (const id of [...ids].sort()) {
+      if (this.current.has(id)) continue;
+      const row = await store.findBalance(this.tx, this.platformId, id, true);
+      if (row === undefined) throw new Error(`ledger account ${id} does not exist`);
+      if (row.currency !== currency) throw new Error(`ledger account ${id} holds ${row.currency}, not ${currency}`);
+      const balance = { available: BigInt(row.available), held: BigInt(row.held) };
+      this.before.set(id, balance);
+      this.current.set(id, balance);
+    }
+  }
+
   private async post(kind: PostingKind, currency: string, transactionId: string | null, entries: Entry[]): Promise<void> {
     // Programmer errors, checked before anything is kept: a posting balances to zero and
     // moves a positive amount.
@@ -341,15 +365,7 @@ export class Books {
     // funds check below reads balances under this lock, so concurrent transfers never
     // spend the same money twice. (SQLite transactions are exclusive, so there it is a read.)
     const internalIds = [...new Set(entries.filter((e) => isInternal(e.accountId)).map((e) => e.accountId))].sort();
-    for (const id of internalIds) {
-      if (this.current.has(id)) continue;
-      const row = await store.findBalance(this.tx, this.platformId, id, true);
-      if (row === undefined) throw new Error(`ledger account ${id} does not exist`);
-      if (row.currency !== currency) throw new Error(`ledger account ${id} holds ${row.currency}, not ${currency}`);
-      const balance = { available: BigInt(row.available), held: BigInt(row.held) };
-      this.before.set(id, balance);
-      this.current.set(id, balance);
-    }
+    await this.load(internalIds, currency);
 
     const next = new Map<string, Balance>();
     for (const id of internalIds) next.set(id, { ...this.current.get(id)! });

@@ -1,6 +1,7 @@
 // Event coverage: one platform with a webhook receiver goes through every area that records
 // events (onboarding, verifications, external-account ownership, funding, transfers in and
-// out with failures and a refund, bulk import). The receiver must get each event once, signed,
+// out with failures and a refund, cross-currency quotes paid, failed, expired and awaiting
+// SCA, bulk import). The receiver must get each event once, signed,
 // and valid against the reference's payload schema of its type.
 
 import { afterEach, describe, expect, it } from 'vitest';
@@ -45,7 +46,32 @@ describe('webhooks of every area that exists', () => {
     const cancelled = await transferOut(t, usd.id, slow.id, 2_000);
     expect((await t.api('POST', `/transactions/${cancelled.body.id}/cancel`, { body: { reason: 'sent twice' } })).status).toBe(200);
     await transferOut(t, usd.id, slow.id, 3_000);
-    await t.advanceClock(31);
+
+    // Cross-currency quotes: one paid at once, one whose payout and refund both fail (007),
+    // one left to expire, and a real-time-funded one of an EU customer awaiting SCA.
+    const mxn = await externalAccount(t, 'MXN_ACCOUNT', '000');
+    const mxnFailing = await externalAccount(t, 'MXN_ACCOUNT', '007');
+    const quote = (destination: string, immediatelyExecute: boolean) => t.api('POST', '/quotes', {
+      body: {
+        source: { sourceType: 'ACCOUNT', accountId: usd.id }, destination: { destinationType: 'ACCOUNT', accountId: destination },
+        lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 5_000, immediatelyExecute,
+      },
+    });
+    expect((await quote(mxn.id, true)).body.status).toBe('COMPLETED');
+    expect((await quote(mxnFailing.id, true)).body.status).toBe('FAILED');
+    expect((await quote(mxn.id, false)).body.status).toBe('PENDING');
+    const eu = await createCustomer(t, individualBody('Lena Vogel', {
+      address: { line1: 'Friedrichstraße 43', city: 'Berlin', postalCode: '10117', country: 'DE' }, nationality: 'DE', phoneNumber: '+4915123456789',
+    }));
+    const sca = await t.api('POST', '/quotes', {
+      body: {
+        source: { sourceType: 'REALTIME_FUNDING', customerId: eu.id, currency: 'USD' }, destination: { destinationType: 'ACCOUNT', accountId: mxn.id },
+        lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 5_000,
+      },
+    });
+    expect(sca.status).toBe(202);
+    // Past the 30 s of the slow transfer and the 15 minutes of the unexecuted quotes.
+    await t.advanceClock(15 * 60);
 
     // Bulk import: one file that works, one that cannot be read.
     const csv = 'umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,city,state,postalCode,country\n' +
@@ -72,8 +98,9 @@ describe('webhooks of every area that exists', () => {
       'EXTERNAL_ACCOUNT.STATUS_UPDATED',
       'INCOMING_PAYMENT.COMPLETED', 'INCOMING_PAYMENT.FAILED', 'INCOMING_PAYMENT.PENDING',
       'INTERNAL_ACCOUNT.BALANCE_UPDATED',
-      'OUTGOING_PAYMENT.COMPLETED', 'OUTGOING_PAYMENT.FAILED', 'OUTGOING_PAYMENT.PROCESSING',
-      'OUTGOING_PAYMENT.REFUND_COMPLETED', 'OUTGOING_PAYMENT.REFUND_PENDING',
+      'OUTGOING_PAYMENT.COMPLETED', 'OUTGOING_PAYMENT.EXPIRED', 'OUTGOING_PAYMENT.FAILED',
+      'OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.PENDING_AUTHORIZATION', 'OUTGOING_PAYMENT.PROCESSING',
+      'OUTGOING_PAYMENT.REFUND_COMPLETED', 'OUTGOING_PAYMENT.REFUND_FAILED', 'OUTGOING_PAYMENT.REFUND_PENDING',
       'VERIFICATION.APPROVED', 'VERIFICATION.RESOLVE_ERRORS',
     ]);
   });

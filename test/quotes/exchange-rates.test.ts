@@ -1,0 +1,102 @@
+// GET /exchange-rates: the filters (sourceCurrency, repeated destinationCurrency,
+// sendingAmount with its default of 10000), unknown currencies, the platform's fee, the
+// 5-minute rate window, and agreement with the quote the same corridor gets.
+
+import { describe, expect, it } from 'vitest';
+import { customerRate, decimalToNumber, RATE_WINDOW_MS } from '../../src/rates/index.js';
+import { externalAccount, fundedUsd } from '../fixtures/money.js';
+import { accountQuoteBody, buildAtStart, convertedFloor, createQuote, currency, feesOf, START, START_MS } from '../fixtures/quotes.js';
+
+describe('GET /exchange-rates', () => {
+  it('answers each asked corridor from USD with the default sending amount of 10000', async () => {
+    const t = await buildAtStart();
+    const reply = await t.api('GET', '/exchange-rates?sourceCurrency=USD&destinationCurrency=MXN&destinationCurrency=EUR');
+    expect(reply.status).toBe(200);
+    const expected = (to: string, rail: string) => {
+      const rate = decimalToNumber(customerRate('USD', to, START));
+      const fees = feesOf('USD', 10_000n, START);
+      return {
+        sourceCurrency: currency('USD'),
+        sendingAmount: 10_000,
+        minSendingAmount: 11,
+        maxSendingAmount: 100_000_000,
+        destinationCurrency: currency(to),
+        destinationPaymentRail: rail,
+        receivingAmount: Number(convertedFloor(10_000n - fees.all, rate, 'USD', to)),
+        exchangeRate: rate,
+        fees: { fixed: 10, total: Number(fees.all) },
+        updatedAt: START.toISOString(),
+      };
+    };
+    expect(reply.body).toEqual({ data: [expected('MXN', 'SPEI'), expected('EUR', 'SEPA')] });
+  });
+
+  it('uses the given sendingAmount', async () => {
+    const t = await buildAtStart();
+    const reply = await t.api('GET', '/exchange-rates?sourceCurrency=USD&destinationCurrency=INR&sendingAmount=250000');
+    expect(reply.status).toBe(200);
+    expect(reply.body.data).toHaveLength(1);
+    const entry = reply.body.data[0];
+    const fees = feesOf('USD', 250_000n, START);
+    expect(entry).toMatchObject({ sendingAmount: 250_000, fees: { fixed: 10, total: Number(fees.all) } });
+    expect(entry.receivingAmount).toBe(Number(convertedFloor(250_000n - fees.all, entry.exchangeRate, 'USD', 'INR')));
+  });
+
+  it('agrees with the quote of the same corridor and amount', async () => {
+    const t = await buildAtStart();
+    const source = await fundedUsd(t);
+    const destination = await externalAccount(t, 'MXN_ACCOUNT');
+    const rate = (await t.api('GET', '/exchange-rates?sourceCurrency=USD&destinationCurrency=MXN&sendingAmount=54321')).body.data[0];
+    const quote = (await createQuote(t, accountQuoteBody(source.id, destination.id, { amount: 54_321 }))).body;
+    expect([quote.exchangeRate, quote.totalReceivingAmount, quote.feesIncluded]).toEqual([rate.exchangeRate, rate.receivingAmount, rate.fees.total]);
+  });
+
+  it('without filters, lists every corridor from each of the platform\'s currencies, never to itself', async () => {
+    const t = await buildAtStart();
+    const reply = await t.api('GET', '/exchange-rates');
+    expect(reply.status).toBe(200);
+    const sources = new Set(reply.body.data.map((e: any) => e.sourceCurrency.code));
+    expect(sources).toEqual(new Set(['USD', 'USDC', 'USDB']));
+    for (const entry of reply.body.data) expect(entry.destinationCurrency.code).not.toBe(entry.sourceCurrency.code);
+    const fromUsd = reply.body.data.filter((e: any) => e.sourceCurrency.code === 'USD').map((e: any) => e.destinationCurrency.code);
+    for (const code of ['EUR', 'MXN', 'INR', 'GBP', 'BRL', 'VND']) expect(fromUsd).toContain(code);
+    expect(new Set(fromUsd).size).toBe(fromUsd.length);
+  });
+
+  it('answers 400 naming each unknown currency', async () => {
+    const t = await buildAtStart();
+    const reply = await t.api('GET', '/exchange-rates?sourceCurrency=XYZ&destinationCurrency=MXN&destinationCurrency=QQQ');
+    expect(reply.status).toBe(400);
+    expect(reply.body.code).toBe('INVALID_INPUT');
+    expect(reply.body.details.errors.map((e: any) => e.field).sort()).toEqual(['destinationCurrency[1]', 'sourceCurrency']);
+    const negative = await t.api('GET', '/exchange-rates?sourceCurrency=USD&sendingAmount=-1');
+    expect(negative.status).toBe(400);
+    expect(negative.body.details.errors.map((e: any) => e.field)).toEqual(['sendingAmount']);
+  });
+
+  it('includes the platform\'s configured fee in fees.fixed and fees.total', async () => {
+    const t = await buildAtStart();
+    const patched = await t.api('PATCH', '/config', {
+      body: { feeConfigs: [{ feeType: 'CROSS_CURRENCY_TRANSACTION', sourceCurrency: 'USD', variableFeeBps: 20, fixedFee: { amount: 25, currency: 'USD' } }] },
+    });
+    expect(patched.status).toBe(200);
+    const entry = (await t.api('GET', '/exchange-rates?sourceCurrency=USD&destinationCurrency=EUR')).body.data[0];
+    const fees = feesOf('USD', 10_000n, START, { fixed: 25n, bps: 20n });
+    expect(fees.all).toBe(10n + 30n + 25n + 20n);
+    expect(entry.fees).toEqual({ fixed: 35, total: Number(fees.all) });
+    expect(entry.minSendingAmount).toBe(36);
+    expect(entry.receivingAmount).toBe(Number(convertedFloor(10_000n - fees.all, entry.exchangeRate, 'USD', 'EUR')));
+  });
+
+  it('changes at 5-minute boundaries of the sandbox clock only', async () => {
+    const t = await buildAtStart();
+    const read = async () => (await t.api('GET', '/exchange-rates?sourceCurrency=USD&destinationCurrency=EUR')).body.data[0];
+    const first = await read();
+    await t.advanceClock(299);
+    expect(await read()).toEqual(first);
+    await t.advanceClock(1);
+    const next = await read();
+    expect(next.updatedAt).toBe(new Date(START_MS + RATE_WINDOW_MS).toISOString());
+    expect(next.exchangeRate).toBe(decimalToNumber(customerRate('USD', 'EUR', new Date(START_MS + RATE_WINDOW_MS))));
+  });
+});

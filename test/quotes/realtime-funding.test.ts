@@ -1,0 +1,328 @@
+// Real-time funding: a quote paid by its payment instructions (POST /sandbox/send in the
+// sandbox), with the amount and currency checks; and Strong Customer Authentication for
+// customers in the EU/EEA (202 PENDING_AUTHORIZATION, authorize, resend).
+
+import { describe, expect, it } from 'vitest';
+import { accountBody } from '../fixtures/accounts.js';
+import { createCustomer, individualBody } from '../fixtures/customers.js';
+import { eventsOf, expectBalancedBooks, externalAccount, fundedUsd } from '../fixtures/money.js';
+import { accountQuoteBody, buildAtStart, counts, createQuote, executeQuote, postingKinds, quoteOf, START, systemAccount, transactionOf } from '../fixtures/quotes.js';
+import type { TestApp } from '../helper.js';
+
+const P = (type: string) => `OUTGOING_PAYMENT.${type}`;
+const berlin = { line1: 'Friedrichstraße 43', city: 'Berlin', postalCode: '10117', country: 'DE' };
+
+function realtimeBody(customerId: string | undefined, destinationId: string, extra: Record<string, unknown> = {}) {
+  return {
+    source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', ...(customerId !== undefined ? { customerId } : {}) },
+    destination: { destinationType: 'ACCOUNT', accountId: destinationId },
+    lockedCurrencySide: 'SENDING',
+    lockedCurrencyAmount: 20_000,
+    ...extra,
+  };
+}
+
+function send(t: TestApp, body: Record<string, unknown>) {
+  return t.api('POST', '/sandbox/send', { body });
+}
+
+async function usCustomer(t: TestApp) {
+  return createCustomer(t, individualBody('Jordan Rivera'));
+}
+
+async function euCustomer(t: TestApp) {
+  return createCustomer(t, individualBody('Lena Vogel', { address: berlin, nationality: 'DE', phoneNumber: '+4915123456789' }));
+}
+
+describe('real-time funding', () => {
+  it('a US customer\'s quote is 201 PENDING with payment instructions; /sandbox/send pays it and it completes', async () => {
+    const t = await buildAtStart();
+    const customer = await usCustomer(t);
+    const destination = await externalAccount(t, 'MXN_ACCOUNT');
+    const created = await createQuote(t, realtimeBody(customer.id, destination.id));
+    expect(created.status).toBe(201);
+    const quote = created.body;
+    expect(quote).toMatchObject({
+      status: 'PENDING',
+      source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', customerId: customer.id },
+      totalSendingAmount: 20_000,
+    });
+    expect(quote.scaChallenge).toBeUndefined();
+    expect(quote.paymentInstructions).toEqual([
+      {
+        instructionsNotes: expect.stringContaining('20000'),
+        isPlatformAccount: true,
+        accountOrWalletInfo: {
+          accountType: 'USD_ACCOUNT', accountNumber: expect.stringMatching(/^\d{12}$/), routingNumber: expect.any(String), bankName: expect.any(String),
+          paymentRails: ['ACH', 'WIRE'], reference: expect.stringMatching(/^RY-[0-9A-F]{10}$/),
+        },
+      },
+    ]);
+    const tx0 = await transactionOf(t, quote.transactionId);
+    expect(tx0).toMatchObject({ status: 'PENDING', customerId: customer.id, source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', customerId: customer.id } });
+
+    // Execute is for account sources: a real-time-funded quote executes when it is paid.
+    const execute = await executeQuote(t, quote.id);
+    expect(execute.status).toBe(400);
+    expect(execute.body.code).toBe('INVALID_INPUT');
+    expect((await quoteOf(t, quote.id)).status).toBe('PENDING');
+
+    const sent = await send(t, { quoteId: quote.id, currencyCode: 'USD' });
+    expect(sent.status).toBe(200);
+    expect(sent.body).toMatchObject({ id: quote.transactionId, type: 'OUTGOING', status: 'COMPLETED', quoteId: quote.id, sentAmount: { amount: 20_000 } });
+    expect(sent.body).toEqual(await transactionOf(t, quote.transactionId));
+    expect((await quoteOf(t, quote.id)).status).toBe('COMPLETED');
+    expect((await eventsOf(t, quote.transactionId)).map((e) => e.type)).toEqual([P('PENDING'), P('PROCESSING'), P('COMPLETED')]);
+    expect(await postingKinds(t, quote.transactionId)).toEqual(['FUNDING_RECEIVED', 'CONVERT', 'PAYOUT']);
+    expect(await systemAccount(t, 'SUSPENSE', 'USD')).toEqual({ available: 0n, held: 0n });
+    expect(await systemAccount(t, 'EXTERNAL_RAILS', 'MXN')).toEqual({ available: BigInt(quote.totalReceivingAmount), held: 0n });
+
+    // Paying it twice is refused.
+    const twice = await send(t, { quoteId: quote.id, currencyCode: 'USD' });
+    expect(twice.status).toBe(400);
+    expect(await postingKinds(t, quote.transactionId)).toEqual(['FUNDING_RECEIVED', 'CONVERT', 'PAYOUT']);
+    await expectBalancedBooks(t);
+  });
+
+  it('a slow payout (003) is PROCESSING after the send, COMPLETED 6 minutes later', async () => {
+    const t = await buildAtStart();
+    const customer = await usCustomer(t);
+    const destination = await externalAccount(t, 'MXN_ACCOUNT', '003');
+    const quote = (await createQuote(t, realtimeBody(customer.id, destination.id))).body;
+    const sent = await send(t, { quoteId: quote.id, currencyCode: 'USD', currencyAmount: 20_000 });
+    expect(sent.status).toBe(200);
+    expect(sent.body.status).toBe('PROCESSING');
+    expect(await systemAccount(t, 'SUSPENSE', 'USD')).toEqual({ available: 20_000n, held: 0n });
+    await t.advanceClock(6 * 60);
+    expect((await quoteOf(t, quote.id)).status).toBe('COMPLETED');
+    expect(await systemAccount(t, 'SUSPENSE', 'USD')).toEqual({ available: 0n, held: 0n });
+    await expectBalancedBooks(t);
+  });
+
+  it('a failed payout of a real-time-funded quote is refunded to the payer', async () => {
+    const t = await buildAtStart();
+    const customer = await usCustomer(t);
+    const destination = await externalAccount(t, 'MXN_ACCOUNT', '002');
+    const quote = (await createQuote(t, realtimeBody(customer.id, destination.id))).body;
+    const sent = await send(t, { quoteId: quote.id, currencyCode: 'USD' });
+    expect(sent.body).toMatchObject({ status: 'FAILED', failureReason: 'QUOTE_EXECUTION_FAILED', refund: { status: 'COMPLETED', reason: 'TRANSACTION_FAILED' } });
+    expect(await postingKinds(t, quote.transactionId)).toEqual(['FUNDING_RECEIVED', 'REFUND']);
+    expect(await systemAccount(t, 'SUSPENSE', 'USD')).toEqual({ available: 0n, held: 0n });
+    await expectBalancedBooks(t);
+  });
+
+  it('refuses a send in another currency (400 INVALID_CURRENCY) and changes nothing', async () => {
+    const t = await buildAtStart();
+    const customer = await usCustomer(t);
+    const destination = await externalAccount(t, 'MXN_ACCOUNT');
+    const quote = (await createQuote(t, realtimeBody(customer.id, destination.id))).body;
+    const reply = await send(t, { quoteId: quote.id, currencyCode: 'MXN' });
+    expect(reply.status).toBe(400);
+    expect(reply.body).toMatchObject({ code: 'INVALID_CURRENCY', details: { errors: [{ field: 'currencyCode' }] } });
+    expect((await quoteOf(t, quote.id)).status).toBe('PENDING');
+    expect(await postingKinds(t, quote.transactionId)).toEqual([]);
+    expect((await eventsOf(t, quote.transactionId)).map((e) => e.type)).toEqual([P('PENDING')]);
+  });
+
+  it.each([
+    ['less', 19_999],
+    ['more', 20_001],
+  ])('money in the wrong amount (%s) fails the payment with FUNDING_AMOUNT_MISMATCH and is refunded', async (_what, paid) => {
+    const t = await buildAtStart();
+    const customer = await usCustomer(t);
+    const destination = await externalAccount(t, 'MXN_ACCOUNT');
+    const quote = (await createQuote(t, realtimeBody(customer.id, destination.id))).body;
+    const reply = await send(t, { quoteId: quote.id, currencyCode: 'USD', currencyAmount: paid });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ status: 'FAILED', failureReason: 'FUNDING_AMOUNT_MISMATCH', refund: { status: 'COMPLETED', reason: 'TRANSACTION_FAILED' } });
+    expect((await quoteOf(t, quote.id)).status).toBe('FAILED');
+    expect((await eventsOf(t, quote.transactionId)).map((e) => e.type)).toEqual([P('PENDING'), P('FAILED'), P('REFUND_PENDING'), P('REFUND_COMPLETED')]);
+    expect(await postingKinds(t, quote.transactionId)).toEqual(['FUNDING_RECEIVED', 'REFUND']);
+    expect(await systemAccount(t, 'SUSPENSE', 'USD')).toEqual({ available: 0n, held: 0n });
+    expect(await systemAccount(t, 'EXTERNAL_RAILS', 'MXN')).toEqual({ available: 0n, held: 0n });
+    await expectBalancedBooks(t);
+  });
+
+  it('refuses a send after the quote expired', async () => {
+    const t = await buildAtStart();
+    const customer = await usCustomer(t);
+    const destination = await externalAccount(t, 'MXN_ACCOUNT');
+    const quote = (await createQuote(t, realtimeBody(customer.id, destination.id))).body;
+    await t.advanceClock(15 * 60);
+    expect((await quoteOf(t, quote.id)).status).toBe('EXPIRED');
+    const reply = await send(t, { quoteId: quote.id, currencyCode: 'USD' });
+    expect(reply.status).toBe(400);
+    expect(await postingKinds(t, quote.transactionId)).toEqual([]);
+    expect((await transactionOf(t, quote.transactionId))).toMatchObject({ status: 'EXPIRED', failureReason: 'QUOTE_EXPIRED' });
+  });
+
+  it('answers 404 for an unknown quote and 400 for a quote funded from an account', async () => {
+    const t = await buildAtStart();
+    const unknown = await send(t, { quoteId: 'Quote:0193f1d2-0000-7000-8000-000000000000', currencyCode: 'USD' });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.code).toBe('QUOTE_NOT_FOUND');
+    const source = await fundedUsd(t);
+    const destination = await externalAccount(t, 'MXN_ACCOUNT');
+    const quote = (await createQuote(t, accountQuoteBody(source.id, destination.id))).body;
+    const reply = await send(t, { quoteId: quote.id, currencyCode: 'USD' });
+    expect(reply.status).toBe(400);
+    expect(reply.body.details.errors).toEqual([expect.objectContaining({ field: 'quoteId' })]);
+    expect((await quoteOf(t, quote.id)).status).toBe('PENDING');
+  });
+
+  it('the platform itself may fund a quote in real time (no customer)', async () => {
+    const t = await buildAtStart();
+    const destination = await externalAccount(t, 'EUR_ACCOUNT');
+    const reply = await createQuote(t, realtimeBody(undefined, destination.id));
+    expect(reply.status).toBe(201);
+    expect(reply.body.source).toEqual({ sourceType: 'REALTIME_FUNDING', currency: 'USD' });
+    expect(reply.body.paymentInstructions).toHaveLength(1);
+    expect((await send(t, { quoteId: reply.body.id, currencyCode: 'USD' })).body.status).toBe('COMPLETED');
+    await expectBalancedBooks(t);
+  });
+
+  it('requires the network when funding in a multi-network stablecoin', async () => {
+    const t = await buildAtStart();
+    const customer = await usCustomer(t);
+    const destination = await externalAccount(t, 'MXN_ACCOUNT');
+    const body = realtimeBody(customer.id, destination.id, { lockedCurrencyAmount: 20_000_000 });
+    const reply = await createQuote(t, { ...body, source: { sourceType: 'REALTIME_FUNDING', currency: 'USDC', customerId: customer.id } });
+    expect(reply.status).toBe(400);
+    expect(reply.body.details.errors).toEqual([expect.objectContaining({ field: 'source.cryptoNetwork' })]);
+    const ok = await createQuote(t, { ...body, source: { sourceType: 'REALTIME_FUNDING', currency: 'USDC', customerId: customer.id, cryptoNetwork: 'SOLANA' } });
+    expect(ok.status).toBe(201);
+    expect(ok.body.paymentInstructions[0].accountOrWalletInfo).toMatchObject({ accountType: 'SOLANA_WALLET', assetType: 'USDC' });
+  });
+});
+
+describe('Strong Customer Authentication of real-time-funded quotes', () => {
+  it('an EU customer\'s quote is 202 PENDING_AUTHORIZATION; 123456 authorizes it and releases the instructions', async () => {
+    const t = await buildAtStart();
+    const customer = await euCustomer(t);
+    const destination = await externalAccount(t, 'MXN_ACCOUNT');
+    const created = await createQuote(t, realtimeBody(customer.id, destination.id));
+    expect(created.status).toBe(202);
+    const quote = created.body;
+    expect(quote.status).toBe('PENDING_AUTHORIZATION');
+    expect(quote.paymentInstructions).toBeUndefined();
+    expect(quote.scaChallenge).toEqual({
+      id: expect.stringMatching(/^ScaChallenge:[0-9a-f-]{36}$/),
+      expiresAt: new Date(START.getTime() + 10 * 60 * 1000).toISOString(),
+      factor: 'SMS_OTP',
+      availableFactors: ['SMS_OTP'],
+      purpose: 'PAYOUT',
+    });
+    expect(await quoteOf(t, quote.id)).toEqual(quote);
+    expect((await transactionOf(t, quote.transactionId)).status).toBe('PENDING_AUTHORIZATION');
+    expect((await eventsOf(t, quote.transactionId)).map((e) => e.type)).toEqual([P('PENDING_AUTHORIZATION')]);
+
+    // Not payable, not executable until authorized.
+    expect((await send(t, { quoteId: quote.id, currencyCode: 'USD' })).status).toBe(400);
+    expect((await executeQuote(t, quote.id)).status).toBe(400);
+
+    // A wrong code, or neither or both of code and passkeyAssertion, is a 400 and changes nothing.
+    const wrong = await t.api('POST', `/quotes/${quote.id}/authorize`, { body: { code: '654321' } });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.details.errors).toEqual([expect.objectContaining({ field: 'code' })]);
+    const neither = await t.api('POST', `/quotes/${quote.id}/authorize`, { body: {} });
+    expect(neither.status).toBe(400);
+    const both = await t.api('POST', `/quotes/${quote.id}/authorize`, { body: { code: '123456', passkeyAssertion: { id: 'x' }, origin: 'https://pay.example.com' } });
+    expect(both.status).toBe(400);
+    expect(await quoteOf(t, quote.id)).toEqual(quote);
+
+    const resend = await t.api('POST', `/quotes/${quote.id}/authorize/resend`);
+    expect(resend.status).toBe(204);
+    expect(resend.text).toBe('');
+
+    const authorized = await t.api('POST', `/quotes/${quote.id}/authorize`, { body: { code: '123456' } });
+    expect(authorized.status).toBe(200);
+    expect(authorized.body.status).toBe('PENDING');
+    expect(authorized.body.scaChallenge).toBeUndefined();
+    expect(authorized.body.paymentInstructions).toEqual([expect.objectContaining({ isPlatformAccount: true, accountOrWalletInfo: expect.objectContaining({ accountType: 'USD_ACCOUNT' }) })]);
+    expect(await quoteOf(t, quote.id)).toEqual(authorized.body);
+    expect((await eventsOf(t, quote.transactionId)).map((e) => e.type)).toEqual([P('PENDING_AUTHORIZATION'), P('PENDING')]);
+
+    // Nothing left to authorize.
+    const again = await t.api('POST', `/quotes/${quote.id}/authorize`, { body: { code: '123456' } });
+    expect(again.status).toBe(409);
+    expect(again.body.code).toBe('CONFLICT');
+    expect((await t.api('POST', `/quotes/${quote.id}/authorize/resend`)).status).toBe(409);
+
+    const sent = await send(t, { quoteId: quote.id, currencyCode: 'USD' });
+    expect(sent.status).toBe(200);
+    expect(sent.body.status).toBe('COMPLETED');
+    expect((await eventsOf(t, quote.transactionId)).map((e) => e.type)).toEqual([P('PENDING_AUTHORIZATION'), P('PENDING'), P('PROCESSING'), P('COMPLETED')]);
+    await expectBalancedBooks(t);
+  });
+
+  it('an idempotent replay of a 202 answers 202 with the same body, and makes one quote', async () => {
+    const t = await buildAtStart();
+    const customer = await euCustomer(t);
+    const destination = await externalAccount(t, 'MXN_ACCOUNT');
+    const first = await createQuote(t, realtimeBody(customer.id, destination.id), { 'idempotency-key': 'sca-once' });
+    const again = await createQuote(t, realtimeBody(customer.id, destination.id), { 'idempotency-key': 'sca-once' });
+    expect([first.status, again.status]).toEqual([202, 202]);
+    expect(again.text).toBe(first.text);
+    expect(await counts(t)).toMatchObject({ quotes: 1, transactions: 1 });
+  });
+
+  it('an expired challenge is refused until a resend renews it', async () => {
+    const t = await buildAtStart();
+    const customer = await euCustomer(t);
+    const destination = await externalAccount(t, 'MXN_ACCOUNT');
+    const quote = (await createQuote(t, realtimeBody(customer.id, destination.id))).body;
+    await t.advanceClock(10 * 60 + 1);
+    const late = await t.api('POST', `/quotes/${quote.id}/authorize`, { body: { code: '123456' } });
+    expect(late.status).toBe(400);
+    expect(late.body.details.errors).toEqual([expect.objectContaining({ field: 'code' })]);
+    expect((await t.api('POST', `/quotes/${quote.id}/authorize/resend`)).status).toBe(204);
+    const renewed = await quoteOf(t, quote.id);
+    expect(renewed.scaChallenge.expiresAt).toBe(new Date(START.getTime() + (20 * 60 + 1) * 1000).toISOString());
+    const ok = await t.api('POST', `/quotes/${quote.id}/authorize`, { body: { code: '123456' } });
+    expect(ok.status).toBe(200);
+    expect(ok.body.status).toBe('PENDING');
+  });
+
+  it('an unauthorized quote expires with the quote: EXPIRED, and authorize is then a 409', async () => {
+    const t = await buildAtStart();
+    const customer = await euCustomer(t);
+    const destination = await externalAccount(t, 'MXN_ACCOUNT');
+    const quote = (await createQuote(t, realtimeBody(customer.id, destination.id))).body;
+    await t.advanceClock(15 * 60);
+    const expired = await quoteOf(t, quote.id);
+    expect(expired.status).toBe('EXPIRED');
+    expect(expired.scaChallenge).toBeUndefined();
+    expect(await transactionOf(t, quote.transactionId)).toMatchObject({ status: 'EXPIRED', failureReason: 'QUOTE_EXPIRED' });
+    expect((await eventsOf(t, quote.transactionId)).map((e) => e.type)).toEqual([P('PENDING_AUTHORIZATION'), P('EXPIRED')]);
+    expect((await t.api('POST', `/quotes/${quote.id}/authorize`, { body: { code: '123456' } })).status).toBe(409);
+    expect((await t.api('POST', `/quotes/${quote.id}/authorize/resend`)).status).toBe(409);
+  });
+
+  it('a US customer is not challenged; authorize and resend on its quote are 409', async () => {
+    const t = await buildAtStart();
+    const customer = await usCustomer(t);
+    const destination = await externalAccount(t, 'MXN_ACCOUNT');
+    const reply = await createQuote(t, realtimeBody(customer.id, destination.id, { scaFactor: 'SMS_OTP' }));
+    expect(reply.status).toBe(201);
+    expect(reply.body.status).toBe('PENDING');
+    expect(reply.body.scaChallenge).toBeUndefined();
+    expect((await t.api('POST', `/quotes/${reply.body.id}/authorize`, { body: { code: '123456' } })).status).toBe(409);
+    expect((await t.api('POST', `/quotes/${reply.body.id}/authorize/resend`)).status).toBe(409);
+  });
+
+  it('an EU customer paying from an internal account is not challenged', async () => {
+    const t = await buildAtStart();
+    const customer = await euCustomer(t);
+    const accounts = await t.api('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USD`);
+    const usd = accounts.body.data[0];
+    await t.api('POST', `/sandbox/internal-accounts/${usd.id}/fund`, { body: { amount: 50_000 } });
+    const destination = await t.api('POST', '/customers/external-accounts', {
+      body: { ...accountBody('EUR_ACCOUNT'), customerId: customer.id },
+    });
+    const reply = await createQuote(t, accountQuoteBody(usd.id, destination.body.id));
+    expect(reply.status).toBe(201);
+    expect(reply.body.status).toBe('PENDING');
+    expect(reply.body.scaChallenge).toBeUndefined();
+    expect(await counts(t)).toMatchObject({ quotes: 1 });
+  });
+});
