@@ -298,6 +298,24 @@ describe('Strong Customer Authentication of real-time-funded quotes', () => {
     expect((await t.api('POST', `/quotes/${quote.id}/authorize/resend`)).status).toBe(409);
   });
 
+  it('a quote past expiresAt cannot be authorized or resent, even before the expiry job has run', async () => {
+    const t = await buildAtStart();
+    const customer = await euCustomer(t);
+    const destination = await externalAccount(t, 'MXN_ACCOUNT');
+    const quote = (await createQuote(t, realtimeBody(customer.id, destination.id))).body;
+    // A resend inside the lifetime renews the challenge past the quote's expiry.
+    await t.advanceClock(14 * 60);
+    expect((await t.api('POST', `/quotes/${quote.id}/authorize/resend`)).status).toBe(204);
+    // Move the clock without running jobs: straight through the store, as a paused poller would leave it.
+    await t.deps.db.k.updateTable('platforms').set({ clock_offset_ms: 15 * 60 * 1000 } as never).where('id', '=', t.platformId).execute();
+    t.deps.authCache?.clear();
+    const late = await t.api('POST', `/quotes/${quote.id}/authorize`, { body: { code: '123456' } });
+    expect(late.status).toBe(409);
+    expect(late.body.code).toBe('CONFLICT');
+    expect((await t.api('POST', `/quotes/${quote.id}/authorize/resend`)).status).toBe(409);
+    expect((await quoteOf(t, quote.id)).status).toBe('PENDING_AUTHORIZATION');
+  });
+
   it('a US customer is not challenged; authorize and resend on its quote are 409', async () => {
     const t = await buildAtStart();
     const customer = await usCustomer(t);

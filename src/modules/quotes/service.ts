@@ -609,6 +609,8 @@ export async function authorizeQuote(ctx: Ctx, quoteId: string, input: ScaAuthor
     if (transaction.status !== 'PENDING_AUTHORIZATION' || challenge === undefined) {
       throw apiError('CONFLICT', `Quote ${quoteId} has no challenge to authorize (it is ${transaction.status})`);
     }
+    // The expiry job may not have run yet; an expired quote is past authorizing all the same.
+    if (iso(ctx.now) >= quote.expires_at) throw apiError('CONFLICT', `Quote ${quoteId} expired at ${quote.expires_at}; create a new quote`);
     errors.throwIfAny();
     if (iso(ctx.now) > challenge.expiresAt) {
       throw invalid('code', `answers a challenge that expired at ${challenge.expiresAt}; ask for a new code with POST /quotes/${quoteId}/authorize/resend`);
@@ -629,8 +631,8 @@ export async function resendQuoteScaCode(ctx: Ctx, quoteId: string): Promise<voi
   await ctx.db.transaction(async (tx) => {
     const quote = await loadQuote(tx, ctx, quoteId);
     const challenge = parseJson<ScaChallengeView>(quote.sca_challenge);
-    if (quote.status !== 'PENDING_AUTHORIZATION' || challenge === undefined || challenge.factor !== 'SMS_OTP') {
-      throw apiError('CONFLICT', `Quote ${quoteId} has no open SMS challenge (it is ${quote.status})`);
+    if (quote.status !== 'PENDING_AUTHORIZATION' || challenge === undefined || challenge.factor !== 'SMS_OTP' || iso(ctx.now) >= quote.expires_at) {
+      throw apiError('CONFLICT', `Quote ${quoteId} has no open SMS challenge (it is ${quote.status}${iso(ctx.now) >= quote.expires_at ? ', expired' : ''})`);
     }
     const renewed = { ...challenge, expiresAt: iso(new Date(ctx.now.getTime() + SCA_CHALLENGE_TTL_MS)) };
     await store.saveQuoteState(tx, { ...quote, sca_challenge: JSON.stringify(renewed), updated_at: iso(ctx.now) });
