@@ -101,21 +101,8 @@ async function start(config: Config): Promise<void> {
   const baseUrl = `http://${host}:${port}${BASE_PATH}`;
   const readyMs = Number(process.hrtime.bigint() - startedAt) / 1e6;
   const publicKey = await webhookPublicKey(db.k, boot.platformId);
-  process.stdout.write(
-    [
-      '',
-      `railyard ${VERSION}: Grid API sandbox (${storeDescription(config)}), ready in ${readyMs.toFixed(0)} ms`,
-      `  Base URL       ${baseUrl}`,
-      `  Platform       ${boot.platformId}`,
-      `  Client ID      ${boot.clientId}`,
-      `  Client secret  ${secret ?? '(not recoverable: set GRID_CLIENT_ID and GRID_CLIENT_SECRET, or run `npx railyard platform create`)'}`,
-      `  Health         http://${host}:${port}/health`,
-      '  Webhook signing public key (also at GET /_railyard/webhook-public-key):',
-      ...publicKey.trim().split('\n').map((line) => `    ${line}`),
-      '',
-    ].join('\n') + '\n',
-  );
-
+  // Handlers before the banner: a supervisor that reads the banner may signal at once, and a
+  // signal that arrives before a handler exists would kill the process without draining.
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) {
@@ -136,6 +123,20 @@ async function start(config: Config): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  process.stdout.write(
+    [
+      '',
+      `railyard ${VERSION}: Grid API sandbox (${storeDescription(config)}), ready in ${readyMs.toFixed(0)} ms`,
+      `  Base URL       ${baseUrl}`,
+      `  Platform       ${boot.platformId}`,
+      `  Client ID      ${boot.clientId}`,
+      `  Client secret  ${secret ?? '(not recoverable: set GRID_CLIENT_ID and GRID_CLIENT_SECRET, or run `npx railyard platform create`)'}`,
+      `  Health         http://${host}:${port}/health`,
+      '  Webhook signing public key (also at GET /_railyard/webhook-public-key):',
+      ...publicKey.trim().split('\n').map((line) => `    ${line}`),
+      '',
+    ].join('\n') + '\n',
+  );
 }
 
 async function migrate(config: Config): Promise<void> {
