@@ -148,6 +148,8 @@ export interface ConversionLegs {
   platformFeeAccountId: string | null;
   receivingCurrency: string;
   receivingAmount: bigint;
+  /** An internal account the receiving amount is credited to (AVAILABLE); null: it leaves through EXTERNAL_RAILS. */
+  payoutAccountId: string | null;
 }
 
 /** The balances of an internal account (no lock). */
@@ -275,7 +277,7 @@ export class Books {
     await this.post('CONVERT', send, transactionId, sendingEntries);
     await this.post('PAYOUT', receive, transactionId, [
       { accountId: systemAccountId(this.platformId, 'FX_LIQUIDITY', receive), bucket: 'AVAILABLE', amount: -legs.receivingAmount },
-      { accountId: systemAccountId(this.platformId, 'EXTERNAL_RAILS', receive), bucket: 'AVAILABLE', amount: legs.receivingAmount },
+      { accountId: legs.payoutAccountId ?? systemAccountId(this.platformId, 'EXTERNAL_RAILS', receive), bucket: 'AVAILABLE', amount: legs.receivingAmount },
     ]);
   }
 

@@ -33,7 +33,9 @@ export interface RailPayment {
 /** The payout of an executed cross-currency quote. */
 export type QuotePayout =
   | { destinationType: 'ACCOUNT'; counterpartyIdentifier: string }
-  | { destinationType: 'UMA_ADDRESS'; umaScenario: UmaScenario };
+  | { destinationType: 'UMA_ADDRESS'; umaScenario: UmaScenario }
+  /** Another internal account of the platform: a book transfer, no rail. */
+  | { destinationType: 'INTERNAL_ACCOUNT'; accountId: string };
 
 export interface Rail {
   plan(payment: RailPayment): TimelineStep[];

@@ -30,6 +30,7 @@ export const sandboxRail: Rail = {
   },
   planPayout(payout): TimelineStep[] {
     if (payout.destinationType === 'ACCOUNT') return timelineOf(quoteExecutionScenarioFor(payout.counterpartyIdentifier));
+    if (payout.destinationType === 'INTERNAL_ACCOUNT') return [{ afterMs: 0, outcome: { kind: 'COMPLETED' } }];
     switch (payout.umaScenario) {
       case 'SUCCESS':
         return [{ afterMs: 0, outcome: { kind: 'COMPLETED' } }];

@@ -387,6 +387,43 @@ describe('immediatelyExecute and pull sources', () => {
     await expectBalancedBooks(t);
   });
 
+  it('converts into another internal account of the platform: USD to USDC, credited at once, no rail', async () => {
+    const { t, source } = await setup();
+    const usdc = await platformAccount(t, 'USDC');
+    const reply = await createQuote(t, accountQuoteBody(source.id, usdc.id, { amount: 10_000, extra: { immediatelyExecute: true } }));
+    expect(reply.status).toBe(201);
+    const quote = reply.body;
+    expect(quote).toMatchObject({ status: 'COMPLETED', destination: { destinationType: 'ACCOUNT', accountId: usdc.id }, receivingCurrency: { code: 'USDC', decimals: 6 } });
+    // Instant: the quote lived for 5 minutes.
+    expect(Date.parse(quote.expiresAt) - Date.parse(quote.createdAt)).toBe(5 * 60 * 1000);
+    // USD (2 decimals) to USDC (6): receiving = floor((sending - fees) x rate x 10^4).
+    expect(BigInt(quote.totalReceivingAmount)).toBe(convertedFloor(BigInt(10_000 - quote.feesIncluded), quote.exchangeRate, 'USD', 'USDC'));
+    expect(await postingKinds(t, quote.transactionId)).toEqual(['HOLD', 'CONVERT', 'PAYOUT']);
+    expect(await balances(t, source.id)).toEqual({ balance: 990_000, totalBalance: 990_000 });
+    expect(await balances(t, usdc.id, 'USDC')).toEqual({ balance: quote.totalReceivingAmount, totalBalance: quote.totalReceivingAmount });
+    expect(await transactionOf(t, quote.transactionId)).toMatchObject({
+      status: 'COMPLETED', paymentRail: null, railSelectionMode: null,
+      destination: { destinationType: 'ACCOUNT', accountId: usdc.id, currency: 'USDC' },
+      receivedAmount: { amount: quote.totalReceivingAmount },
+    });
+    const usdcEvents = await eventsOf(t, usdc.id);
+    expect(usdcEvents.map((e) => [e.type, e.data.balance.amount])).toEqual([['INTERNAL_ACCOUNT.BALANCE_UPDATED', quote.totalReceivingAmount]]);
+    await expectBalancedBooks(t);
+  });
+
+  it('an internal destination takes no paymentRail and no lookupId, and is not the source itself', async () => {
+    const { t, source } = await setup();
+    const usdc = await platformAccount(t, 'USDC');
+    const before = await counts(t);
+    const withRail = await createQuote(t, { ...accountQuoteBody(source.id, usdc.id), destination: { destinationType: 'ACCOUNT', accountId: usdc.id, paymentRail: 'ACH' }, lookupId: 'Lookup:x' });
+    expect(withRail.status).toBe(400);
+    expect(withRail.body.details.errors.map((e: any) => e.field)).toEqual(['destination.paymentRail', 'lookupId']);
+    const itself = await createQuote(t, accountQuoteBody(source.id, source.id));
+    expect(itself.status).toBe(400);
+    expect(itself.body.details.errors).toEqual([expect.objectContaining({ field: 'destination.accountId', message: 'is the source account' })]);
+    await expectNothingWritten(t, before, source.id, 1_000_000);
+  });
+
   it('immediatelyExecute the balance does not cover is refused and writes nothing', async () => {
     const { t, source, destination } = await setup('MXN_ACCOUNT', '000', 5_000);
     const before = await counts(t);

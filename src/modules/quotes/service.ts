@@ -319,11 +319,9 @@ async function planDestination(tx: Tx, ctx: Ctx, input: QuoteInput): Promise<Des
       presented: { destinationType: 'UMA_ADDRESS', umaAddress: address, currency },
     };
   }
+  if (destination.accountId.startsWith('InternalAccount:')) return planInternalDestination(tx, ctx, input, destination);
   const external = await findTransferCounterparty(tx, ctx.platformId, destination.accountId);
-  if (external === undefined) {
-    const hint = destination.accountId.startsWith('InternalAccount:') ? ' (quotes pay external accounts and UMA addresses)' : '';
-    throw invalid('destination.accountId', `names no external account of this platform: ${destination.accountId}${hint}`);
-  }
+  if (external === undefined) throw invalid('destination.accountId', `names no internal or external account of this platform: ${destination.accountId}`);
   if (external.status === 'PENDING_OWNERSHIP_VERIFICATION' || external.status === 'UNVERIFIED') {
     throw apiError('EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED', `External account ${external.id} must pass ownership verification first`, {
       errors: [{ field: 'destination.accountId', message: `is ${external.status}` }],
@@ -357,6 +355,23 @@ async function planDestination(tx: Tx, ctx: Ctx, input: QuoteInput): Promise<Des
     destinationId: external.id, paymentRail, railSelectionMode, instant,
     ...(lookup ? { lookup } : {}),
     presented: { destinationType: 'ACCOUNT', accountId: external.id, ...(destination.paymentRail ? { paymentRail: destination.paymentRail } : {}) },
+  };
+}
+
+/** An internal account as the destination: the conversion is a book transfer, credited at once. */
+async function planInternalDestination(tx: Tx, ctx: Ctx, input: QuoteInput, destination: AccountDestinationInput): Promise<DestinationPlan> {
+  const internal = await findInternalAccount(tx, ctx.platformId, destination.accountId);
+  if (internal === undefined) throw invalid('destination.accountId', `names no internal or external account of this platform: ${destination.accountId}`);
+  if (internal.status !== 'ACTIVE') throw invalid('destination.accountId', `is ${internal.status}`);
+  const errors = new FieldErrors();
+  if (destination.paymentRail !== undefined) errors.add('destination.paymentRail', 'cannot be given for an internal account: the payment is a book transfer with no rail');
+  if (input.lookupId !== undefined) errors.add('lookupId', 'cannot be given for an internal account: there is no receiver to look up');
+  errors.throwIfAny();
+  return {
+    currency: internal.currency,
+    payout: { destinationType: 'INTERNAL_ACCOUNT', accountId: internal.id },
+    destinationId: internal.id, paymentRail: null, railSelectionMode: null, instant: true,
+    presented: { destinationType: 'ACCOUNT', accountId: internal.id },
   };
 }
 
@@ -480,6 +495,7 @@ export async function createQuote(ctx: Ctx, input: QuoteInput, idempotencyKey: s
     checkCombinations(input);
     const source = await planSource(tx, ctx, input);
     const destination = await planDestination(tx, ctx, input);
+    if (destination.destinationId === (source.internal?.id ?? source.external?.id)) throw invalid('destination.accountId', 'is the source account');
     checkCurrencies(input, source.currency, destination.currency);
     const config = await readPlatformConfig(tx, ctx.platformId);
     const conversion = convert(input, source.currency, destination.currency, feeSchedule(config, input, source.currency, ctx.now), ctx.now);
@@ -506,7 +522,7 @@ export async function createQuote(ctx: Ctx, input: QuoteInput, idempotencyKey: s
       platformFees: conversion.platformFees.toString(),
       platformFeeAccountId: conversion.platformFees > 0n ? ((await findOwnerAccountIn(tx, ctx.platformId, null, conversion.sendingCurrency))?.id ?? null) : null,
       rateDetails,
-      destinationType: destination.payout.destinationType,
+      destinationType: destination.payout.destinationType === 'UMA_ADDRESS' ? 'UMA_ADDRESS' : 'ACCOUNT',
       ...(input.description !== undefined ? { description: input.description } : {}),
       payout: destination.payout,
     };

@@ -235,6 +235,7 @@ function legsOf(row: store.TransactionRow, conversion: Conversion): ConversionLe
     platformFeeAccountId: conversion.platformFeeAccountId,
     receivingCurrency: conversion.receivingCurrency,
     receivingAmount: BigInt(conversion.receivingAmount),
+    payoutAccountId: conversion.payout.destinationType === 'INTERNAL_ACCOUNT' ? conversion.payout.accountId : null,
   };
 }
 
