@@ -328,7 +328,7 @@ describe('Strong Customer Authentication of real-time-funded quotes', () => {
     expect((await t.api('POST', `/quotes/${reply.body.id}/authorize/resend`)).status).toBe(409);
   });
 
-  it('an EU customer paying from an internal account is not challenged', async () => {
+  it('an EU customer paying from an internal account is challenged at execute; authorizing it pays', async () => {
     const t = await buildAtStart();
     const customer = await euCustomer(t);
     const accounts = await t.api('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USD`);
@@ -342,5 +342,47 @@ describe('Strong Customer Authentication of real-time-funded quotes', () => {
     expect(reply.body.status).toBe('PENDING');
     expect(reply.body.scaChallenge).toBeUndefined();
     expect(await counts(t)).toMatchObject({ quotes: 1 });
+    const quote = reply.body;
+    const usdBalance = async () => {
+      const list = await t.api('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USD`);
+      return list.body.data[0].balance.amount;
+    };
+
+    // Execute does not pay yet: it opens a challenge.
+    const executed = await executeQuote(t, quote.id);
+    expect(executed.status).toBe(200);
+    expect(executed.body).toMatchObject({ status: 'PENDING_AUTHORIZATION', scaChallenge: { factor: 'SMS_OTP', availableFactors: ['SMS_OTP'] } });
+    expect(await postingKinds(t, quote.transactionId)).toEqual([]);
+    expect(await usdBalance()).toBe(50_000);
+    expect((await executeQuote(t, quote.id)).status).toBe(409);
+    expect((await t.api('POST', `/quotes/${quote.id}/authorize`, { body: { code: '000000' } })).status).toBe(400);
+
+    // Authorizing it makes the payment.
+    const authorized = await t.api('POST', `/quotes/${quote.id}/authorize`, { body: { code: '123456' } });
+    expect(authorized.status).toBe(200);
+    expect(authorized.body.status).toBe('COMPLETED');
+    expect(authorized.body.scaChallenge).toBeUndefined();
+    expect(authorized.body.paymentInstructions).toBeUndefined();
+    expect(await postingKinds(t, quote.transactionId)).toEqual(['HOLD', 'CONVERT', 'PAYOUT']);
+    expect(await usdBalance()).toBe(50_000 - quote.totalSendingAmount);
+    expect((await eventsOf(t, quote.transactionId)).map((e) => e.type)).toEqual([P('PENDING'), P('PENDING_AUTHORIZATION'), P('PENDING'), P('PROCESSING'), P('COMPLETED')]);
+    expect((await t.api('POST', `/quotes/${quote.id}/authorize`, { body: { code: '123456' } })).status).toBe(409);
+    await expectBalancedBooks(t);
+  });
+
+  it('an EU customer whose account cannot cover the payment is refused at authorize, and the challenge stays open', async () => {
+    const t = await buildAtStart();
+    const customer = await euCustomer(t);
+    const accounts = await t.api('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USD`);
+    const usd = accounts.body.data[0];
+    const destination = await t.api('POST', '/customers/external-accounts', { body: { ...accountBody('EUR_ACCOUNT'), customerId: customer.id } });
+    const quote = (await createQuote(t, accountQuoteBody(usd.id, destination.body.id))).body;
+    expect((await executeQuote(t, quote.id)).body.status).toBe('PENDING_AUTHORIZATION');
+    const refused = await t.api('POST', `/quotes/${quote.id}/authorize`, { body: { code: '123456' } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.code).toBe('INVALID_AMOUNT');
+    expect(await quoteOf(t, quote.id)).toMatchObject({ status: 'PENDING_AUTHORIZATION', scaChallenge: { factor: 'SMS_OTP' } });
+    await t.api('POST', `/sandbox/internal-accounts/${usd.id}/fund`, { body: { amount: 50_000 } });
+    expect((await t.api('POST', `/quotes/${quote.id}/authorize`, { body: { code: '123456' } })).body.status).toBe('COMPLETED');
   });
 });

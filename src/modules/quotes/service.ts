@@ -12,6 +12,11 @@
 //   4. the amounts: fees covered, limits of the platform and the receiver (400 AMOUNT_OUT_OF_RANGE,
 //      TRANSACTION_SIZE_LIMIT_EXCEEDED)
 // Rates and fees come from src/rates; execution outcomes from the sandbox rail.
+//
+// Strong Customer Authentication (customers whose address is in the EU or EEA): a
+// real-time-funded quote starts in PENDING_AUTHORIZATION and authorizing it releases its
+// payment instructions; executing an account-funded quote moves it to
+// PENDING_AUTHORIZATION instead of paying, and authorizing it pays.
 
 import { iso } from '../../clock.js';
 import { currencyInfo } from '../../currencies.js';
@@ -28,14 +33,14 @@ import {
   gridFixedFee, hasRate, parseDecimal, ratedCurrencies, rateUpdatedAt, unitsPerUsd, type Conversion, type FeeSchedule,
 } from '../../rates/index.js';
 import { parseUmaAddress, SCA_SANDBOX_CODE } from '../../sandbox/magic.js';
-import { customerNamedBy, customerProfile, type CustomerRow } from '../customers/service.js';
+import { customerNamedBy, customerProfile, findCustomerRow, type CustomerRow } from '../customers/service.js';
 import { ACCOUNT_TYPES } from '../external-accounts/account-types.js';
 import { findTransferCounterparty, type TransferCounterparty } from '../external-accounts/service.js';
 import { currencyObject, findInternalAccount, findOwnerAccountIn, fundingInfo, type InternalAccountView } from '../internal-accounts/service.js';
 import { readPlatformConfig, type StoredConfig } from '../platform/service.js';
 import { findReceiverLookup, type ReceiverLookup } from '../receivers/service.js';
 import {
-  executeQuoteTransaction, expireQuoteTransaction, authorizeQuoteTransaction, lockQuoteTransaction, openQuoteTransaction,
+  executeQuoteTransaction, expireQuoteTransaction, authorizeQuoteTransaction, lockQuoteTransaction, openQuoteTransaction, requireQuoteAuthorization,
   platformCustomerIdOf, presentTransaction, suspenseAccountId, type Conversion as TransactionConversion,
 } from '../transactions/service.js';
 import { insufficientFundsError } from '../transfers/service.js';
@@ -478,6 +483,20 @@ export const quoteExpiryJob = defineJob<ExpirePayload>('quote.expire', {
 
 // ----------------------------------------------------------------------------- operations
 
+/**
+ * Executes an account-funded quote, unless its customer is in an SCA region: then the
+ * payment waits in PENDING_AUTHORIZATION with a challenge, and authorizing it executes it.
+ */
+async function executeOrChallenge(tx: Tx, ctx: Ctx, quote: store.QuoteRow, scaFactor: string | undefined): Promise<store.QuoteRow> {
+  const customer = quote.customer_id === null ? undefined : await findCustomerRow(tx, ctx.platformId, quote.customer_id);
+  if (!inScaRegion(customer)) return execute(tx, ctx, quote);
+  const transaction = await lockQuoteTransaction(tx, ctx.platformId, quote.transaction_id);
+  const after = await requireQuoteAuthorization(tx, transaction, ctx.now);
+  const challenged = { ...quote, status: after.status, sca_challenge: JSON.stringify(newChallenge({ scaFactor }, ctx.now)), updated_at: iso(ctx.now) };
+  await store.saveQuoteState(tx, challenged);
+  return challenged;
+}
+
 async function execute(tx: Tx, ctx: Ctx, quote: store.QuoteRow, paidAmount?: bigint): Promise<store.QuoteRow> {
   const transaction = await lockQuoteTransaction(tx, ctx.platformId, quote.transaction_id);
   const { payout } = JSON.parse(transaction.conversion!) as TransactionConversion;
@@ -574,7 +593,7 @@ export async function createQuote(ctx: Ctx, input: QuoteInput, idempotencyKey: s
     await store.insertQuote(tx, stored);
     await quoteExpiryJob.schedule(tx, { platformId: ctx.platformId, payload: { quoteId, transactionId }, dueAt: expiresAt, now });
 
-    if (input.immediatelyExecute === true) quote = await execute(tx, ctx, quote);
+    if (input.immediatelyExecute === true) quote = await executeOrChallenge(tx, ctx, quote, input.scaFactor);
     return { status: sca ? 202 : 201, body: presentQuote(quote) };
   });
 }
@@ -598,7 +617,7 @@ export async function executeQuote(ctx: Ctx, quoteId: string, body: { scaFactor?
     // The row lock taken by execute() is what makes a second, concurrent execute see PROCESSING.
     const current = { ...quote, status: (await lockQuoteTransaction(tx, ctx.platformId, quote.transaction_id)).status };
     checkExecutable(current, ctx.now, (message) => apiError('CONFLICT', message));
-    return { status: 200, body: presentQuote(await execute(tx, ctx, current)) };
+    return { status: 200, body: presentQuote(await executeOrChallenge(tx, ctx, current, body?.scaFactor)) };
   });
 }
 
@@ -635,9 +654,16 @@ export async function authorizeQuote(ctx: Ctx, quoteId: string, input: ScaAuthor
     if (input.code !== SCA_SANDBOX_CODE) throw invalid('code', 'is not the code of this challenge (the sandbox code is 123456)');
 
     const after = await authorizeQuoteTransaction(tx, transaction, ctx.now);
+    const realtime = (JSON.parse(quote.source) as { sourceType: string }).sourceType === 'REALTIME_FUNDING';
+    // Real-time funding: the instructions are released and paying them executes the quote.
+    // Funded from an account: the execute that asked for this authorization happens now.
     const conversion = { sendingCurrency: quote.sending_currency, totalSending: BigInt(quote.sending_amount) } as Conversion;
-    const authorized = { ...quote, status: after.status, sca_challenge: null, payment_instructions: JSON.stringify(realtimeInstructions(quote.id, conversion)), updated_at: iso(ctx.now) };
+    let authorized: store.QuoteRow = {
+      ...quote, status: after.status, sca_challenge: null, updated_at: iso(ctx.now),
+      payment_instructions: realtime ? JSON.stringify(realtimeInstructions(quote.id, conversion)) : quote.payment_instructions,
+    };
     await store.saveQuoteState(tx, authorized);
+    if (!realtime) authorized = await execute(tx, ctx, authorized);
     return presentQuote(authorized);
   });
 }

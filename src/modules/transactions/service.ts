@@ -768,6 +768,16 @@ async function changeQuoteTransaction(
   return after;
 }
 
+/** Executing an account-funded quote of a customer in an SCA region asks for authorization first: PENDING -> PENDING_AUTHORIZATION. */
+export async function requireQuoteAuthorization(tx: Tx, row: store.TransactionRow, now: Date): Promise<store.TransactionRow> {
+  return changeQuoteTransaction(tx, row, now, async (work, current) => {
+    if (current.status !== 'PENDING') return current;
+    const challenged = next(work, current, { status: 'PENDING_AUTHORIZATION' });
+    emit(work, challenged, 'PENDING_AUTHORIZATION');
+    return challenged;
+  });
+}
+
 /** The open SCA challenge was satisfied: PENDING_AUTHORIZATION -> PENDING. */
 export async function authorizeQuoteTransaction(tx: Tx, row: store.TransactionRow, now: Date): Promise<store.TransactionRow> {
   return changeQuoteTransaction(tx, row, now, async (work, current) => {
