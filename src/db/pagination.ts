@@ -46,24 +46,32 @@ export function storedTime(value: string): string {
 
 /**
  * Runs one page of `query` (a select with its filters, selecting whole rows of `table`) and
- * counts every match. `table` qualifies the sort columns when the query joins.
+ * counts every match. `table` qualifies the sort columns when the query joins. `countAll`,
+ * when given, answers the number of matches instead of counting them (a count the store
+ * keeps, for a query without filters).
  */
 export async function paginate<Row extends { created_at: string; id: string }>(
   // note: Kysely's builder types do not survive being passed through a generic helper.
   query: SelectQueryBuilder<any, any, Row>,
   table: string,
   page: PageRequest,
+  countAll?: () => Promise<number>,
 ): Promise<PageResult<Row>> {
   const limit = Math.min(Math.max(page.limit ?? PAGE_SIZE_DEFAULT, 1), PAGE_SIZE_MAX);
   const order = page.sortOrder ?? 'desc';
   const createdAt = sql.ref(`${table}.created_at`);
   const id = sql.ref(`${table}.id`);
 
-  const countRow = await query
-    .clearSelect()
-    .select((eb) => eb.fn.countAll().as('count'))
-    .executeTakeFirst();
-  const totalCount = Number((countRow as { count?: number | string } | undefined)?.count ?? 0);
+  let totalCount: number;
+  if (countAll !== undefined) {
+    totalCount = await countAll();
+  } else {
+    const countRow = await query
+      .clearSelect()
+      .select((eb) => eb.fn.countAll().as('count'))
+      .executeTakeFirst();
+    totalCount = Number((countRow as { count?: number | string } | undefined)?.count ?? 0);
+  }
 
   let pageQuery = query;
   if (page.cursor !== undefined) {

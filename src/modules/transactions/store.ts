@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Queryable } from '../../db/index.js';
 import { paginate, storedTime, type PageRequest } from '../../db/pagination.js';
 import { prepare } from '../../db/prepared.js';
@@ -71,7 +71,21 @@ export interface TransactionFilters {
   endDate?: string | undefined;
 }
 
+// The platform's transactions as the database counts them (see migration 0008): a handful of
+// rows to sum instead of every transaction.
+const countOfPlatform = prepare<{ platformId: string }, { n: string | null }>((k, param) =>
+  (k as unknown as Kysely<{ transaction_counts: { platform_id: string; n: number } }>)
+    .selectFrom('transaction_counts')
+    .select(sql<string | null>`CAST(SUM(n) AS TEXT)`.as('n'))
+    .where('platform_id', '=', param('platformId')),
+);
+
+export async function countTransactions(q: Queryable, platformId: string): Promise<number> {
+  return Number((await countOfPlatform.first(q, { platformId }))?.n ?? 0);
+}
+
 export async function listTransactions(q: Queryable, platformId: string, filters: TransactionFilters, page: PageRequest) {
+  const unfiltered = Object.values(filters).every((value) => value === undefined);
   let query = selectRow(q).where('platform_id', '=', platformId);
   if (filters.customerId === null) query = query.where('customer_id', 'is', null);
   else if (filters.customerId !== undefined) query = query.where('customer_id', '=', filters.customerId);
@@ -87,5 +101,5 @@ export async function listTransactions(q: Queryable, platformId: string, filters
   if (filters.reference !== undefined) query = query.where('reference', '=', filters.reference);
   if (filters.startDate !== undefined) query = query.where('created_at', '>=', storedTime(filters.startDate));
   if (filters.endDate !== undefined) query = query.where('created_at', '<=', storedTime(filters.endDate));
-  return paginate(query, 'transactions', page);
+  return paginate(query, 'transactions', page, unfiltered ? () => countTransactions(q, platformId) : undefined);
 }
