@@ -25,8 +25,16 @@ export interface Db {
    * Inside fn, every query must go through `tx`: the embedded store has one connection,
    * which the transaction holds, so a query on `k` would wait for the transaction forever.
    */
-  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Tx) => Promise<T>, options?: TransactionOptions): Promise<T>;
   close(): Promise<void>;
+}
+
+export interface TransactionOptions {
+  /**
+   * Bookkeeping no request waits on (job claims, the record of a webhook try): the embedded
+   * store runs request transactions first when both wait (see group-commit.ts).
+   */
+  background?: boolean;
 }
 
 export interface DbOptions {
@@ -150,7 +158,7 @@ function openSqlite(options: DbOptions): Db {
     k,
     // note: transactions on the one SQLite connection are serialized (and grouped under
     // shared commits, see group-commit.ts), so they never need a retry.
-    transaction: (fn) => batches.transaction(fn),
+    transaction: (fn, options) => batches.transaction(fn, options?.background === true),
     close: async () => {
       await checkpointer?.stop();
       await k.destroy();

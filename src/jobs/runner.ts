@@ -23,6 +23,9 @@ export const ADOPTED_JOBS_IN_FLIGHT_MAX = 256;
 
 type Outcome = 'ran' | 'none';
 
+// The runner's transactions give way to requests' on the embedded store (see group-commit.ts).
+const BACKGROUND = { background: true } as const;
+
 export class JobRunner {
   readonly instanceId = randomUUID();
   private timer: NodeJS.Timeout | undefined;
@@ -177,7 +180,7 @@ export class JobRunner {
         }
         await markDone(tx, row.id, now);
         return 'ran';
-      })
+      }, BACKGROUND)
       .catch(async (error) => {
         if (failed === undefined) throw error;
         await this.recordFailure(failed.row, failed.error);
@@ -217,8 +220,9 @@ export class JobRunner {
   private async recordFailure(row: ClaimedRow, error: unknown): Promise<void> {
     const now = platformNow(this.deps.clock, Number(row.clock_offset_ms));
     this.log.warn({ err: error, jobId: row.id, kind: row.kind }, 'job attempt failed');
-    await this.deps.db.transaction((tx) =>
-      markFailedAttempt(tx, row, jobKind(row.kind), error instanceof Error ? error.message : String(error), now.getTime(), now),
+    await this.deps.db.transaction(
+      (tx) => markFailedAttempt(tx, row, jobKind(row.kind), error instanceof Error ? error.message : String(error), now.getTime(), now),
+      BACKGROUND,
     );
   }
 

@@ -32,4 +32,22 @@ describe.skipIf(databaseUrl !== undefined)('Db.transaction on the embedded store
     });
     expect(rows.length).toBe(2 * 34);
   });
+
+  it('runs waiting requests before background bookkeeping, and still commits every background transaction', async () => {
+    const t = await build();
+    const order: string[] = [];
+    const run = (name: string, background: boolean) =>
+      t.deps.db.transaction(async () => {
+        order.push(name);
+        return name;
+      }, { background });
+    // Queued in the same turn: the background ones first, then the requests.
+    const all = [...Array.from({ length: 100 }, (_, i) => run(`b${i}`, true)), ...Array.from({ length: 100 }, (_, i) => run(`r${i}`, false))];
+    expect(await Promise.all(all)).toEqual([...Array.from({ length: 100 }, (_, i) => `b${i}`), ...Array.from({ length: 100 }, (_, i) => `r${i}`)]);
+    expect(order).toHaveLength(200);
+    // Requests go first (every batch keeps a few of its places for background work).
+    expect(order.slice(0, 56).every((name) => name.startsWith('r'))).toBe(true);
+    expect(order.filter((name) => name.startsWith('r'))).toEqual(Array.from({ length: 100 }, (_, i) => `r${i}`));
+    expect(order.filter((name) => name.startsWith('b'))).toEqual(Array.from({ length: 100 }, (_, i) => `b${i}`));
+  });
 });
