@@ -13,10 +13,11 @@ import type { Database } from './schema.js';
 /** Transactions one COMMIT may carry; bounds the wait of the batch's first caller. */
 export const BATCH_TRANSACTIONS_MAX = 64;
 /**
- * Places of every batch kept for background transactions while requests wait, so they are
- * never starved; past these, requests go first.
+ * While requests wait, every BACKGROUND_EVERY-th place of a batch goes to a background
+ * transaction (when one waits), so background work is never starved; the others go to
+ * requests first.
  */
-export const BATCH_BACKGROUND_MIN = 8;
+export const BACKGROUND_EVERY = 8;
 /**
  * A batch takes no more transactions once it has run this long: the event loop waits for the
  * whole batch, so a long one holds up every request, webhook answer and send meanwhile.
@@ -53,9 +54,12 @@ export function groupCommit(k: Kysely<Database>, prepare: (sql: string) => SQLit
   const queue: Pending[] = [];
   const backgroundQueue: Pending[] = [];
   const waiting = () => queue.length + backgroundQueue.length;
-  // The next transaction of a batch that has `count` already.
-  const take = (count: number): Pending | undefined => {
-    if (queue.length > 0 && (count < BATCH_TRANSACTIONS_MAX - BATCH_BACKGROUND_MIN || backgroundQueue.length === 0)) return queue.shift();
+  // The next transaction to run (the count of picks goes on across batches, which the time
+  // bound may keep short).
+  let picks = 0;
+  const take = (): Pending | undefined => {
+    picks++;
+    if (queue.length > 0 && (picks % BACKGROUND_EVERY !== 0 || backgroundQueue.length === 0)) return queue.shift();
     return backgroundQueue.shift() ?? queue.shift();
   };
   let running = false;
@@ -73,7 +77,7 @@ export function groupCommit(k: Kysely<Database>, prepare: (sql: string) => SQLit
     const deadline = performance.now() + BATCH_DURATION_MAX_MS;
     try {
       for (let count = 0; count < BATCH_TRANSACTIONS_MAX && waiting() > 0 && (count === 0 || performance.now() < deadline); count++) {
-        const item = take(count)!;
+        const item = take()!;
         taken.push(item);
         exec('SAVEPOINT railyard_tx');
         const itemCallbacks: (() => void)[] = [];

@@ -1,7 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { join, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
@@ -49,6 +47,7 @@ export interface DbOptions {
 export class DbConnectError extends Error {}
 
 const transactionAttemptsMax = 5;
+const idleCheckpointIntervalMs = 2000;
 const PG_RETRYABLE = new Set(['40001', '40P01']);
 
 // Work to do once a transaction has committed (waking the job runner for work due now).
@@ -108,10 +107,12 @@ function openSqlite(options: DbOptions): Db {
     file = join(dir, 'railyard.sqlite');
   }
   let database: SQLite.Database;
-  let lock: SQLite.Database | undefined;
   try {
-    if (file !== ':memory:') lock = lockDataDir(join(dirname(file), 'railyard.lock'));
     database = new SQLite(file);
+    // One process owns the embedded store: holding the file lock for good spares a lock
+    // round-trip on every statement, and a second server on the same data directory is
+    // refused instead of interleaving writes.
+    database.pragma('locking_mode = EXCLUSIVE');
     database.pragma('journal_mode = WAL');
     // WAL with synchronous=NORMAL keeps every committed transaction across a process crash
     // (kill -9); only an operating-system crash can lose the last few.
@@ -120,20 +121,12 @@ function openSqlite(options: DbOptions): Db {
     // Savepoint and statement journals in memory, not in temporary files.
     database.pragma('temp_store = MEMORY');
     database.pragma('cache_size = -16000');
-    // The write-ahead log is copied back into the database by a checkpointer on a thread of
-    // its own (see startCheckpointer), never by a commit: a checkpoint of a long log takes
-    // hundreds of milliseconds (it copies the log and syncs both files), and a commit that
-    // ran it would stall every request in flight. Under sustained writes the checkpointer
-    // never quite reaches the end of the log, so at this bound (~16 MB) a commit runs the
-    // checkpoint itself; by then nearly all of the log is copied and synced, and what is
-    // left takes a few milliseconds (a 160 MB log copied by a commit took 290 ms).
-    database.pragma('wal_autocheckpoint = 4000');
-    // Once checkpointed and restarted, the log file is cut back to this size.
-    database.pragma(`journal_size_limit = ${walSizeLimitBytes}`);
+    // The write-ahead log is copied back into the database when the store is idle (see
+    // below); this bound (~160 MB) only applies under long sustained write load. A
+    // checkpoint in the middle of a burst would stall every request in flight.
+    database.pragma('wal_autocheckpoint = 40000');
     database.pragma('busy_timeout = 5000');
   } catch (err) {
-    lock?.close();
-    if (err instanceof DbConnectError) throw err;
     throw new DbConnectError(`cannot open the SQLite store at ${file}: ${(err as Error).message}`);
   }
   const cached = withStatementCache(database);
@@ -152,7 +145,22 @@ function openSqlite(options: DbOptions): Db {
       return { rows: [], numAffectedRows: BigInt(result.changes) };
     },
   });
-  const checkpointer = file === ':memory:' ? undefined : startCheckpointer(file);
+  // Checkpoint once writes pause for a whole interval, so the log stays short. note: writes,
+  // not commits: the job runner's poll commits a read-only transaction every 50 ms, which
+  // kept the store from ever looking idle (and the log at up to 160 MB for good).
+  const changesStatement = database.prepare('SELECT total_changes()').pluck();
+  const changes = () => Number(changesStatement.get());
+  let changesSeen = changes();
+  let changesCheckpointed = changesSeen;
+  const checkpointTimer = setInterval(() => {
+    const now = changes();
+    if (now === changesSeen && now !== changesCheckpointed && !batches.busy) {
+      database.pragma('wal_checkpoint(TRUNCATE)');
+      changesCheckpointed = now;
+    }
+    changesSeen = now;
+  }, idleCheckpointIntervalMs);
+  checkpointTimer.unref();
   return {
     dialect: 'sqlite',
     k,
@@ -160,97 +168,8 @@ function openSqlite(options: DbOptions): Db {
     // shared commits, see group-commit.ts), so they never need a retry.
     transaction: (fn, options) => batches.transaction(fn, options?.background === true),
     close: async () => {
-      await checkpointer?.stop();
+      clearInterval(checkpointTimer);
       await k.destroy();
-      lock?.close();
-    },
-  };
-}
-
-const walSizeLimitBytes = 64 * 1024 * 1024;
-const checkpointIntervalMs = 100;
-
-/**
- * One process owns a data directory: it holds an exclusive lock on railyard.lock (a small
- * SQLite file) for as long as it runs, so a second server on the same directory is refused
- * instead of interleaving writes. The operating system drops the lock if the process dies.
- */
-function lockDataDir(path: string): SQLite.Database {
-  const lock = new SQLite(path);
-  try {
-    lock.pragma('locking_mode = EXCLUSIVE');
-    lock.pragma('busy_timeout = 0');
-    lock.exec('CREATE TABLE IF NOT EXISTS owner (pid INTEGER)');
-    lock.prepare('INSERT INTO owner (pid) VALUES (?)').run(process.pid);
-    lock.exec('DELETE FROM owner');
-  } catch (err) {
-    lock.close();
-    const busy = (err as { code?: string }).code === 'SQLITE_BUSY';
-    throw new DbConnectError(
-      busy ? `the data directory ${dirname(path)} is in use by another railyard server` : `cannot lock ${path}: ${(err as Error).message}`,
-    );
-  }
-  return lock;
-}
-
-// The checkpointer: a connection of its own on a worker thread. It looks at the store every
-// interval: when another connection has committed writes since its last look (the
-// connection's data_version changes), it runs a passive checkpoint, which copies committed
-// pages of the log into the database while the server goes on reading and writing (the
-// writer then restarts the log from its beginning once all of it is copied). When writes
-// have paused for a whole interval, it copies the rest and truncates the log to nothing.
-// The driver's path is resolved by the server, so the worker finds it wherever it runs from.
-const CHECKPOINTER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const SQLite = require(workerData.driver);
-const db = new SQLite(workerData.file);
-db.pragma('synchronous = NORMAL');
-db.pragma('busy_timeout = 0');
-let seen = db.pragma('data_version', { simple: true });
-let copied = true;
-const checkpoint = (mode) => {
-  try {
-    db.pragma('wal_checkpoint(' + mode + ')');
-    return true;
-  } catch {
-    // Busy this time (a write under way): the next round tries again.
-    return false;
-  }
-};
-const timer = setInterval(() => {
-  const version = db.pragma('data_version', { simple: true });
-  if (version !== seen) {
-    seen = version;
-    copied = false;
-    checkpoint('PASSIVE');
-  } else if (!copied) {
-    copied = checkpoint('TRUNCATE');
-  }
-}, workerData.intervalMs);
-parentPort.on('message', (message) => {
-  if (message === 'stop') {
-    clearInterval(timer);
-    db.close();
-    parentPort.close();
-  }
-});
-`;
-
-function startCheckpointer(file: string): { stop(): Promise<void> } {
-  const worker = new Worker(CHECKPOINTER_SOURCE, {
-    eval: true,
-    workerData: { file, intervalMs: checkpointIntervalMs, driver: createRequire(import.meta.url).resolve('better-sqlite3') },
-  });
-  // It never keeps the process alive; a failed checkpointer leaves the log to the
-  // connection's own auto-checkpoint.
-  worker.unref();
-  worker.on('error', () => {});
-  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-  return {
-    async stop() {
-      worker.ref();
-      worker.postMessage('stop');
-      await exited;
     },
   };
 }

@@ -45,8 +45,11 @@ describe.skipIf(databaseUrl !== undefined)('Db.transaction on the embedded store
     const all = [...Array.from({ length: 100 }, (_, i) => run(`b${i}`, true)), ...Array.from({ length: 100 }, (_, i) => run(`r${i}`, false))];
     expect(await Promise.all(all)).toEqual([...Array.from({ length: 100 }, (_, i) => `b${i}`), ...Array.from({ length: 100 }, (_, i) => `r${i}`)]);
     expect(order).toHaveLength(200);
-    // Requests go first (every batch keeps a few of its places for background work).
-    expect(order.slice(0, 56).every((name) => name.startsWith('r'))).toBe(true);
+    // Requests go first, but one place in eight goes to background work while both wait.
+    expect(order.slice(0, 16).filter((name) => name.startsWith('b')).length).toBe(2);
+    const firstHalf = order.slice(0, 100);
+    expect(firstHalf.filter((name) => name.startsWith('b')).length).toBeGreaterThanOrEqual(10);
+    expect(firstHalf.filter((name) => name.startsWith('r')).length).toBeGreaterThanOrEqual(80);
     expect(order.filter((name) => name.startsWith('r'))).toEqual(Array.from({ length: 100 }, (_, i) => `r${i}`));
     expect(order.filter((name) => name.startsWith('b'))).toEqual(Array.from({ length: 100 }, (_, i) => `b${i}`));
   });
