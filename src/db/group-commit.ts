@@ -13,11 +13,11 @@ import type { Database } from './schema.js';
 /** Transactions one COMMIT may carry; bounds the wait of the batch's first caller. */
 export const BATCH_TRANSACTIONS_MAX = 64;
 /**
- * While requests wait, every BACKGROUND_EVERY-th place of a batch goes to a background
- * transaction (when one waits), so background work is never starved; the others go to
- * requests first.
+ * While requests wait, every BACKGROUND_EVERY-th pick goes to a background transaction (when
+ * one waits): requests queued behind a burst of bookkeeping get at least every other place,
+ * and bookkeeping is never starved (it holds the webhook sends' places in flight).
  */
-export const BACKGROUND_EVERY = 8;
+export const BACKGROUND_EVERY = 2;
 /**
  * A batch takes no more transactions once it has run this long: the event loop waits for the
  * whole batch, so a long one holds up every request, webhook answer and send meanwhile.
