@@ -21,7 +21,7 @@ export interface PageResult<Row> {
   totalCount: number;
 }
 
-interface CursorKey {
+export interface CursorKey {
   createdAt: string;
   id: string;
 }
@@ -86,6 +86,31 @@ export async function paginate<Row extends { created_at: string; id: string }>(
     .orderBy(id, order)
     .limit(limit + 1)
     .execute()) as Row[];
+  const hasMore = rows.length > limit;
+  if (hasMore) rows.length = limit;
+  const last = rows[rows.length - 1];
+  return {
+    rows,
+    hasMore,
+    ...(hasMore && last ? { nextCursor: encodeCursor({ createdAt: last.created_at, id: last.id }) } : {}),
+    totalCount,
+  };
+}
+
+/**
+ * paginate() for a list whose page query is prepared by the caller (see db/prepared.ts):
+ * `fetch` answers at most `limit` rows in `order`, after `after` when given. Same rules,
+ * same cursors.
+ */
+export async function paginatePrepared<Row extends { created_at: string; id: string }>(
+  page: PageRequest,
+  fetch: (limit: number, order: 'asc' | 'desc', after: CursorKey | undefined) => Promise<Row[]>,
+  countAll: () => Promise<number>,
+): Promise<PageResult<Row>> {
+  const limit = Math.min(Math.max(page.limit ?? PAGE_SIZE_DEFAULT, 1), PAGE_SIZE_MAX);
+  const after = page.cursor === undefined ? undefined : decodeCursor(page.cursor);
+  const totalCount = await countAll();
+  const rows = await fetch(limit + 1, page.sortOrder ?? 'desc', after);
   const hasMore = rows.length > limit;
   if (hasMore) rows.length = limit;
   const last = rows[rows.length - 1];

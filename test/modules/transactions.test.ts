@@ -66,6 +66,12 @@ describe('GET /transactions', () => {
     const page2 = await t.api('GET', `/transactions?limit=3&cursor=${page1.body.nextCursor}`);
     expect(page2.body).toEqual({ data: [expect.objectContaining({ id: w.out1.id })], hasMore: false, totalCount: 4 });
 
+    const asc1 = await t.api('GET', '/transactions?limit=3&sortOrder=asc');
+    expect(asc1.body).toMatchObject({ hasMore: true, totalCount: 4 });
+    expect(ids(asc1)).toEqual([w.out1.id, w.in1.id, w.pending.id]);
+    const asc2 = await t.api('GET', `/transactions?limit=3&sortOrder=asc&cursor=${asc1.body.nextCursor}`);
+    expect(asc2.body).toEqual({ data: [expect.objectContaining({ id: w.mine.id })], hasMore: false, totalCount: 4 });
+
     const other = await t.newPlatform();
     expect((await other.api('GET', '/transactions')).body).toEqual({ data: [], hasMore: false, totalCount: 0 });
   });
