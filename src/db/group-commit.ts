@@ -12,6 +12,17 @@ import type { Database } from './schema.js';
 
 /** Transactions one COMMIT may carry; bounds the wait of the batch's first caller. */
 export const BATCH_TRANSACTIONS_MAX = 64;
+/**
+ * While requests wait, every BACKGROUND_EVERY-th pick goes to a background transaction (when
+ * one waits): requests queued behind a burst of bookkeeping get at least every other place,
+ * and bookkeeping is never starved (it holds the webhook sends' places in flight).
+ */
+export const BACKGROUND_EVERY = 2;
+/**
+ * A batch takes no more transactions once it has run this long: the event loop waits for the
+ * whole batch, so a long one holds up every request, webhook answer and send meanwhile.
+ */
+export const BATCH_DURATION_MAX_MS = 6;
 
 interface Pending {
   fn: (tx: Transaction<Database>) => Promise<unknown>;
@@ -20,7 +31,12 @@ interface Pending {
 }
 
 export interface GroupCommit {
-  transaction<T>(fn: (tx: Transaction<Database>) => Promise<T>): Promise<T>;
+  /**
+   * `background`: bookkeeping no caller waits on (the job runner's claims, the record of a
+   * webhook try). A request's transaction goes before it, so the answer to the request, and
+   * the webhooks its commit releases, do not queue behind a burst of bookkeeping.
+   */
+  transaction<T>(fn: (tx: Transaction<Database>) => Promise<T>, background?: boolean): Promise<T>;
   /** The connection-bound Kysely of the batch running now, if any. */
   readonly activeConnection: Kysely<Database> | undefined;
   /** True while a batch runs or transactions wait for one. */
@@ -36,6 +52,16 @@ export interface GroupCommit {
 
 export function groupCommit(k: Kysely<Database>, prepare: (sql: string) => SQLite.Statement): GroupCommit {
   const queue: Pending[] = [];
+  const backgroundQueue: Pending[] = [];
+  const waiting = () => queue.length + backgroundQueue.length;
+  // The next transaction to run (the count of picks goes on across batches, which the time
+  // bound may keep short).
+  let picks = 0;
+  const take = (): Pending | undefined => {
+    picks++;
+    if (queue.length > 0 && (picks % BACKGROUND_EVERY !== 0 || backgroundQueue.length === 0)) return queue.shift();
+    return backgroundQueue.shift() ?? queue.shift();
+  };
   let running = false;
   let active: Kysely<Database> | undefined;
   let commits = 0;
@@ -48,9 +74,10 @@ export function groupCommit(k: Kysely<Database>, prepare: (sql: string) => SQLit
     const taken: Pending[] = [];
     active = connection;
     exec('BEGIN');
+    const deadline = performance.now() + BATCH_DURATION_MAX_MS;
     try {
-      for (let count = 0; count < BATCH_TRANSACTIONS_MAX && queue.length > 0; count++) {
-        const item = queue.shift()!;
+      for (let count = 0; count < BATCH_TRANSACTIONS_MAX && waiting() > 0 && (count === 0 || performance.now() < deadline); count++) {
+        const item = take()!;
         taken.push(item);
         exec('SAVEPOINT railyard_tx');
         const itemCallbacks: (() => void)[] = [];
@@ -91,13 +118,15 @@ export function groupCommit(k: Kysely<Database>, prepare: (sql: string) => SQLit
   async function drain(): Promise<void> {
     running = true;
     try {
-      while (queue.length > 0) {
+      while (waiting() > 0) {
         try {
           // Holding Kysely's connection keeps its other queries out of the batch.
           await k.connection().execute(runBatch);
+          // Let I/O in (requests, webhook answers) before the next batch.
+          if (waiting() > 0) await new Promise((resolve) => setImmediate(resolve));
         } catch (error) {
           // The connection itself failed (the store was closed): nobody waiting can proceed.
-          for (const item of queue.splice(0)) item.reject(error);
+          for (const item of [...queue.splice(0), ...backgroundQueue.splice(0)]) item.reject(error);
         }
       }
     } finally {
@@ -106,9 +135,9 @@ export function groupCommit(k: Kysely<Database>, prepare: (sql: string) => SQLit
   }
 
   return {
-    transaction<T>(fn: (tx: Transaction<Database>) => Promise<T>): Promise<T> {
+    transaction<T>(fn: (tx: Transaction<Database>) => Promise<T>, background = false): Promise<T> {
       return new Promise<T>((resolve, reject) => {
-        queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+        (background ? backgroundQueue : queue).push({ fn, resolve: resolve as (value: unknown) => void, reject });
         if (!running) {
           running = true;
           // Start on the next turn of the event loop, after the requests that arrived with
@@ -121,7 +150,7 @@ export function groupCommit(k: Kysely<Database>, prepare: (sql: string) => SQLit
       return active;
     },
     get busy() {
-      return running || queue.length > 0;
+      return running || waiting() > 0;
     },
     get commits() {
       return commits;

@@ -6,6 +6,7 @@ import * as m0004 from './migrations/0004_money.js';
 import * as m0005 from './migrations/0005_webhooks.js';
 import * as m0006 from './migrations/0006_receivers.js';
 import * as m0007 from './migrations/0007_quotes.js';
+import * as m0008 from './migrations/0008_perf_indexes.js';
 
 // Migrations are code (bundled with the server), applied in name order on every start, on
 // either store. Kysely's migrator takes a lock, so instances starting together apply each
@@ -18,6 +19,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0005_webhooks': m0005,
   '0006_receivers': m0006,
   '0007_quotes': m0007,
+  '0008_perf_indexes': m0008,
 };
 
 const migrationAttemptsMax = 5;

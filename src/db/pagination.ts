@@ -21,7 +21,7 @@ export interface PageResult<Row> {
   totalCount: number;
 }
 
-interface CursorKey {
+export interface CursorKey {
   createdAt: string;
   id: string;
 }
@@ -46,24 +46,32 @@ export function storedTime(value: string): string {
 
 /**
  * Runs one page of `query` (a select with its filters, selecting whole rows of `table`) and
- * counts every match. `table` qualifies the sort columns when the query joins.
+ * counts every match. `table` qualifies the sort columns when the query joins. `countAll`,
+ * when given, answers the number of matches instead of counting them (a count the store
+ * keeps, for a query without filters).
  */
 export async function paginate<Row extends { created_at: string; id: string }>(
   // note: Kysely's builder types do not survive being passed through a generic helper.
   query: SelectQueryBuilder<any, any, Row>,
   table: string,
   page: PageRequest,
+  countAll?: () => Promise<number>,
 ): Promise<PageResult<Row>> {
   const limit = Math.min(Math.max(page.limit ?? PAGE_SIZE_DEFAULT, 1), PAGE_SIZE_MAX);
   const order = page.sortOrder ?? 'desc';
   const createdAt = sql.ref(`${table}.created_at`);
   const id = sql.ref(`${table}.id`);
 
-  const countRow = await query
-    .clearSelect()
-    .select((eb) => eb.fn.countAll().as('count'))
-    .executeTakeFirst();
-  const totalCount = Number((countRow as { count?: number | string } | undefined)?.count ?? 0);
+  let totalCount: number;
+  if (countAll !== undefined) {
+    totalCount = await countAll();
+  } else {
+    const countRow = await query
+      .clearSelect()
+      .select((eb) => eb.fn.countAll().as('count'))
+      .executeTakeFirst();
+    totalCount = Number((countRow as { count?: number | string } | undefined)?.count ?? 0);
+  }
 
   let pageQuery = query;
   if (page.cursor !== undefined) {
@@ -78,6 +86,31 @@ export async function paginate<Row extends { created_at: string; id: string }>(
     .orderBy(id, order)
     .limit(limit + 1)
     .execute()) as Row[];
+  const hasMore = rows.length > limit;
+  if (hasMore) rows.length = limit;
+  const last = rows[rows.length - 1];
+  return {
+    rows,
+    hasMore,
+    ...(hasMore && last ? { nextCursor: encodeCursor({ createdAt: last.created_at, id: last.id }) } : {}),
+    totalCount,
+  };
+}
+
+/**
+ * paginate() for a list whose page query is prepared by the caller (see db/prepared.ts):
+ * `fetch` answers at most `limit` rows in `order`, after `after` when given. Same rules,
+ * same cursors.
+ */
+export async function paginatePrepared<Row extends { created_at: string; id: string }>(
+  page: PageRequest,
+  fetch: (limit: number, order: 'asc' | 'desc', after: CursorKey | undefined) => Promise<Row[]>,
+  countAll: () => Promise<number>,
+): Promise<PageResult<Row>> {
+  const limit = Math.min(Math.max(page.limit ?? PAGE_SIZE_DEFAULT, 1), PAGE_SIZE_MAX);
+  const after = page.cursor === undefined ? undefined : decodeCursor(page.cursor);
+  const totalCount = await countAll();
+  const rows = await fetch(limit + 1, page.sortOrder ?? 'desc', after);
   const hasMore = rows.length > limit;
   if (hasMore) rows.length = limit;
   const last = rows[rows.length - 1];

@@ -193,13 +193,15 @@ async function tryDelivery(job: Job<{ deliveryId: string }>, ctx: JobContext, pr
       updated_at: iso(now),
     });
     if (retry === undefined) await ctx.markDone?.(tx);
-  });
+    // The record of the try: bookkeeping, after the requests waiting (see group-commit.ts).
+  }, { background: true });
   if (retry !== undefined) throw new RetryLater(retry);
 }
 
 /** In the event's transaction: a delivery and its first try, due now, when an endpoint is set. */
-export async function scheduleDelivery(tx: Queryable, event: store.EventRow, now: Date): Promise<void> {
-  const target = await store.webhookTarget(tx, event.platform_id);
+export async function scheduleDelivery(tx: Queryable, event: store.EventRow, now: Date, known?: store.WebhookTarget): Promise<void> {
+  // `known`: the platform's target, read once in this transaction for several events.
+  const target = known ?? (await store.webhookTarget(tx, event.platform_id));
   if (target.endpoint === undefined) return;
   const delivery: store.DeliveryRow = {
     id: event.id,

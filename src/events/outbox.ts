@@ -8,7 +8,7 @@ import type { Queryable } from '../db/index.js';
 import { newId } from '../ids.js';
 import { prepare } from '../db/prepared.js';
 import { scheduleDelivery } from './delivery.js';
-import { insertEvent, type EventRow } from './store.js';
+import { insertEvent, webhookTarget, type EventRow, type WebhookTarget } from './store.js';
 
 /** Every webhook type of the reference (`WebhookType`). */
 export const WEBHOOK_TYPES = [
@@ -93,6 +93,12 @@ export async function recordEvents(tx: Queryable, events: EventInput[]): Promise
     });
     await eventsInsert(chunk.length).run(tx, params);
   }
-  for (const [i, row] of rows.entries()) await scheduleDelivery(tx, row, events[i]!.now);
+  // The platform's webhook target is read once per platform, not once per event.
+  const targets = new Map<string, WebhookTarget>();
+  for (const [i, row] of rows.entries()) {
+    let target = targets.get(row.platform_id);
+    if (target === undefined) targets.set(row.platform_id, (target = await webhookTarget(tx, row.platform_id)));
+    await scheduleDelivery(tx, row, events[i]!.now, target);
+  }
   return rows.map((row) => row.id);
 }

@@ -23,6 +23,10 @@ export const ADOPTED_JOBS_IN_FLIGHT_MAX = 256;
 
 type Outcome = 'ran' | 'none';
 
+// The record of a failed attempt gives way to requests' transactions on the embedded store
+// (see group-commit.ts).
+const BACKGROUND = { background: true } as const;
+
 export class JobRunner {
   readonly instanceId = randomUUID();
   private timer: NodeJS.Timeout | undefined;
@@ -92,7 +96,7 @@ export class JobRunner {
       try {
         do {
           this.wokenWhileDraining = false;
-          await this.runDue();
+          await this.runDue(undefined, true);
         } while (this.wokenWhileDraining && !this.stopping);
       } finally {
         this.draining = undefined;
@@ -116,12 +120,16 @@ export class JobRunner {
   }
 
   /** Runs every job that is due (for one platform, or all); returns how many ran. */
-  async runDue(platformId?: string): Promise<number> {
+  /**
+   * `background`: the poll's own runs, whose transactions give way to requests' (see
+   * group-commit.ts); a run someone waits for (the clock moved) does not.
+   */
+  async runDue(platformId?: string, background = false): Promise<number> {
     let count = 0;
     const external = new Set<Promise<void>>();
     try {
       while (count < JOBS_PER_RUN_MAX && !this.stopping) {
-        const outcome = await this.track(this.runOne(platformId, external));
+        const outcome = await this.track(this.runOne(platformId, external, background));
         if (outcome === 'none') {
           // External jobs still running may make more work due (a webhook answer that
           // decides a payment, say): look again once one of them ends.
@@ -139,7 +147,7 @@ export class JobRunner {
   }
 
   /** Claims and runs one transactional job, or starts a batch of external ones; how many. */
-  private async runOne(platformId: string | undefined, external: Set<Promise<void>>): Promise<number | 'none'> {
+  private async runOne(platformId: string | undefined, external: Set<Promise<void>>, background: boolean): Promise<number | 'none'> {
     const { db, clock } = this.deps;
     let claimedExternal: { row: ClaimedRow; prepared: unknown }[] = [];
     let failed: { row: ClaimedRow; error: unknown } | undefined;
@@ -177,7 +185,7 @@ export class JobRunner {
         }
         await markDone(tx, row.id, now);
         return 'ran';
-      })
+      }, { background })
       .catch(async (error) => {
         if (failed === undefined) throw error;
         await this.recordFailure(failed.row, failed.error);
@@ -217,8 +225,9 @@ export class JobRunner {
   private async recordFailure(row: ClaimedRow, error: unknown): Promise<void> {
     const now = platformNow(this.deps.clock, Number(row.clock_offset_ms));
     this.log.warn({ err: error, jobId: row.id, kind: row.kind }, 'job attempt failed');
-    await this.deps.db.transaction((tx) =>
-      markFailedAttempt(tx, row, jobKind(row.kind), error instanceof Error ? error.message : String(error), now.getTime(), now),
+    await this.deps.db.transaction(
+      (tx) => markFailedAttempt(tx, row, jobKind(row.kind), error instanceof Error ? error.message : String(error), now.getTime(), now),
+      BACKGROUND,
     );
   }
 

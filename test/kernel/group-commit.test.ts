@@ -2,6 +2,7 @@
 // each keeps its own all-or-nothing outcome.
 
 import { describe, expect, it } from 'vitest';
+import { BACKGROUND_EVERY } from '../../src/db/group-commit.js';
 import { recordEvent } from '../../src/events/outbox.js';
 import { build, databaseUrl } from '../helper.js';
 
@@ -31,5 +32,26 @@ describe.skipIf(databaseUrl !== undefined)('Db.transaction on the embedded store
       }
     });
     expect(rows.length).toBe(2 * 34);
+  });
+
+  it('runs waiting requests before background bookkeeping, and still commits every background transaction', async () => {
+    const t = await build();
+    const order: string[] = [];
+    const run = (name: string, background: boolean) =>
+      t.deps.db.transaction(async () => {
+        order.push(name);
+        return name;
+      }, { background });
+    // Queued in the same turn: the background ones first, then the requests.
+    const all = [...Array.from({ length: 100 }, (_, i) => run(`b${i}`, true)), ...Array.from({ length: 100 }, (_, i) => run(`r${i}`, false))];
+    expect(await Promise.all(all)).toEqual([...Array.from({ length: 100 }, (_, i) => `b${i}`), ...Array.from({ length: 100 }, (_, i) => `r${i}`)]);
+    expect(order).toHaveLength(200);
+    // Queued behind the background ones, the requests still get their places at once: one
+    // pick in BACKGROUND_EVERY goes to background work while both wait, the rest to requests.
+    const first = order.slice(0, 16 * BACKGROUND_EVERY);
+    expect(first.filter((name) => name.startsWith('b')).length).toBe(16);
+    expect(first.filter((name) => name.startsWith('r')).length).toBe(16 * (BACKGROUND_EVERY - 1));
+    expect(order.filter((name) => name.startsWith('r'))).toEqual(Array.from({ length: 100 }, (_, i) => `r${i}`));
+    expect(order.filter((name) => name.startsWith('b'))).toEqual(Array.from({ length: 100 }, (_, i) => `b${i}`));
   });
 });

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { platformNowOf } from '../../src/modules/platform/service.js';
 import { railStepJob } from '../../src/modules/transactions/service.js';
@@ -65,8 +66,39 @@ describe('GET /transactions', () => {
     const page2 = await t.api('GET', `/transactions?limit=3&cursor=${page1.body.nextCursor}`);
     expect(page2.body).toEqual({ data: [expect.objectContaining({ id: w.out1.id })], hasMore: false, totalCount: 4 });
 
+    const asc1 = await t.api('GET', '/transactions?limit=3&sortOrder=asc');
+    expect(asc1.body).toMatchObject({ hasMore: true, totalCount: 4 });
+    expect(ids(asc1)).toEqual([w.out1.id, w.in1.id, w.pending.id]);
+    const asc2 = await t.api('GET', `/transactions?limit=3&sortOrder=asc&cursor=${asc1.body.nextCursor}`);
+    expect(asc2.body).toEqual({ data: [expect.objectContaining({ id: w.mine.id })], hasMore: false, totalCount: 4 });
+
     const other = await t.newPlatform();
     expect((await other.api('GET', '/transactions')).body).toEqual({ data: [], hasMore: false, totalCount: 0 });
+  });
+
+  it('counts every transaction in totalCount, through refused, replayed and concurrent transfers', async () => {
+    const t = await build();
+    const usd = await fundedUsd(t, 1_000);
+    const bank = await externalAccount(t, 'USD_ACCOUNT', '000');
+    const counted = async () =>
+      Number((await sql<{ n: string }>`SELECT CAST(COUNT(*) AS TEXT) AS n FROM transactions WHERE platform_id = ${t.platformId}`.execute(t.deps.db.k)).rows[0]!.n);
+    const total = async () => (await t.api('GET', '/transactions?limit=1')).body.totalCount as number;
+    expect(await total()).toBe(0);
+    expect((await transferOut(t, usd.id, bank.id, 10, { 'idempotency-key': 'k1' })).status).toBe(201);
+    // A replay and a refused transfer write no transaction.
+    expect((await transferOut(t, usd.id, bank.id, 10, { 'idempotency-key': 'k1' })).status).toBe(201);
+    expect((await transferOut(t, usd.id, bank.id, 1_000_000)).status).toBe(400);
+    expect(await total()).toBe(1);
+    const replies = await Promise.all(Array.from({ length: 12 }, () => transferOut(t, usd.id, bank.id, 100)));
+    const created = replies.filter((r) => r.status === 201).length;
+    expect(created).toBe(9);
+    expect(await total()).toBe(10);
+    expect(await counted()).toBe(10);
+    // A filter counts the matching rows.
+    expect((await t.api('GET', '/transactions?type=INCOMING')).body.totalCount).toBe(0);
+    expect((await t.api('GET', `/transactions?customerId=${t.platformId}`)).body.totalCount).toBe(10);
+    const other = await t.newPlatform();
+    expect((await other.api('GET', '/transactions')).body.totalCount).toBe(0);
   });
 
   it('rejects bad filters with every field named', async () => {

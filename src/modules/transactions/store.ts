@@ -1,6 +1,6 @@
-import { PostgresAdapter, sql } from 'kysely';
+import { PostgresAdapter, sql, type Kysely } from 'kysely';
 import type { Queryable } from '../../db/index.js';
-import { paginate, storedTime, type PageRequest } from '../../db/pagination.js';
+import { paginate, paginatePrepared, storedTime, type PageRequest } from '../../db/pagination.js';
 import { prepare } from '../../db/prepared.js';
 import type { TransactionsTable } from '../../db/schema.js';
 
@@ -84,7 +84,50 @@ export interface TransactionFilters {
   endDate?: string | undefined;
 }
 
+// The platform's transactions as the database counts them (see migration 0008): a handful of
+// rows to sum instead of every transaction.
+const countOfPlatform = prepare<{ platformId: string }, { n: string | null }>((k, param) =>
+  (k as unknown as Kysely<{ transaction_counts: { platform_id: string; n: number } }>)
+    .selectFrom('transaction_counts')
+    .select(sql<string | null>`CAST(SUM(n) AS TEXT)`.as('n'))
+    .where('platform_id', '=', param('platformId')),
+);
+
+export async function countTransactions(q: Queryable, platformId: string): Promise<number> {
+  return Number((await countOfPlatform.first(q, { platformId }))?.n ?? 0);
+}
+
+// The unfiltered list (every page of GET /transactions without filters), prepared: newest or
+// oldest first, from the start or after a cursor, in the order of paginate().
+const pageOf = {
+  desc: prepare<{ platformId: string; limit: number }, TransactionRow>((k, param) =>
+    selectRow(k).where('platform_id', '=', param('platformId')).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(param('limit'))),
+  asc: prepare<{ platformId: string; limit: number }, TransactionRow>((k, param) =>
+    selectRow(k).where('platform_id', '=', param('platformId')).orderBy('created_at', 'asc').orderBy('id', 'asc').limit(param('limit'))),
+};
+const pageAfter = {
+  desc: prepare<{ platformId: string; limit: number; createdAt: string; id: string }, TransactionRow>((k, param) =>
+    selectRow(k)
+      .where('platform_id', '=', param('platformId'))
+      .where((eb) => eb.or([eb('created_at', '<', param('createdAt')), eb.and([eb('created_at', '=', param('createdAt')), eb('id', '<', param('id'))])]))
+      .orderBy('created_at', 'desc').orderBy('id', 'desc').limit(param('limit'))),
+  asc: prepare<{ platformId: string; limit: number; createdAt: string; id: string }, TransactionRow>((k, param) =>
+    selectRow(k)
+      .where('platform_id', '=', param('platformId'))
+      .where((eb) => eb.or([eb('created_at', '>', param('createdAt')), eb.and([eb('created_at', '=', param('createdAt')), eb('id', '>', param('id'))])]))
+      .orderBy('created_at', 'asc').orderBy('id', 'asc').limit(param('limit'))),
+};
+
 export async function listTransactions(q: Queryable, platformId: string, filters: TransactionFilters, page: PageRequest) {
+  const unfiltered = Object.values(filters).every((value) => value === undefined);
+  if (unfiltered) {
+    return paginatePrepared<TransactionRow>(
+      page,
+      (limit, order, after) =>
+        after === undefined ? pageOf[order].all(q, { platformId, limit }) : pageAfter[order].all(q, { platformId, limit, createdAt: after.createdAt, id: after.id }),
+      () => countTransactions(q, platformId),
+    );
+  }
   let query = selectRow(q).where('platform_id', '=', platformId);
   if (filters.customerId === null) query = query.where('customer_id', 'is', null);
   else if (filters.customerId !== undefined) query = query.where('customer_id', '=', filters.customerId);
