@@ -719,7 +719,7 @@ export function suspenseAccountId(platformId: string, currency: string): string 
 }
 
 /** Writes a new quote's transaction (no money moves yet) and records its first event. */
-export async function openQuoteTransaction(tx: Tx, input: NewQuoteTransaction, now: Date): Promise<TransactionView> {
+export async function openQuoteTransaction(tx: Tx, input: NewQuoteTransaction, now: Date): Promise<void> {
   const work = openWork(tx, input.platformId, now);
   const details: Details = {};
   if (input.remittanceInformation !== undefined) details.remittanceInformation = input.remittanceInformation;
@@ -745,7 +745,6 @@ export async function openQuoteTransaction(tx: Tx, input: NewQuoteTransaction, n
   emit(work, row, row.status);
   await store.insertTransaction(tx, row);
   await finish(work);
-  return presentTransaction(row);
 }
 
 /** A quote's transaction, read under its row lock (PostgreSQL) for a change in this database transaction. */
