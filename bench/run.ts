@@ -392,6 +392,8 @@ interface Row {
   p99: number;
   ratio?: number;
   errors: number;
+  /** The server's RSS right after this scenario. */
+  rssMb?: number;
   target?: Target;
 }
 
@@ -424,6 +426,7 @@ async function main(): Promise<void> {
         p99: result.latency.p99,
         ratio: result.requests.average / baselineRps[scenario.baseline]!,
         errors: result.errors + result.non2xx,
+        rssMb: rssMb(railyard.child.pid!),
         ...(scenario.target ? { target: scenario.target } : {}),
       });
     }
@@ -434,7 +437,8 @@ async function main(): Promise<void> {
     const rssAfterWebhooks = webhook === undefined ? undefined : rssMb(railyard.child.pid!);
     const store = databaseUrl ? 'PostgreSQL' : 'SQLite (embedded)';
     console.log(`\nrailyard bench: ${store}, ${connections} connections, ${durationSeconds} s per scenario after ${warmupSeconds} s warm-up, server LOG_LEVEL=warn\n`);
-    console.log(`${'scenario'.padEnd(44)}${'req/s'.padStart(10)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'ratio'.padStart(8)}${'errors'.padStart(8)}  target`);
+    // RSS: the server's resident memory right after that scenario (scenarios run in this order, one server).
+    console.log(`${'scenario'.padEnd(44)}${'req/s'.padStart(10)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'ratio'.padStart(8)}${'errors'.padStart(8)}${'RSS MB'.padStart(8)}  target`);
     let failed = false;
     for (const row of rows) {
       let verdict = '';
@@ -444,7 +448,7 @@ async function main(): Promise<void> {
         verdict = `${ok ? 'PASS' : 'FAIL'} (ratio >= ${row.target.ratioMin}, p99 <= ${row.target.p99MaxMs} ms)`;
       }
       console.log(
-        `${row.name.padEnd(44)}${row.rps.toFixed(0).padStart(10)}${row.p50.toFixed(1).padStart(9)}${row.p99.toFixed(1).padStart(9)}${(row.ratio === undefined ? '' : row.ratio.toFixed(2)).padStart(8)}${String(row.errors).padStart(8)}  ${verdict}`,
+        `${row.name.padEnd(44)}${row.rps.toFixed(0).padStart(10)}${row.p50.toFixed(1).padStart(9)}${row.p99.toFixed(1).padStart(9)}${(row.ratio === undefined ? '' : row.ratio.toFixed(2)).padStart(8)}${String(row.errors).padStart(8)}${(row.rssMb === undefined ? '' : row.rssMb.toFixed(0)).padStart(8)}  ${verdict}`,
       );
     }
     if (webhook !== undefined) {
