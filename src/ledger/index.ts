@@ -362,10 +362,12 @@ export class Books {
     if (sum !== 0n) throw new Error(`unbalanced ${kind} posting: entries sum to ${sum}`);
     if (entries.length < 2 || entries.some((entry) => entry.amount === 0n)) throw new Error(`${kind} posting must move a positive amount`);
 
-    // Lock the internal accounts in ascending id order: two transactions that touch the same
-    // accounts then always wait for each other in the same order and cannot deadlock. The
-    // funds check below reads balances under this lock, so concurrent transfers never
-    // spend the same money twice. (SQLite transactions are exclusive, so there it is a read.)
+    // Lock the internal accounts of a posting in ascending id order, so two postings over the
+    // same accounts wait for each other in one order. (A conversion locks across several
+    // postings, where a deadlock stays possible; PostgreSQL then aborts one transaction and
+    // the store runs it again.) The funds check below reads balances under this lock, so
+    // concurrent transfers never spend the same money twice. (SQLite transactions are
+    // exclusive, so there it is a read.)
     const internalIds = [...new Set(entries.filter((e) => isInternal(e.accountId)).map((e) => e.accountId))].sort();
     await this.load(internalIds, currency);
 

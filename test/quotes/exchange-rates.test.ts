@@ -18,7 +18,7 @@ describe('GET /exchange-rates', () => {
       return {
         sourceCurrency: currency('USD'),
         sendingAmount: 10_000,
-        minSendingAmount: 11,
+        minSendingAmount: expect.any(Number),
         maxSendingAmount: 100_000_000,
         destinationCurrency: currency(to),
         destinationPaymentRail: rail,
@@ -29,6 +29,24 @@ describe('GET /exchange-rates', () => {
       };
     };
     expect(reply.body).toEqual({ data: [expected('MXN', 'SPEI'), expected('EUR', 'SEPA')] });
+    // Grid's fixed fee is 10 cents and 0.3% rounds up to 1 cent: 12 cents leave 1 to convert,
+    // enough for 1 MXN centavo (a cent is about 17 of them) but not for 1 euro cent (2 are).
+    expect(reply.body.data.map((e: any) => e.minSendingAmount)).toEqual([12, 13]);
+  });
+
+  it('advertises as minSendingAmount exactly the smallest amount a quote accepts', async () => {
+    const t = await buildAtStart();
+    const source = await fundedUsd(t, 1_000_000);
+    for (const [to, type] of [['EUR', 'EUR_ACCOUNT'], ['MXN', 'MXN_ACCOUNT'], ['VND', 'VND_ACCOUNT']] as const) {
+      const entry = (await t.api('GET', `/exchange-rates?sourceCurrency=USD&destinationCurrency=${to}`)).body.data[0];
+      const destination = await externalAccount(t, type);
+      const at = await createQuote(t, accountQuoteBody(source.id, destination.id, { amount: entry.minSendingAmount }));
+      expect(at.status).toBe(201);
+      expect(at.body.totalReceivingAmount).toBeGreaterThanOrEqual(1);
+      const below = await createQuote(t, accountQuoteBody(source.id, destination.id, { amount: entry.minSendingAmount - 1 }));
+      expect(below.status).toBe(400);
+      expect(below.body.code).toBe('AMOUNT_OUT_OF_RANGE');
+    }
   });
 
   it('uses the given sendingAmount', async () => {
@@ -84,7 +102,8 @@ describe('GET /exchange-rates', () => {
     const fees = feesOf('USD', 10_000n, START, { fixed: 25n, bps: 20n });
     expect(fees.all).toBe(10n + 30n + 25n + 20n);
     expect(entry.fees).toEqual({ fixed: 35, total: Number(fees.all) });
-    expect(entry.minSendingAmount).toBe(36);
+    // 10 + 25 fixed, 0.3% and 0.2% of 37 round up to 1 each: 37 leaves 0 to convert, 38 leaves 1, which is not a euro cent yet.
+    expect(entry.minSendingAmount).toBe(39);
     expect(entry.receivingAmount).toBe(Number(convertedFloor(10_000n - fees.all, entry.exchangeRate, 'USD', 'EUR')));
   });
 

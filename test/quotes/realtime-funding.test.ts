@@ -292,7 +292,8 @@ describe('Strong Customer Authentication of real-time-funded quotes', () => {
     const expired = await quoteOf(t, quote.id);
     expect(expired.status).toBe('EXPIRED');
     expect(expired.scaChallenge).toBeUndefined();
-    expect(await transactionOf(t, quote.transactionId)).toMatchObject({ status: 'EXPIRED', failureReason: 'QUOTE_EXPIRED' });
+    // Never authorized: the reference's SCA_NOT_COMPLETED.
+    expect(await transactionOf(t, quote.transactionId)).toMatchObject({ status: 'EXPIRED', failureReason: 'SCA_NOT_COMPLETED' });
     expect((await eventsOf(t, quote.transactionId)).map((e) => e.type)).toEqual([P('PENDING_AUTHORIZATION'), P('EXPIRED')]);
     expect((await t.api('POST', `/quotes/${quote.id}/authorize`, { body: { code: '123456' } })).status).toBe(409);
     expect((await t.api('POST', `/quotes/${quote.id}/authorize/resend`)).status).toBe(409);
@@ -314,6 +315,25 @@ describe('Strong Customer Authentication of real-time-funded quotes', () => {
     expect(late.body.code).toBe('CONFLICT');
     expect((await t.api('POST', `/quotes/${quote.id}/authorize/resend`)).status).toBe(409);
     expect((await quoteOf(t, quote.id)).status).toBe('PENDING_AUTHORIZATION');
+  });
+
+  it('a resend racing the authorize never takes the released instructions back', async () => {
+    const t = await buildAtStart();
+    const customer = await euCustomer(t);
+    const destination = await externalAccount(t, 'MXN_ACCOUNT');
+    for (let round = 0; round < 5; round++) {
+      const quote = (await createQuote(t, realtimeBody(customer.id, destination.id))).body;
+      const [authorized, resent] = await Promise.all([
+        t.api('POST', `/quotes/${quote.id}/authorize`, { body: { code: '123456' } }),
+        t.api('POST', `/quotes/${quote.id}/authorize/resend`),
+      ]);
+      expect(authorized.status).toBe(200);
+      expect([204, 409]).toContain(resent.status);
+      const after = await quoteOf(t, quote.id);
+      expect(after.status).toBe('PENDING');
+      expect(after.paymentInstructions).toHaveLength(1);
+      expect(after.scaChallenge).toBeUndefined();
+    }
   });
 
   it('a US customer is not challenged; authorize and resend on its quote are 409', async () => {

@@ -26,7 +26,7 @@ import type { Ctx } from '../../http/context.js';
 import { apiError, FieldErrors } from '../../http/errors.js';
 import { newId } from '../../ids.js';
 import { defineJob } from '../../jobs/queue.js';
-import { InsufficientFunds, openSystemAccounts } from '../../ledger/index.js';
+import { BALANCE_MAX, BalanceLimitExceeded, InsufficientFunds, openSystemAccounts } from '../../ledger/index.js';
 import { railFor, type QuotePayout } from '../../rails/index.js';
 import {
   ConversionOutOfRange, convertReceiving, convertSending, customerRate, decimalToNumber, decimalToString, GRID_VARIABLE_FEE_BPS,
@@ -156,6 +156,16 @@ async function loadQuote(q: Queryable, ctx: Ctx, id: string): Promise<store.Quot
   return row;
 }
 
+/**
+ * A quote read for a change: its transaction's row is locked first (PostgreSQL), then the
+ * quote is read, so a concurrent authorize, resend, execute or expiry is seen, not overwritten.
+ */
+async function loadQuoteForChange(tx: Tx, ctx: Ctx, id: string) {
+  const first = await loadQuote(tx, ctx, id);
+  const transaction = await lockQuoteTransaction(tx, ctx.platformId, first.transaction_id);
+  return { quote: await loadQuote(tx, ctx, id), transaction };
+}
+
 export async function getQuoteById(ctx: Ctx, id: string) {
   return presentQuote(await loadQuote(ctx.db.k, ctx, id));
 }
@@ -170,8 +180,10 @@ function feeSchedule(config: StoredConfig, input: QuoteInput, sendingCurrency: s
     platformFixed = BigInt(input.platformFeeOverride.platformFixedFee.amount);
     platformBps = BigInt(input.platformFeeOverride.platformVariableFeeBps);
   } else {
+    // Platform fees exist for USD senders only (the reference), with the fixed fee in USD.
     const configured = (config.feeConfigs ?? []).find((fee) => fee.feeType === 'CROSS_CURRENCY_TRANSACTION' && fee.sourceCurrency === sendingCurrency);
-    if (configured !== undefined) {
+    const fixedCurrency = (configured?.fixedFee as { currency?: unknown } | undefined)?.currency;
+    if (configured !== undefined && sendingCurrency === 'USD' && (fixedCurrency === undefined || fixedCurrency === sendingCurrency)) {
       platformFixed = BigInt(Number((configured.fixedFee as { amount?: number } | undefined)?.amount ?? 0));
       platformBps = BigInt(Number(configured.variableFeeBps ?? 0));
     }
@@ -505,6 +517,11 @@ async function execute(tx: Tx, ctx: Ctx, quote: store.QuoteRow, paidAmount?: big
     return { ...quote, status: after.status };
   } catch (err) {
     if (err instanceof InsufficientFunds) throw insufficientFundsError(err, 'lockedCurrencyAmount');
+    if (err instanceof BalanceLimitExceeded) {
+      throw apiError('INVALID_AMOUNT', `This payment would take the balance of ${err.accountId} past the maximum of ${BALANCE_MAX}`, {
+        errors: [{ field: 'lockedCurrencyAmount', message: `would take the balance of ${err.accountId} past ${BALANCE_MAX}` }],
+      });
+    }
     throw err;
   }
 }
@@ -638,8 +655,7 @@ export async function authorizeQuote(ctx: Ctx, quoteId: string, input: ScaAuthor
   }
   if (hasPasskey && (input.origin === undefined || input.origin === null)) errors.add('origin', 'is required with passkeyAssertion');
   return ctx.db.transaction(async (tx) => {
-    const quote = await loadQuote(tx, ctx, quoteId);
-    const transaction = await lockQuoteTransaction(tx, ctx.platformId, quote.transaction_id);
+    const { quote, transaction } = await loadQuoteForChange(tx, ctx, quoteId);
     const challenge = parseJson<ScaChallengeView>(quote.sca_challenge);
     if (transaction.status !== 'PENDING_AUTHORIZATION' || challenge === undefined) {
       throw apiError('CONFLICT', `Quote ${quoteId} has no challenge to authorize (it is ${transaction.status})`);
@@ -671,7 +687,7 @@ export async function authorizeQuote(ctx: Ctx, quoteId: string, input: ScaAuthor
 /** Sends the SMS code of an open challenge again (nothing is sent in the sandbox) and renews its expiry. */
 export async function resendQuoteScaCode(ctx: Ctx, quoteId: string): Promise<void> {
   await ctx.db.transaction(async (tx) => {
-    const quote = await loadQuote(tx, ctx, quoteId);
+    const { quote } = await loadQuoteForChange(tx, ctx, quoteId);
     const challenge = parseJson<ScaChallengeView>(quote.sca_challenge);
     if (quote.status !== 'PENDING_AUTHORIZATION' || challenge === undefined || challenge.factor !== 'SMS_OTP' || iso(ctx.now) >= quote.expires_at) {
       throw apiError('CONFLICT', `Quote ${quoteId} has no open SMS challenge (it is ${quote.status}${iso(ctx.now) >= quote.expires_at ? ', expired' : ''})`);
@@ -713,6 +729,16 @@ export async function sandboxSend(ctx: Ctx, input: SandboxSendInput) {
 function corridorRail(currency: string): string | undefined {
   const def = ACCOUNT_TYPES.find((d) => d.kind === 'BANK' && Array.isArray(d.currencies) && d.currencies.includes(currency) && d.paymentRails !== undefined);
   return def?.paymentRails?.[0];
+}
+
+/** The smallest sending amount a quote accepts: the one that delivers one smallest unit, fees included. */
+function smallestQuotable(from: string, to: string, rate: ReturnType<typeof customerRate>, schedule: FeeSchedule): number {
+  try {
+    return Number(convertReceiving(from, to, rate, 1n, schedule).totalSending);
+  } catch (err) {
+    if (err instanceof ConversionOutOfRange) return Number.MAX_SAFE_INTEGER;
+    throw err;
+  }
 }
 
 export interface ExchangeRatesQuery {
@@ -757,7 +783,7 @@ export async function getExchangeRates(ctx: Ctx, query: ExchangeRatesQuery) {
       data.push({
         sourceCurrency: currencyObject(from),
         sendingAmount: Number(amount),
-        minSendingAmount: Math.max(limits?.minAmount ?? 1, Number(schedule.gridFixed + schedule.platformFixed) + 1),
+        minSendingAmount: Math.max(limits?.minAmount ?? 1, smallestQuotable(from, to, rate, schedule)),
         maxSendingAmount: limits?.maxAmount ?? 9_000_000_000_000_000,
         destinationCurrency: currencyObject(to),
         destinationPaymentRail: rail,

@@ -377,7 +377,8 @@ export interface RailStepPayload {
 export const railStepJob = defineJob<RailStepPayload>('rail.outcome', {
   mode: 'transaction',
   async run(tx, job, ctx) {
-    const row = await store.findTransaction(tx, job.platformId, job.payload.transactionId);
+    // Locked: a cancel or another outcome of this transaction waits, then sees this one's result.
+    const row = await store.lockTransaction(tx, job.platformId, job.payload.transactionId);
     if (row === undefined) throw new Error(`transaction ${job.payload.transactionId} does not exist`);
     const work = openWork(tx, job.platformId, ctx.now);
     const after = await applyOutcome(work, row, job.payload.outcome);
@@ -475,6 +476,13 @@ async function load(q: Queryable, ctx: Ctx, id: string): Promise<store.Transacti
   return row;
 }
 
+/** load(), holding the row lock (PostgreSQL) until the caller's transaction ends, for a change. */
+async function loadForChange(tx: Tx, ctx: Ctx, id: string): Promise<store.TransactionRow> {
+  const row = await store.lockTransaction(tx, ctx.platformId, id);
+  if (row === undefined) throw notFound(id);
+  return row;
+}
+
 export async function getTransactionById(ctx: Ctx, id: string) {
   return presentTransaction(await load(ctx.db.k, ctx, id));
 }
@@ -518,7 +526,7 @@ export async function confirmReceiptDelivery(ctx: Ctx, id: string, confirmedAt: 
     });
   }
   return ctx.db.transaction(async (tx) => {
-    const row = await load(tx, ctx, id);
+    const row = await loadForChange(tx, ctx, id);
     const confirmed = { ...row, receipt_delivery_confirmed_at: at, updated_at: iso(ctx.now) };
     await store.saveState(tx, confirmed);
     return presentTransaction(confirmed);
@@ -534,7 +542,7 @@ const CANCELLABLE_RAILS = new Set(['ACH', 'WIRE']);
  */
 export async function cancelTransaction(ctx: Ctx, id: string, reason: string | undefined) {
   return ctx.db.transaction(async (tx) => {
-    const row = await load(tx, ctx, id);
+    const row = await loadForChange(tx, ctx, id);
     if (row.payment_rail === null || !CANCELLABLE_RAILS.has(row.payment_rail)) {
       throw apiError('INVALID_INPUT', `Only pending ACH and wire transfers can be cancelled; this transaction moves over ${row.payment_rail ?? 'no bank rail'}`, {
         errors: [{ field: 'transactionId', message: 'is not a bank transfer that can be cancelled' }],
@@ -631,7 +639,7 @@ function withDetails(row: store.TransactionRow, change: (details: Details) => De
 
 /** Carries out the platform's decision on a pending incoming payment, in the deciding transaction. */
 async function applyIncomingDecision(tx: Tx, input: DecisionInput): Promise<IncomingTransactionView> {
-  const row = await store.findTransaction(tx, input.platformId, input.transactionId);
+  const row = await store.lockTransaction(tx, input.platformId, input.transactionId);
   if (row === undefined) throw new Error(`incoming transaction ${input.transactionId} does not exist`);
   if (row.type !== 'INCOMING' || row.status !== 'PENDING') return asIncomingView(row);
   const work = openWork(tx, input.platformId, input.now);
@@ -787,11 +795,13 @@ export async function authorizeQuoteTransaction(tx: Tx, row: store.TransactionRo
   });
 }
 
-/** The quote's time ran out before it was executed or funded: -> EXPIRED (QUOTE_EXPIRED). */
+/** The quote's time ran out before it was executed or funded: -> EXPIRED (QUOTE_EXPIRED, or SCA_NOT_COMPLETED while awaiting authorization). */
 export async function expireQuoteTransaction(tx: Tx, row: store.TransactionRow, now: Date): Promise<store.TransactionRow> {
   return changeQuoteTransaction(tx, row, now, async (work, current) => {
     if (current.status !== 'PENDING' && current.status !== 'PENDING_AUTHORIZATION') return current;
-    const expired = next(work, current, { status: 'EXPIRED', failure_reason: 'QUOTE_EXPIRED' });
+    // A challenge never answered is the reference's SCA_NOT_COMPLETED; otherwise the quote simply ran out.
+    const reason = current.status === 'PENDING_AUTHORIZATION' ? 'SCA_NOT_COMPLETED' : 'QUOTE_EXPIRED';
+    const expired = next(work, current, { status: 'EXPIRED', failure_reason: reason });
     emit(work, expired, 'EXPIRED');
     return expired;
   });
