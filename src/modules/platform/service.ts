@@ -260,6 +260,8 @@ export async function advanceClock(ctx: Ctx, seconds: number) {
   ctx.deps.authCache?.clear();
   // Everything that became due on the new time runs before the caller hears back.
   const jobsRun = (await ctx.deps.jobs?.runDue(ctx.platformId)) ?? 0;
+  // The background poll may have taken some of them first: they too end before the answer.
+  await ctx.deps.jobs?.settleClaims();
   return { ...(await getRailyardPlatform(ctx)), jobsRun };
 }
 
