@@ -220,20 +220,35 @@ async function claimDue(
   wallNowMs: number,
   options: { platformId: string | undefined; limit: number; kinds?: string[] },
 ): Promise<ClaimedRow[]> {
-  const platformFilter = options.platformId === undefined ? sql`` : sql`AND j.platform_id = ${options.platformId}`;
+  // note: one query per platform, each with a constant bound on due_at_ms (the wall clock
+  // plus that platform's offset), so it reads only due rows through jobs_platform_due. A
+  // single query that compares due_at_ms with a per-platform sum cannot use the index: on
+  // PostgreSQL it scanned every pending job at each claim (6 ms with 18k quote expiries
+  // waiting), and deliveries crawled.
+  const platforms = await sql<{ id: string; offset: string }>`
+    SELECT id, CAST(clock_offset_ms AS TEXT) AS ${sql.ref('offset')} FROM platforms
+    ${options.platformId === undefined ? sql`` : sql`WHERE id = ${options.platformId}`}
+    ORDER BY id`.execute(tx);
   const kindFilter = options.kinds === undefined ? sql`` : sql`AND j.kind IN (${sql.join(options.kinds)})`;
   const lock = dialect === 'postgres' ? sql`FOR UPDATE OF j SKIP LOCKED` : sql``;
-  const result = await sql<ClaimedRow>`
-    SELECT j.id, j.kind, j.platform_id, j.payload, j.due_at_ms, j.attempts, p.clock_offset_ms
-    FROM jobs j JOIN platforms p ON p.id = j.platform_id
-    WHERE (j.status = 'PENDING' OR (j.status = 'RUNNING' AND j.locked_until_ms < ${wallNowMs}))
-      AND j.due_at_ms <= ${wallNowMs} + p.clock_offset_ms
-      ${platformFilter}
-      ${kindFilter}
-    ORDER BY j.due_at_ms, j.id
-    LIMIT ${options.limit}
-    ${lock}`.execute(tx);
-  return result.rows;
+  const claimed: ClaimedRow[] = [];
+  for (const platform of platforms.rows) {
+    const limit = options.limit - claimed.length;
+    if (limit <= 0) break;
+    const dueBy = wallNowMs + Number(platform.offset);
+    const result = await sql<Omit<ClaimedRow, 'clock_offset_ms'>>`
+      SELECT j.id, j.kind, j.platform_id, j.payload, j.due_at_ms, j.attempts
+      FROM jobs j
+      WHERE j.platform_id = ${platform.id}
+        AND ((j.status = 'PENDING' AND j.due_at_ms <= ${dueBy})
+          OR (j.status = 'RUNNING' AND j.due_at_ms <= ${dueBy} AND j.locked_until_ms < ${wallNowMs}))
+        ${kindFilter}
+      ORDER BY j.due_at_ms, j.id
+      LIMIT ${limit}
+      ${lock}`.execute(tx);
+    for (const row of result.rows) claimed.push({ ...row, clock_offset_ms: platform.offset });
+  }
+  return claimed;
 }
 
 const markDoneStatement = prepare<{ id: string; updated_at: string }>((k, param) =>
