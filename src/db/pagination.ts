@@ -44,34 +44,44 @@ export function storedTime(value: string): string {
   return new Date(value).toISOString();
 }
 
+/** The page size a request asks for, within the reference's bounds. */
+function pageLimit(page: PageRequest): number {
+  return Math.min(Math.max(page.limit ?? PAGE_SIZE_DEFAULT, 1), PAGE_SIZE_MAX);
+}
+
+/** Closes a page from up to limit + 1 rows in page order: the extra row only says there is more. */
+function closePage<Row extends { created_at: string; id: string }>(rows: Row[], limit: number, totalCount: number): PageResult<Row> {
+  const hasMore = rows.length > limit;
+  if (hasMore) rows.length = limit;
+  const last = rows[rows.length - 1];
+  return {
+    rows,
+    hasMore,
+    ...(hasMore && last ? { nextCursor: encodeCursor({ createdAt: last.created_at, id: last.id }) } : {}),
+    totalCount,
+  };
+}
+
 /**
  * Runs one page of `query` (a select with its filters, selecting whole rows of `table`) and
- * counts every match. `table` qualifies the sort columns when the query joins. `countAll`,
- * when given, answers the number of matches instead of counting them (a count the store
- * keeps, for a query without filters).
+ * counts every match. `table` qualifies the sort columns when the query joins.
  */
 export async function paginate<Row extends { created_at: string; id: string }>(
   // note: Kysely's builder types do not survive being passed through a generic helper.
   query: SelectQueryBuilder<any, any, Row>,
   table: string,
   page: PageRequest,
-  countAll?: () => Promise<number>,
 ): Promise<PageResult<Row>> {
-  const limit = Math.min(Math.max(page.limit ?? PAGE_SIZE_DEFAULT, 1), PAGE_SIZE_MAX);
+  const limit = pageLimit(page);
   const order = page.sortOrder ?? 'desc';
   const createdAt = sql.ref(`${table}.created_at`);
   const id = sql.ref(`${table}.id`);
 
-  let totalCount: number;
-  if (countAll !== undefined) {
-    totalCount = await countAll();
-  } else {
-    const countRow = await query
-      .clearSelect()
-      .select((eb) => eb.fn.countAll().as('count'))
-      .executeTakeFirst();
-    totalCount = Number((countRow as { count?: number | string } | undefined)?.count ?? 0);
-  }
+  const countRow = await query
+    .clearSelect()
+    .select((eb) => eb.fn.countAll().as('count'))
+    .executeTakeFirst();
+  const totalCount = Number((countRow as { count?: number | string } | undefined)?.count ?? 0);
 
   let pageQuery = query;
   if (page.cursor !== undefined) {
@@ -86,15 +96,7 @@ export async function paginate<Row extends { created_at: string; id: string }>(
     .orderBy(id, order)
     .limit(limit + 1)
     .execute()) as Row[];
-  const hasMore = rows.length > limit;
-  if (hasMore) rows.length = limit;
-  const last = rows[rows.length - 1];
-  return {
-    rows,
-    hasMore,
-    ...(hasMore && last ? { nextCursor: encodeCursor({ createdAt: last.created_at, id: last.id }) } : {}),
-    totalCount,
-  };
+  return closePage(rows, limit, totalCount);
 }
 
 /**
@@ -107,19 +109,10 @@ export async function paginatePrepared<Row extends { created_at: string; id: str
   fetch: (limit: number, order: 'asc' | 'desc', after: CursorKey | undefined) => Promise<Row[]>,
   countAll: () => Promise<number>,
 ): Promise<PageResult<Row>> {
-  const limit = Math.min(Math.max(page.limit ?? PAGE_SIZE_DEFAULT, 1), PAGE_SIZE_MAX);
+  const limit = pageLimit(page);
   const after = page.cursor === undefined ? undefined : decodeCursor(page.cursor);
   const totalCount = await countAll();
-  const rows = await fetch(limit + 1, page.sortOrder ?? 'desc', after);
-  const hasMore = rows.length > limit;
-  if (hasMore) rows.length = limit;
-  const last = rows[rows.length - 1];
-  return {
-    rows,
-    hasMore,
-    ...(hasMore && last ? { nextCursor: encodeCursor({ createdAt: last.created_at, id: last.id }) } : {}),
-    totalCount,
-  };
+  return closePage(await fetch(limit + 1, page.sortOrder ?? 'desc', after), limit, totalCount);
 }
 
 /**
@@ -127,7 +120,7 @@ export async function paginatePrepared<Row extends { created_at: string; id: str
  * and page-size rules as paginate().
  */
 export function paginateRows<Row extends { created_at: string; id: string }>(all: readonly Row[], page: PageRequest): PageResult<Row> {
-  const limit = Math.min(Math.max(page.limit ?? PAGE_SIZE_DEFAULT, 1), PAGE_SIZE_MAX);
+  const limit = pageLimit(page);
   const sign = (page.sortOrder ?? 'desc') === 'desc' ? -1 : 1;
   const compare = (a: CursorKey, b: CursorKey) =>
     sign * (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
@@ -137,15 +130,7 @@ export function paginateRows<Row extends { created_at: string; id: string }>(all
     const after = decodeCursor(page.cursor);
     rows = rows.filter((row) => compare(keyOf(row), after) > 0);
   }
-  const hasMore = rows.length > limit;
-  rows = rows.slice(0, limit);
-  const last = rows[rows.length - 1];
-  return {
-    rows,
-    hasMore,
-    ...(hasMore && last ? { nextCursor: encodeCursor(keyOf(last)) } : {}),
-    totalCount: all.length,
-  };
+  return closePage(rows.slice(0, limit + 1), limit, all.length);
 }
 
 /** The page envelope of the reference: data, hasMore, nextCursor only when hasMore, totalCount. */

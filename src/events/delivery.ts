@@ -193,8 +193,7 @@ async function tryDelivery(job: Job<{ deliveryId: string }>, ctx: JobContext, pr
       updated_at: iso(now),
     });
     if (retry === undefined) await ctx.markDone?.(tx);
-    // The record of the try: bookkeeping, after the requests waiting (see group-commit.ts).
-  }, { background: true });
+  }, { background: true }); // The record of the try is bookkeeping: it goes after the requests waiting (group-commit.ts).
   if (retry !== undefined) throw new RetryLater(retry);
 }
 

@@ -101,14 +101,11 @@ interface Entry {
   amount: bigint;
 }
 
-/** Creates the ledger accounts of a new internal account and the platform's outside-world accounts. */
+/** Creates the ledger account of a new internal account, and the platform's system accounts of its currency. */
 export async function openAccounts(tx: Queryable, input: { platformId: string; internalAccountId: string; currency: string; now: Date }): Promise<void> {
   const now = iso(input.now);
-  const base = { platform_id: input.platformId, currency: input.currency, created_at: now, updated_at: now };
-  await store.createAccount(tx, { ...base, id: input.internalAccountId, kind: 'INTERNAL' });
-  for (const kind of ['SANDBOX_FUNDING', 'EXTERNAL_RAILS'] as const) {
-    await store.createAccount(tx, { ...base, id: systemAccountId(input.platformId, kind, input.currency), kind });
-  }
+  await store.createAccount(tx, { id: input.internalAccountId, platform_id: input.platformId, currency: input.currency, kind: 'INTERNAL', created_at: now, updated_at: now });
+  await openSystemAccounts(tx, input);
 }
 
 /** Platform and currency pairs whose system accounts are known to exist (committed). */

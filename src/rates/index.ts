@@ -20,6 +20,7 @@
 
 import { createHash } from 'node:crypto';
 import { currencyInfo } from '../currencies.js';
+import { BALANCE_MAX } from '../ledger/index.js';
 
 /** Rates change only when the platform's clock crosses a multiple of this. */
 export const RATE_WINDOW_MS = 5 * 60 * 1000;
@@ -30,8 +31,8 @@ const DRIFT_BPS_MAX = 20;
 /** Grid's fees in the sandbox: a fixed fee worth 0.10 USD and 0.3% of the sending amount. */
 export const GRID_FIXED_FEE_USD_CENTS = 10;
 export const GRID_VARIABLE_FEE_BPS = 30n;
-/** The most any amount may be, in the smallest unit (the reference's lockedCurrencyAmount maximum). */
-export const AMOUNT_MAX = 9_000_000_000_000_000n;
+/** The most any amount may be, in the smallest unit: the ledger's balance maximum, the reference's 9e15. */
+export const AMOUNT_MAX = BALANCE_MAX;
 
 /** Whole units of each currency per US dollar, at the anchor of the sandbox (window drift applies). */
 const UNITS_PER_USD: Record<string, number> = {

@@ -375,6 +375,22 @@ export interface TransferCounterparty {
   paymentRails: string[] | undefined;
 }
 
+/**
+ * Refuses a counterparty money cannot move with yet: one whose ownership is not verified
+ * (400 EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED) or that is otherwise not ACTIVE (400
+ * INVALID_INPUT); `field` is the request field that named it.
+ */
+export function requireActiveCounterparty(external: TransferCounterparty, field: string): void {
+  if (external.status === 'PENDING_OWNERSHIP_VERIFICATION' || external.status === 'UNVERIFIED') {
+    throw apiError('EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED', `External account ${external.id} must pass ownership verification first`, {
+      errors: [{ field, message: `is ${external.status}` }],
+    });
+  }
+  if (external.status !== 'ACTIVE') {
+    throw apiError('INVALID_INPUT', `External account ${external.id} is ${external.status}`, { errors: [{ field, message: `is ${external.status}` }] });
+  }
+}
+
 /** A live external account of the platform (any owner), as transfers need it; read in the caller's transaction. */
 export async function findTransferCounterparty(q: Queryable, platformId: string, id: string): Promise<TransferCounterparty | undefined> {
   const row = await store.findExternalAccount(q, platformId, id, 'any');

@@ -26,7 +26,7 @@ import type { Ctx } from '../../http/context.js';
 import { apiError, FieldErrors } from '../../http/errors.js';
 import { newId } from '../../ids.js';
 import { defineJob } from '../../jobs/queue.js';
-import { BALANCE_MAX, BalanceLimitExceeded, InsufficientFunds, openSystemAccounts } from '../../ledger/index.js';
+import { openSystemAccounts } from '../../ledger/index.js';
 import { railFor, type QuotePayout } from '../../rails/index.js';
 import {
   ConversionOutOfRange, convertReceiving, convertSending, customerRate, decimalToNumber, decimalToString, GRID_VARIABLE_FEE_BPS,
@@ -35,15 +35,15 @@ import {
 import { parseUmaAddress, SCA_SANDBOX_CODE } from '../../sandbox/magic.js';
 import { customerNamedBy, customerProfile, findCustomerRow, type CustomerRow } from '../customers/service.js';
 import { ACCOUNT_TYPES } from '../external-accounts/account-types.js';
-import { findTransferCounterparty, type TransferCounterparty } from '../external-accounts/service.js';
+import { findTransferCounterparty, requireActiveCounterparty, type TransferCounterparty } from '../external-accounts/service.js';
 import { currencyObject, findInternalAccount, findOwnerAccountIn, fundingInfo, type InternalAccountView } from '../internal-accounts/service.js';
 import { readPlatformConfig, type StoredConfig } from '../platform/service.js';
 import { findReceiverLookup, type ReceiverLookup } from '../receivers/service.js';
 import {
-  executeQuoteTransaction, expireQuoteTransaction, authorizeQuoteTransaction, lockQuoteTransaction, openQuoteTransaction, requireQuoteAuthorization,
-  platformCustomerIdOf, presentTransaction, suspenseAccountId, type Conversion as TransactionConversion,
+  executeQuoteTransaction, expireQuoteTransaction, lockQuoteTransaction, moveQuoteAuthorization, openQuoteTransaction,
+  platformCustomerIdOf, presentTransaction, suspenseAccountId, type Conversion as TransactionConversion, type TransactionRow,
 } from '../transactions/service.js';
-import { insufficientFundsError } from '../transfers/service.js';
+import { ledgerRefusal } from '../transfers/service.js';
 import * as store from './store.js';
 
 // ----------------------------------------------------------------------------- constants
@@ -293,12 +293,7 @@ async function planSource(tx: Tx, ctx: Ctx, input: QuoteInput): Promise<SourcePl
   if (external.kind !== 'BANK') {
     throw invalid('source.accountId', `is a ${external.accountType}, which cannot be pulled from; fund the quote from an internal account or by real-time funding`);
   }
-  if (external.status === 'PENDING_OWNERSHIP_VERIFICATION' || external.status === 'UNVERIFIED') {
-    throw apiError('EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED', `External account ${external.id} must pass ownership verification before it is pulled from`, {
-      errors: [{ field: 'source.accountId', message: `is ${external.status}` }],
-    });
-  }
-  if (external.status !== 'ACTIVE') throw invalid('source.accountId', `is ${external.status}`);
+  requireActiveCounterparty(external, 'source.accountId');
   return { funding: 'EXTERNAL_ACCOUNT', currency: external.currency, customerId: await ownerCheck(external.customerId), external, presented };
 }
 
@@ -339,12 +334,7 @@ async function planDestination(tx: Tx, ctx: Ctx, input: QuoteInput): Promise<Des
   if (destination.accountId.startsWith('InternalAccount:')) return planInternalDestination(tx, ctx, input, destination);
   const external = await findTransferCounterparty(tx, ctx.platformId, destination.accountId);
   if (external === undefined) throw invalid('destination.accountId', `names no internal or external account of this platform: ${destination.accountId}`);
-  if (external.status === 'PENDING_OWNERSHIP_VERIFICATION' || external.status === 'UNVERIFIED') {
-    throw apiError('EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED', `External account ${external.id} must pass ownership verification first`, {
-      errors: [{ field: 'destination.accountId', message: `is ${external.status}` }],
-    });
-  }
-  if (external.status !== 'ACTIVE') throw invalid('destination.accountId', `is ${external.status}`);
+  requireActiveCounterparty(external, 'destination.accountId');
   let paymentRail: string | null = external.paymentRails?.[0] ?? null;
   let railSelectionMode: 'AUTO' | 'MANUAL' | null = paymentRail === null ? null : 'AUTO';
   if (destination.paymentRail !== undefined) {
@@ -499,30 +489,23 @@ export const quoteExpiryJob = defineJob<ExpirePayload>('quote.expire', {
  * Executes an account-funded quote, unless its customer is in an SCA region: then the
  * payment waits in PENDING_AUTHORIZATION with a challenge, and authorizing it executes it.
  */
-async function executeOrChallenge(tx: Tx, ctx: Ctx, quote: store.QuoteRow, scaFactor: string | undefined): Promise<store.QuoteRow> {
+async function executeOrChallenge(tx: Tx, ctx: Ctx, quote: store.QuoteRow, transaction: TransactionRow, scaFactor: string | undefined): Promise<store.QuoteRow> {
   const customer = quote.customer_id === null ? undefined : await findCustomerRow(tx, ctx.platformId, quote.customer_id);
-  if (!inScaRegion(customer)) return execute(tx, ctx, quote);
-  const transaction = await lockQuoteTransaction(tx, ctx.platformId, quote.transaction_id);
-  const after = await requireQuoteAuthorization(tx, transaction, ctx.now);
+  if (!inScaRegion(customer)) return (await execute(tx, ctx, quote, transaction)).quote;
+  const after = await moveQuoteAuthorization(tx, transaction, ctx.now, 'PENDING_AUTHORIZATION');
   const challenged = { ...quote, status: after.status, sca_challenge: JSON.stringify(newChallenge({ scaFactor }, ctx.now)), updated_at: iso(ctx.now) };
   await store.saveQuoteState(tx, challenged);
   return challenged;
 }
 
-async function execute(tx: Tx, ctx: Ctx, quote: store.QuoteRow, paidAmount?: bigint): Promise<store.QuoteRow> {
-  const transaction = await lockQuoteTransaction(tx, ctx.platformId, quote.transaction_id);
+/** Starts the payment of a PENDING quote whose transaction row the caller holds locked. */
+async function execute(tx: Tx, ctx: Ctx, quote: store.QuoteRow, transaction: TransactionRow, paidAmount?: bigint) {
   const { payout } = JSON.parse(transaction.conversion!) as TransactionConversion;
   try {
     const after = await executeQuoteTransaction(tx, transaction, ctx.now, railFor(payout).planPayout(payout), paidAmount);
-    return { ...quote, status: after.status };
+    return { quote: { ...quote, status: after.status }, transaction: after };
   } catch (err) {
-    if (err instanceof InsufficientFunds) throw insufficientFundsError(err, 'lockedCurrencyAmount');
-    if (err instanceof BalanceLimitExceeded) {
-      throw apiError('INVALID_AMOUNT', `This payment would take the balance of ${err.accountId} past the maximum of ${BALANCE_MAX}`, {
-        errors: [{ field: 'lockedCurrencyAmount', message: `would take the balance of ${err.accountId} past ${BALANCE_MAX}` }],
-      });
-    }
-    throw err;
+    throw ledgerRefusal(err, 'lockedCurrencyAmount');
   }
 }
 
@@ -610,7 +593,9 @@ export async function createQuote(ctx: Ctx, input: QuoteInput, idempotencyKey: s
     await store.insertQuote(tx, stored);
     await quoteExpiryJob.schedule(tx, { platformId: ctx.platformId, payload: { quoteId, transactionId }, dueAt: expiresAt, now });
 
-    if (input.immediatelyExecute === true) quote = await executeOrChallenge(tx, ctx, quote, input.scaFactor);
+    if (input.immediatelyExecute === true) {
+      quote = await executeOrChallenge(tx, ctx, quote, await lockQuoteTransaction(tx, ctx.platformId, transactionId), input.scaFactor);
+    }
     return { status: sca ? 202 : 201, body: presentQuote(quote) };
   });
 }
@@ -626,15 +611,14 @@ function checkExecutable(quote: store.QuoteRow, now: Date, conflict: (message: s
 
 export async function executeQuote(ctx: Ctx, quoteId: string, body: { scaFactor?: string | undefined } | undefined, idempotencyKey: string | undefined): Promise<Reply> {
   return runCommand(ctx, { operationId: 'executeQuote', idempotencyKey, request: { quoteId, body: body ?? {} }, conflictCode: 'CONFLICT' }, async (tx) => {
-    const quote = await loadQuote(tx, ctx, quoteId);
+    // The row lock is what makes a second, concurrent execute see PROCESSING.
+    const { quote, transaction } = await loadQuoteForChange(tx, ctx, quoteId);
     if (body?.scaFactor === 'TOTP') throw invalid('scaFactor', 'cannot be TOTP: a TOTP code cannot be bound to this payment; use SMS_OTP or PASSKEY');
     if ((JSON.parse(quote.source) as { sourceType: string }).sourceType === 'REALTIME_FUNDING') {
       throw invalid('quoteId', 'names a real-time-funded quote: it executes when its payment instructions are paid (in the sandbox, POST /sandbox/send)');
     }
-    // The row lock taken by execute() is what makes a second, concurrent execute see PROCESSING.
-    const current = { ...quote, status: (await lockQuoteTransaction(tx, ctx.platformId, quote.transaction_id)).status };
-    checkExecutable(current, ctx.now, (message) => apiError('CONFLICT', message));
-    return { status: 200, body: presentQuote(await executeOrChallenge(tx, ctx, current, body?.scaFactor)) };
+    checkExecutable(quote, ctx.now, (message) => apiError('CONFLICT', message));
+    return { status: 200, body: presentQuote(await executeOrChallenge(tx, ctx, quote, transaction, body?.scaFactor)) };
   });
 }
 
@@ -669,7 +653,7 @@ export async function authorizeQuote(ctx: Ctx, quoteId: string, input: ScaAuthor
     if (hasPasskey) throw invalid('passkeyAssertion', `cannot satisfy this challenge: its factor is ${challenge.factor}`);
     if (input.code !== SCA_SANDBOX_CODE) throw invalid('code', 'is not the code of this challenge (the sandbox code is 123456)');
 
-    const after = await authorizeQuoteTransaction(tx, transaction, ctx.now);
+    const after = await moveQuoteAuthorization(tx, transaction, ctx.now, 'PENDING');
     const realtime = (JSON.parse(quote.source) as { sourceType: string }).sourceType === 'REALTIME_FUNDING';
     // Real-time funding: the instructions are released and paying them executes the quote.
     // Funded from an account: the execute that asked for this authorization happens now.
@@ -679,7 +663,7 @@ export async function authorizeQuote(ctx: Ctx, quoteId: string, input: ScaAuthor
       payment_instructions: realtime ? JSON.stringify(realtimeInstructions(quote.id, conversion)) : quote.payment_instructions,
     };
     await store.saveQuoteState(tx, authorized);
-    if (!realtime) authorized = await execute(tx, ctx, authorized);
+    if (!realtime) authorized = (await execute(tx, ctx, authorized, after)).quote;
     return presentQuote(authorized);
   });
 }
@@ -706,7 +690,7 @@ export interface SandboxSendInput {
 /** Pays a real-time-funded quote's instructions, as the payer's bank would: the quote's payment starts. */
 export async function sandboxSend(ctx: Ctx, input: SandboxSendInput) {
   return ctx.db.transaction(async (tx) => {
-    const quote = await loadQuote(tx, ctx, input.quoteId);
+    const { quote, transaction } = await loadQuoteForChange(tx, ctx, input.quoteId);
     if ((JSON.parse(quote.source) as { sourceType: string }).sourceType !== 'REALTIME_FUNDING') {
       throw invalid('quoteId', 'names a quote funded from an account: execute it with POST /quotes/{quoteId}/execute');
     }
@@ -715,11 +699,9 @@ export async function sandboxSend(ctx: Ctx, input: SandboxSendInput) {
         errors: [{ field: 'currencyCode', message: `must be ${quote.sending_currency}, the quote's funding currency` }],
       });
     }
-    const current = { ...quote, status: (await lockQuoteTransaction(tx, ctx.platformId, quote.transaction_id)).status };
-    checkExecutable(current, ctx.now, (message) => invalid('quoteId', message));
+    checkExecutable(quote, ctx.now, (message) => invalid('quoteId', message));
     const paid = input.currencyAmount !== undefined ? BigInt(input.currencyAmount) : undefined;
-    await execute(tx, ctx, current, paid);
-    return presentTransaction((await lockQuoteTransaction(tx, ctx.platformId, quote.transaction_id)));
+    return presentTransaction((await execute(tx, ctx, quote, transaction, paid)).transaction);
   });
 }
 

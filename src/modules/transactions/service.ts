@@ -223,7 +223,7 @@ function next(work: Work, row: store.TransactionRow, changes: Partial<store.Tran
 // Where an outgoing payment's money is, and the two legs of its conversion.
 
 function fundsOf(row: store.TransactionRow, conversion: Conversion): Funds {
-  return conversion.funding === 'INTERNAL_ACCOUNT' ? { accountId: row.internal_account_id, bucket: 'HELD' } : { accountId: row.internal_account_id, bucket: 'AVAILABLE' };
+  return { accountId: row.internal_account_id, bucket: conversion.funding === 'INTERNAL_ACCOUNT' ? 'HELD' : 'AVAILABLE' };
 }
 
 function legsOf(row: store.TransactionRow, conversion: Conversion): ConversionLegs {
@@ -775,23 +775,23 @@ async function changeQuoteTransaction(
   return after;
 }
 
-/** Executing an account-funded quote of a customer in an SCA region asks for authorization first: PENDING -> PENDING_AUTHORIZATION. */
-export async function requireQuoteAuthorization(tx: Tx, row: store.TransactionRow, now: Date): Promise<store.TransactionRow> {
+/**
+ * An SCA step of a quote's payment, PENDING <-> PENDING_AUTHORIZATION: executing an
+ * account-funded quote of a customer in an SCA region asks for authorization first, and a
+ * satisfied challenge moves it back to PENDING. A row in another state is left as it is.
+ */
+export async function moveQuoteAuthorization(
+  tx: Tx,
+  row: store.TransactionRow,
+  now: Date,
+  to: 'PENDING' | 'PENDING_AUTHORIZATION',
+): Promise<store.TransactionRow> {
+  const from = to === 'PENDING' ? 'PENDING_AUTHORIZATION' : 'PENDING';
   return changeQuoteTransaction(tx, row, now, async (work, current) => {
-    if (current.status !== 'PENDING') return current;
-    const challenged = next(work, current, { status: 'PENDING_AUTHORIZATION' });
-    emit(work, challenged, 'PENDING_AUTHORIZATION');
-    return challenged;
-  });
-}
-
-/** The open SCA challenge was satisfied: PENDING_AUTHORIZATION -> PENDING. */
-export async function authorizeQuoteTransaction(tx: Tx, row: store.TransactionRow, now: Date): Promise<store.TransactionRow> {
-  return changeQuoteTransaction(tx, row, now, async (work, current) => {
-    if (current.status !== 'PENDING_AUTHORIZATION') return current;
-    const pending = next(work, current, { status: 'PENDING' });
-    emit(work, pending, 'PENDING');
-    return pending;
+    if (current.status !== from) return current;
+    const moved = next(work, current, { status: to });
+    emit(work, moved, to);
+    return moved;
   });
 }
 

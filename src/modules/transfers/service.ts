@@ -15,7 +15,7 @@ import type { Ctx } from '../../http/context.js';
 import { apiError, FieldErrors } from '../../http/errors.js';
 import { BalanceLimitExceeded, BALANCE_MAX, InsufficientFunds } from '../../ledger/index.js';
 import { railFor } from '../../rails/index.js';
-import { findTransferCounterparty, type TransferCounterparty } from '../external-accounts/service.js';
+import { findTransferCounterparty, requireActiveCounterparty, type TransferCounterparty } from '../external-accounts/service.js';
 import { findInternalAccount, type InternalAccountView } from '../internal-accounts/service.js';
 import { readPlatformConfig } from '../platform/service.js';
 import { platformCustomerIdOf, startTransfer, type TransactionView } from '../transactions/service.js';
@@ -88,14 +88,7 @@ async function checkTransfer(tx: Tx, ctx: Ctx, plan: TransferPlan, internal: Int
       errors: [{ field: plan.internalField, message: `holds ${internal.currency}, which is not enabled for ${plan.direction} transactions` }],
     });
   }
-  if (external.status === 'PENDING_OWNERSHIP_VERIFICATION' || external.status === 'UNVERIFIED') {
-    throw apiError('EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED', `External account ${external.id} must pass ownership verification first`, {
-      errors: [{ field: plan.externalField, message: `is ${external.status}` }],
-    });
-  }
-  if (external.status !== 'ACTIVE') {
-    throw apiError('INVALID_INPUT', `External account ${external.id} is ${external.status}`, { errors: [{ field: plan.externalField, message: `is ${external.status}` }] });
-  }
+  requireActiveCounterparty(external, plan.externalField);
   const amount = BigInt(plan.amount);
   if (amount < BigInt(limits.minAmount)) {
     throw apiError('AMOUNT_OUT_OF_RANGE', `The minimum ${internal.currency} transaction is ${limits.minAmount}`, {
@@ -113,13 +106,25 @@ async function checkTransfer(tx: Tx, ctx: Ctx, plan: TransferPlan, internal: Int
   return { amount, ...rail };
 }
 
-/** 400 INVALID_AMOUNT for a payment its account cannot cover; `field` is the request field that set the amount. */
-export function insufficientFundsError(err: InsufficientFunds, field: string) {
-  return apiError('INVALID_AMOUNT', `Insufficient funds: the available balance of ${err.accountId} is ${err.available}`, {
-    reason: 'INSUFFICIENT_BALANCE',
-    availableBalance: Number(err.available),
-    errors: [{ field, message: `exceeds the available balance of ${err.available}` }],
-  });
+/**
+ * The 400 INVALID_AMOUNT a ledger refusal answers (funds that do not cover the payment, or a
+ * credit past the balance maximum); any other error as it is. `field` is the request field
+ * that set the amount.
+ */
+export function ledgerRefusal(err: unknown, field: string): unknown {
+  if (err instanceof InsufficientFunds) {
+    return apiError('INVALID_AMOUNT', `Insufficient funds: the available balance of ${err.accountId} is ${err.available}`, {
+      reason: 'INSUFFICIENT_BALANCE',
+      availableBalance: Number(err.available),
+      errors: [{ field, message: `exceeds the available balance of ${err.available}` }],
+    });
+  }
+  if (err instanceof BalanceLimitExceeded) {
+    return apiError('INVALID_AMOUNT', `This payment would take the balance of ${err.accountId} past the maximum of ${BALANCE_MAX}`, {
+      errors: [{ field, message: `would take the balance of ${err.accountId} past ${BALANCE_MAX}` }],
+    });
+  }
+  return err;
 }
 
 async function transfer(tx: Tx, ctx: Ctx, plan: TransferPlan): Promise<TransactionView> {
@@ -151,13 +156,7 @@ async function transfer(tx: Tx, ctx: Ctx, plan: TransferPlan): Promise<Transacti
       ctx.now,
     );
   } catch (err) {
-    if (err instanceof InsufficientFunds) throw insufficientFundsError(err, 'amount');
-    if (err instanceof BalanceLimitExceeded) {
-      throw apiError('INVALID_AMOUNT', `This transfer would take the balance of ${internal.id} past the maximum of ${BALANCE_MAX}`, {
-        errors: [{ field: 'amount', message: `would take the balance past ${BALANCE_MAX}` }],
-      });
-    }
-    throw err;
+    throw ledgerRefusal(err, 'amount');
   }
 }
 
