@@ -24,7 +24,17 @@ export function platformNow(clock: Clock, offsetMs: number): Date {
   return new Date(clock.nowMs() + offsetMs);
 }
 
+// A request formats its one `now` many times (row timestamps, postings, events); the string
+// of the last instant formatted is kept.
+let lastIsoMs = Number.NaN;
+let lastIso = '';
+
 /** Timestamps are stored and compared as fixed-width ISO-8601 strings (UTC, milliseconds). */
 export function iso(date: Date): string {
-  return date.toISOString();
+  const ms = date.getTime();
+  if (ms !== lastIsoMs) {
+    lastIso = date.toISOString();
+    lastIsoMs = ms;
+  }
+  return lastIso;
 }

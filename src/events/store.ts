@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import type { DialectName, Queryable, Tx } from '../db/index.js';
 import { paginate, type PageRequest } from '../db/pagination.js';
 import { prepare } from '../db/prepared.js';
+import { parseShared } from '../json.js';
 import type { EventsTable, WebhookAttemptsTable, WebhookDeliveriesTable } from '../db/schema.js';
 
 export type EventRow = EventsTable;
@@ -27,7 +28,7 @@ const targetOf = prepare<{ id: string }, { config: string; webhook_private_key: 
 export async function webhookTarget(q: Queryable, platformId: string): Promise<WebhookTarget> {
   const row = await targetOf.first(q, { id: platformId });
   if (row === undefined) throw new Error(`platform ${platformId} vanished`);
-  const endpoint = (JSON.parse(row.config) as { webhookEndpoint?: string }).webhookEndpoint;
+  const endpoint = parseShared<{ webhookEndpoint?: string }>(row.config).webhookEndpoint;
   return { endpoint: endpoint || undefined, privateKeyPem: row.webhook_private_key, clockOffsetMs: Number(row.clock_offset_ms) };
 }
 

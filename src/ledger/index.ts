@@ -315,6 +315,11 @@ export class Books {
   }
 
   /** Internal accounts whose balances differ now from before this transaction's first posting. */
+  /** An account's balances as the postings kept so far leave them (undefined if never touched). */
+  balanceOf(accountId: string): Balance | undefined {
+    return this.current.get(accountId);
+  }
+
   changedAccounts(): string[] {
     return [...this.current.entries()]
       .filter(([id, now]) => {

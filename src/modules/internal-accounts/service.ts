@@ -239,17 +239,32 @@ export async function findOwnerAccountIn(q: Queryable, platformId: string, custo
 /**
  * Writes the books (see Books.flush) and records INTERNAL_ACCOUNT.BALANCE_UPDATED, with the
  * account as it is now, for each account whose balances changed; into `sink` when given
- * (the caller records them with its other events), else at once.
+ * (the caller records them with its other events), else at once. An account in `known` (read
+ * earlier in this transaction) is shown with the books' balances instead of being read again.
  */
-export async function recordBalanceUpdates(tx: Queryable, platformId: string, books: Books, now: Date, sink?: EventInput[]): Promise<void> {
+export async function recordBalanceUpdates(
+  tx: Queryable,
+  platformId: string,
+  books: Books,
+  now: Date,
+  sink?: EventInput[],
+  known: readonly store.InternalAccountView[] = [],
+): Promise<void> {
   await books.flush();
   for (const id of books.changedAccounts()) {
-    const account = await store.findInternalAccount(tx, platformId, id);
+    const account = withBalance(known.find((a) => a.id === id), books, now) ?? (await store.findInternalAccount(tx, platformId, id));
     if (account === undefined) throw new Error(`internal account ${id} vanished`);
     const event: EventInput = { platformId, type: 'INTERNAL_ACCOUNT.BALANCE_UPDATED', resourceId: id, data: presentInternalAccount(account), now };
     if (sink) sink.push(event);
     else await recordEvent(tx, event);
   }
+}
+
+/** `account` with the balances the books wrote for it at `now`. */
+function withBalance(account: store.InternalAccountView | undefined, books: Books, now: Date): store.InternalAccountView | undefined {
+  const balance = account && books.balanceOf(account.id);
+  if (account === undefined || balance === undefined) return undefined;
+  return { ...account, available: balance.available.toString(), held: balance.held.toString(), balance_updated_at: iso(now) };
 }
 
 /** Sandbox deposit: adds `amount` to the account's available balance at once. */

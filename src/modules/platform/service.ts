@@ -6,6 +6,7 @@ import { recordEvent } from '../../events/outbox.js';
 import { PERMISSIONS, type Ctx, type Deps, type PlatformSettings } from '../../http/context.js';
 import { FieldErrors } from '../../http/errors.js';
 import { newId } from '../../ids.js';
+import { parseShared } from '../../json.js';
 import type { JobContext } from '../../jobs/queue.js';
 import { provisionInternalAccounts } from '../internal-accounts/service.js';
 import { issueToken, pinToken, type ApiTokenView } from '../tokens/service.js';
@@ -150,9 +151,12 @@ export async function getPlatformConfig(ctx: Ctx) {
   return presentConfig(await loadPlatform(ctx.db.k, ctx.platformId));
 }
 
-/** The platform's stored configuration, for other areas (limits, currencies, webhook endpoint). */
+/** The platform's stored configuration, for other areas (limits, currencies, webhook endpoint); read-only. */
 export async function readPlatformConfig(q: Queryable, platformId: string): Promise<StoredConfig> {
-  return JSON.parse((await loadPlatform(q, platformId)).config) as StoredConfig;
+  const text = await store.findConfigText(q, platformId);
+  // The platform of an authenticated request always exists.
+  if (text === undefined) throw new Error(`platform ${platformId} vanished`);
+  return parseShared<StoredConfig>(text);
 }
 
 function checkConfigUpdate(patch: Partial<StoredConfig>): void {

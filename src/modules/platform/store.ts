@@ -14,6 +14,13 @@ export async function findPlatform(q: Queryable, id: string): Promise<PlatformRo
   return byId.first(q, { id });
 }
 
+const configById = prepare<{ id: string }, Pick<PlatformRow, 'config'>>((k, param) => k.selectFrom('platforms').select('config').where('id', '=', param('id')));
+
+/** The platform's configuration as stored (JSON text). */
+export async function findConfigText(q: Queryable, id: string): Promise<string | undefined> {
+  return (await configById.first(q, { id }))?.config;
+}
+
 export async function firstPlatform(q: Queryable): Promise<PlatformRow | undefined> {
   return q.selectFrom('platforms').selectAll().orderBy('created_at').orderBy('id').limit(1).executeTakeFirst();
 }

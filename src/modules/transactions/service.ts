@@ -32,7 +32,7 @@ import { defineJob } from '../../jobs/queue.js';
 import { openBooks, systemAccountId, type Books, type ConversionLegs, type Funds } from '../../ledger/index.js';
 import type { QuotePayout, RailOutcome, TimelineStep } from '../../rails/index.js';
 import { findCustomer } from '../customers/store.js';
-import { money, recordBalanceUpdates } from '../internal-accounts/service.js';
+import { money, recordBalanceUpdates, type InternalAccountView } from '../internal-accounts/service.js';
 import {
   requestIncomingPaymentApproval, setIncomingPaymentHooks, type CounterpartyField, type DecisionInput, type IncomingPaymentHooks,
 } from '../payment-approvals/service.js';
@@ -195,21 +195,32 @@ interface Work {
   books: Books;
   events: EventInput[];
   now: Date;
+  /** Internal accounts read earlier in this transaction (their balance events need not read them again). */
+  accounts?: InternalAccountView[];
+  /** The row of the last event and the view it carries; see viewOf. */
+  last?: { row: store.TransactionRow; view: TransactionView };
 }
 
 function openWork(tx: Queryable, platformId: string, now: Date): Work {
   return { tx, platformId, books: openBooks(tx, platformId, now), events: [], now };
 }
 
+/** The transaction as a response shows it: the last event's view when that event is of this very row. */
+function viewOf(work: Work, row: store.TransactionRow): TransactionView {
+  return work.last?.row === row ? work.last.view : presentTransaction(row);
+}
+
 /** Writes the postings and balances, then every event in the order the transitions made them. */
 async function finish(work: Work): Promise<void> {
-  await recordBalanceUpdates(work.tx, work.platformId, work.books, work.now, work.events);
+  await recordBalanceUpdates(work.tx, work.platformId, work.books, work.now, work.events, work.accounts);
   await recordEvents(work.tx, work.events);
 }
 
 function emit(work: Work, row: store.TransactionRow, event: string): void {
   const prefix = row.type === 'OUTGOING' ? 'OUTGOING_PAYMENT' : 'INCOMING_PAYMENT';
-  work.events.push({ platformId: row.platform_id, type: `${prefix}.${event}`, resourceId: row.id, data: presentTransaction(row), now: work.now });
+  const view = presentTransaction(row);
+  work.last = { row, view };
+  work.events.push({ platformId: row.platform_id, type: `${prefix}.${event}`, resourceId: row.id, data: view, now: work.now });
 }
 
 function amountOf(row: store.TransactionRow): bigint {
@@ -399,6 +410,8 @@ export interface NewTransfer {
   paymentRail: string | null;
   railSelectionMode: 'AUTO' | 'MANUAL' | null;
   details: Details;
+  /** The internal account as read at the start of this transaction, when the caller has it. */
+  internalAccount?: InternalAccountView;
 }
 
 function referenceFor(id: string): string {
@@ -435,6 +448,7 @@ function newRow(fields: NewRowFields, now: Date): store.TransactionRow {
 export async function startTransfer(tx: Tx, input: NewTransfer, timeline: TimelineStep[], now: Date): Promise<TransactionView> {
   const id = newId('Transaction');
   const work = openWork(tx, input.platformId, now);
+  if (input.internalAccount !== undefined) work.accounts = [input.internalAccount];
   // Funds first: a transfer that cannot be covered writes nothing.
   if (input.type === 'OUTGOING') await work.books.hold(input.internalAccountId, input.currency, input.amount, id);
   else await work.books.acceptIncoming(input.internalAccountId, input.currency, input.amount, id);
@@ -461,7 +475,7 @@ export async function startTransfer(tx: Tx, input: NewTransfer, timeline: Timeli
   // The row is written once, in the state the outcomes due now left it in.
   await store.insertTransaction(tx, row);
   await finish(work);
-  return presentTransaction(row);
+  return viewOf(work, row);
 }
 
 // ----------------------------------------------------------------------------- operations
@@ -556,7 +570,7 @@ export async function cancelTransaction(ctx: Ctx, id: string, reason: string | u
     const cancelled = await cancel(work, row, reason);
     await store.saveState(tx, cancelled);
     await finish(work);
-    return presentTransaction(cancelled);
+    return viewOf(work, cancelled);
   });
 }
 

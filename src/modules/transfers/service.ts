@@ -151,6 +151,7 @@ async function transfer(tx: Tx, ctx: Ctx, plan: TransferPlan): Promise<Transacti
         paymentRail: checked.paymentRail,
         railSelectionMode: checked.railSelectionMode,
         details: plan.details,
+        internalAccount: internal,
       },
       timeline,
       ctx.now,

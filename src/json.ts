@@ -1,0 +1,25 @@
+// JSON texts read far more often than they change (a platform's configuration is read by
+// every payment) are parsed once per distinct text. The parsed value is shared by every
+// reader, so it is frozen: a reader that tried to change it would throw instead of changing
+// what the others see.
+
+const CACHED_TEXTS_MAX = 64;
+const parsed = new Map<string, unknown>();
+
+function deepFreeze(value: unknown): void {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const child of Object.values(value)) deepFreeze(child);
+}
+
+/** JSON.parse of `text`, frozen and kept for the next reader of the same text. */
+export function parseShared<T>(text: string): T {
+  let value = parsed.get(text);
+  if (value === undefined) {
+    value = JSON.parse(text) as unknown;
+    deepFreeze(value);
+    if (parsed.size >= CACHED_TEXTS_MAX) parsed.delete(parsed.keys().next().value!);
+    parsed.set(text, value);
+  }
+  return value as T;
+}
