@@ -246,6 +246,14 @@ export class Books {
     ]);
   }
 
+  /** Money in SUSPENSE is passed on to an outside account it was bound for: SUSPENSE -> EXTERNAL_RAILS. */
+  forwardExternally(currency: string, amount: bigint, transactionId: string): Promise<void> {
+    return this.post('PAYOUT', currency, transactionId, [
+      { accountId: systemAccountId(this.platformId, 'SUSPENSE', currency), bucket: 'AVAILABLE', amount: -amount },
+      { accountId: systemAccountId(this.platformId, 'EXTERNAL_RAILS', currency), bucket: 'AVAILABLE', amount },
+    ]);
+  }
+
   /** Money in SUSPENSE goes back to whoever sent it: SUSPENSE -> EXTERNAL_RAILS. */
   refundExternally(currency: string, amount: bigint, transactionId: string): Promise<void> {
     return this.post('REFUND', currency, transactionId, [

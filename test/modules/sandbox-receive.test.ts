@@ -7,6 +7,7 @@ import { SANDBOX_UMA_ADDRESSES, SANDBOX_UMA_DOMAINS } from '../../src/sandbox/ma
 import { build, ManualClock, type TestApp } from '../helper.js';
 import { expectAllConform, receiverFor, type Answer, type Receiver } from '../events/support.js';
 import { createCustomer, individualBody } from '../fixtures/customers.js';
+import { accountBody } from '../fixtures/accounts.js';
 import { eventsOf, expectBalancedBooks } from '../fixtures/money.js';
 
 const START_MS = Date.parse('2025-06-02T09:00:00.000Z');
@@ -157,6 +158,61 @@ describe('POST /sandbox/uma/receive', () => {
     expect(await balances(t, customer.id)).toEqual({ balance: 0, totalBalance: 0 });
     expect((await t.api('POST', `/transactions/${reply.body.id}/approve`)).status).toBe(409);
     await expectBalancedBooks(t);
+  });
+
+  describe('to a customer with a default UMA deposit account', () => {
+    async function depositAccount(t: TestApp, customerId: string, accountType: string) {
+      const reply = await t.api('POST', '/customers/external-accounts', { body: { ...accountBody(accountType), customerId, defaultUmaDepositAccount: true } });
+      expect(reply.status).toBe(201);
+      expect(reply.body.defaultUmaDepositAccount).toBe(true);
+      return reply.body;
+    }
+
+    it('deposits in that external account: its destination, money passed on, the internal account untouched', async () => {
+      const { t, customer, receiver } = await withReceiver({ status: 200 });
+      const external = await depositAccount(t, customer.id, 'USD_ACCOUNT');
+      const reply = await receive(t, { senderUmaAddress: SENDER, customerId: customer.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 7_500 });
+      expect(reply.status).toBe(200);
+      expect(reply.body).toMatchObject({ status: 'PENDING', destination: { destinationType: 'ACCOUNT', accountId: external.id, currency: 'USD' } });
+      expect(await balances(t, customer.id)).toEqual({ balance: 0, totalBalance: 0 });
+      await t.runDueJobs();
+      const after = await t.api('GET', `/transactions/${reply.body.id}`);
+      expect(after.body).toMatchObject({ status: 'COMPLETED', destination: { accountId: external.id }, receivedAmount: { amount: 7_500 } });
+      expect(await balances(t, customer.id)).toEqual({ balance: 0, totalBalance: 0 });
+      expect(await postingsOf(t, reply.body.id)).toEqual(['FUNDING_RECEIVED', 'PAYOUT']);
+      // No balance of the customer's changed, so no INTERNAL_ACCOUNT.BALANCE_UPDATED.
+      const types = (await t.deps.db.k.selectFrom('events').select('type').execute()).map((e) => e.type);
+      expect(types.filter((type) => type === 'INTERNAL_ACCOUNT.BALANCE_UPDATED')).toEqual([]);
+      const filtered = await t.api('GET', `/transactions?accountIdentifier=${encodeURIComponent(external.id)}`);
+      expect(filtered.body.data.map((tx: { id: string }) => tx.id)).toEqual([reply.body.id]);
+      await t.runDueJobs();
+      expect(receiver.hits.find((h) => h.type === 'INCOMING_PAYMENT.COMPLETED')!.json.data).toEqual(after.body);
+      expectAllConform(receiver);
+      await expectBalancedBooks(t);
+    });
+
+    it('sends the money back when the platform rejects it', async () => {
+      const { t, customer } = await withReceiver({ status: 403 });
+      const external = await depositAccount(t, customer.id, 'USD_ACCOUNT');
+      const reply = await receive(t, { senderUmaAddress: SENDER, customerId: customer.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 900 });
+      await t.runDueJobs();
+      const after = await t.api('GET', `/transactions/${reply.body.id}`);
+      expect(after.body).toMatchObject({ status: 'REJECTED', destination: { accountId: external.id } });
+      expect(await postingsOf(t, reply.body.id)).toEqual(['FUNDING_RECEIVED', 'REFUND']);
+      expect(await balances(t, customer.id)).toEqual({ balance: 0, totalBalance: 0 });
+      await expectBalancedBooks(t);
+    });
+
+    it('credits the internal account when the default account holds another currency', async () => {
+      const t = await build();
+      const { customer, account } = await customerOf(t);
+      await depositAccount(t, customer.id, 'EUR_ACCOUNT');
+      const reply = await receive(t, { senderUmaAddress: SENDER, customerId: customer.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 1_200 });
+      expect(reply.body).toMatchObject({ status: 'COMPLETED', destination: { accountId: account.id } });
+      expect(await balances(t, customer.id)).toEqual({ balance: 1_200, totalBalance: 1_200 });
+      expect(await postingsOf(t, reply.body.id)).toEqual(['INCOMING_ACCEPT', 'INCOMING_COMPLETE']);
+      await expectBalancedBooks(t);
+    });
   });
 
   it('makes one decision when approve, reject and the timeout race', async () => {

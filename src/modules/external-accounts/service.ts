@@ -391,6 +391,16 @@ export function requireActiveCounterparty(external: TransferCounterparty, field:
   }
 }
 
+/**
+ * Where an incoming UMA payment to the customer in `currency` is deposited, when not in the
+ * customer's internal account: the external account flagged `defaultUmaDepositAccount`, if
+ * it holds that currency and is ACTIVE (sandbox payments are not converted).
+ */
+export async function umaDepositAccountFor(q: Queryable, platformId: string, customerId: string, currency: string): Promise<string | undefined> {
+  const row = await store.findDefaultUmaDeposit(q, { platformId, customerId });
+  return row !== undefined && row.currency === currency && row.status === 'ACTIVE' ? row.id : undefined;
+}
+
 /** A live external account of the platform (any owner), as transfers need it; read in the caller's transaction. */
 export async function findTransferCounterparty(q: Queryable, platformId: string, id: string): Promise<TransferCounterparty | undefined> {
   const row = await store.findExternalAccount(q, platformId, id, 'any');

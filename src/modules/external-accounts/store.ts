@@ -100,6 +100,18 @@ export async function updateExternalAccount(
   await q.updateTable('external_accounts').set(changes).where('id', '=', id).execute();
 }
 
+/** The owner's live account flagged as the default for incoming UMA payments, if any. */
+export async function findDefaultUmaDeposit(q: Queryable, owner: Owner): Promise<ExternalAccountRow | undefined> {
+  return q
+    .selectFrom('external_accounts')
+    .selectAll()
+    .where('platform_id', '=', owner.platformId)
+    .where('owner_key', '=', ownerKey(owner))
+    .where('default_uma_deposit', '=', 1)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
 /** Clears the default UMA deposit flag on the owner's other accounts. */
 export async function clearDefaultUmaDeposit(q: Queryable, owner: Owner, now: string): Promise<void> {
   await q

@@ -1,7 +1,10 @@
 // Incoming UMA payments simulated by the sandbox (POST /sandbox/uma/receive): a sandbox UMA
 // sender pays one of the platform's customers, in the receiving currency and amount given
 // (no conversion). The transactions area accepts it as a pending credit and asks the platform
-// to approve it (INCOMING_PAYMENT.PENDING); the decision completes or fails it.
+// to approve it (INCOMING_PAYMENT.PENDING); the decision completes or fails it. A customer
+// whose external account in that currency is flagged defaultUmaDepositAccount (and ACTIVE)
+// is paid there instead: the payment's destination is that account, and on completion the
+// money is passed on to it rather than credited to the internal account.
 //
 // Checks, in order, each with its own code, before anything is written:
 //   1. the body is well formed (400: INVALID_UMA_ADDRESS when only addresses are malformed,
@@ -20,6 +23,7 @@ import { apiError, FieldErrors } from '../../http/errors.js';
 import { BalanceLimitExceeded, BALANCE_MAX } from '../../ledger/index.js';
 import { parseUmaAddress, sandboxUmaCounterpartyFor } from '../../sandbox/magic.js';
 import { activeCustomer, findActiveCustomerByUmaAddress, type CustomerRow } from '../customers/service.js';
+import { umaDepositAccountFor } from '../external-accounts/service.js';
 import { findOwnerAccountIn } from '../internal-accounts/service.js';
 import { readPlatformConfig } from '../platform/service.js';
 import { receiveUmaPayment } from '../transactions/service.js';
@@ -121,6 +125,7 @@ export async function sandboxReceive(ctx: Ctx, body: SandboxReceiveInput) {
         senderUmaAddress: senderAddress,
         counterpartyInformation: senderInformation(name),
         scenario: sender.scenario,
+        depositAccountId: await umaDepositAccountFor(tx, ctx.platformId, customer!.id, currency),
       }, ctx.now);
     } catch (err) {
       if (!(err instanceof BalanceLimitExceeded)) throw err;

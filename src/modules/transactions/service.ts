@@ -257,11 +257,27 @@ async function releaseOutgoing(work: Work, row: store.TransactionRow): Promise<v
   else await work.books.release(row.internal_account_id, row.currency, amountOf(row), row.id);
 }
 
-/** The rail completed the payment: outgoing funds leave the held bucket, incoming ones become available. */
+/**
+ * An incoming payment deposited in an external account (the customer's default UMA deposit
+ * account) has that account as its destination instead of the internal account, and its
+ * money waits in SUSPENSE rather than as a pending credit of the internal account.
+ */
+function depositsExternally(row: store.TransactionRow): boolean {
+  return row.type === 'INCOMING' && row.destination_account_id !== row.internal_account_id;
+}
+
+/** An incoming payment will not complete: its pending credit (or the money in SUSPENSE) goes back to the sender. */
+async function returnIncoming(work: Work, row: store.TransactionRow): Promise<void> {
+  if (depositsExternally(row)) await work.books.refundExternally(row.currency, amountOf(row), row.id);
+  else await work.books.failIncoming(row.internal_account_id, row.currency, amountOf(row), row.id);
+}
+
+/** The rail completed the payment: outgoing funds leave the held bucket, incoming ones become available (or are passed on). */
 async function complete(work: Work, row: store.TransactionRow): Promise<store.TransactionRow> {
   const conversion = conversionOf(row);
   if (conversion !== undefined) await work.books.convertAndPayOut(fundsOf(row, conversion), legsOf(row, conversion), row.id);
   else if (row.type === 'OUTGOING') await work.books.settle(row.internal_account_id, row.currency, amountOf(row), row.id);
+  else if (depositsExternally(row)) await work.books.forwardExternally(row.currency, amountOf(row), row.id);
   else await work.books.completeIncoming(row.internal_account_id, row.currency, amountOf(row), row.id);
   const completed = next(work, row, { status: 'COMPLETED', settled_at: iso(work.now) });
   emit(work, completed, 'COMPLETED');
@@ -276,7 +292,7 @@ async function fail(work: Work, row: store.TransactionRow, failureReason: string
     if (conversion !== undefined && conversion.funding !== 'INTERNAL_ACCOUNT') return failWithRefund(work, row, failureReason, 'COMPLETED');
     await releaseOutgoing(work, row);
   } else {
-    await work.books.failIncoming(row.internal_account_id, row.currency, amountOf(row), row.id);
+    await returnIncoming(work, row);
   }
   const failed = next(work, row, { status: 'FAILED', failure_reason: failureReason });
   emit(work, failed, 'FAILED');
@@ -588,6 +604,8 @@ export interface NewIncomingUmaPayment {
   scenario: UmaScenario;
   /** Receiver fields the platform must return when it approves (none for sandbox payments). */
   requestedReceiverCustomerInfoFields?: CounterpartyField[];
+  /** The external account to deposit in instead of the internal account (see depositsExternally). */
+  depositAccountId?: string | undefined;
 }
 
 function asIncomingView(row: store.TransactionRow): IncomingTransactionView {
@@ -604,7 +622,8 @@ function asIncomingView(row: store.TransactionRow): IncomingTransactionView {
 export async function receiveUmaPayment(tx: Tx, input: NewIncomingUmaPayment, now: Date): Promise<TransactionView> {
   const id = newId('Transaction');
   const work = openWork(tx, input.platformId, now);
-  await work.books.acceptIncoming(input.internalAccountId, input.currency, input.amount, id);
+  if (input.depositAccountId !== undefined) await work.books.receiveFunding(input.currency, input.amount, id);
+  else await work.books.acceptIncoming(input.internalAccountId, input.currency, input.amount, id);
   const details: Details = { senderUmaAddress: input.senderUmaAddress, counterpartyInformation: input.counterpartyInformation, umaScenario: input.scenario };
   let row: store.TransactionRow = newRow({
     id,
@@ -617,7 +636,7 @@ export async function receiveUmaPayment(tx: Tx, input: NewIncomingUmaPayment, no
     // The sender stands where a transfer has its external account (filters read these columns).
     external_account_id: input.senderUmaAddress,
     source_account_id: input.senderUmaAddress,
-    destination_account_id: input.internalAccountId,
+    destination_account_id: input.depositAccountId ?? input.internalAccountId,
     currency: input.currency,
     amount: input.amount.toString(),
     payment_rail: null,
@@ -640,7 +659,7 @@ export async function receiveUmaPayment(tx: Tx, input: NewIncomingUmaPayment, no
 
 /** The platform declined the payment: the pending credit goes back to where it came from. */
 async function reject(work: Work, row: store.TransactionRow): Promise<store.TransactionRow> {
-  await work.books.failIncoming(row.internal_account_id, row.currency, amountOf(row), row.id);
+  await returnIncoming(work, row);
   const rejected = next(work, row, { status: 'REJECTED' });
   // The reference has no REJECTED event: a declined payment is reported as failed.
   emit(work, rejected, 'FAILED');
