@@ -325,6 +325,14 @@ describe('POST /sandbox/uma/receive', () => {
       const schema = await receive(t, { senderUmaAddress: 7, customerId: customer.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 0 });
       expect(schema.status).toBe(400);
       expect(schema.body.details.errors.map((e: any) => e.field).sort()).toEqual(['receivingCurrencyAmount', 'senderUmaAddress']);
+      // Schema problems and the body's own rules come back together.
+      const mixed = await receive(t, { senderUmaAddress: 'sam', receiverUmaAddress: 'robin', receivingCurrencyCode: 'XYZ', receivingCurrencyAmount: -3 });
+      expect(mixed.status).toBe(400);
+      expect(mixed.body.code).toBe('INVALID_INPUT');
+      expect(mixed.body.details.errors.map((e: any) => e.field).sort()).toEqual(['receiverUmaAddress', 'receivingCurrencyAmount', 'receivingCurrencyCode', 'senderUmaAddress']);
+      const untyped = await receive(t, { senderUmaAddress: SENDER, customerId: 12, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 5 });
+      expect(untyped.status).toBe(400);
+      expect(untyped.body.details.errors.map((e: any) => e.field)).toEqual(['customerId']);
       const all = await receive(t, { senderUmaAddress: 'sam', receiverUmaAddress: 'robin', receivingCurrencyCode: 'XYZ', receivingCurrencyAmount: 5 });
       expect(all.status).toBe(400);
       expect(all.body.code).toBe('INVALID_INPUT');

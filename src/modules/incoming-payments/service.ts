@@ -7,8 +7,9 @@
 // money is passed on to it rather than credited to the internal account.
 //
 // Checks, in order, each with its own code, before anything is written:
-//   1. the body is well formed (400: INVALID_UMA_ADDRESS when only addresses are malformed,
-//      INVALID_CURRENCY when only the currency is unknown, else INVALID_INPUT; all at once)
+//   1. the body is well formed, by its schema and its own rules together (400:
+//      INVALID_UMA_ADDRESS when only addresses are malformed, INVALID_CURRENCY when only the
+//      currency is unknown, else INVALID_INPUT; every invalid field at once)
 //   2. the sender is a sandbox UMA address (404 UMA_NOT_FOUND)
 //   3. the receiver is a live customer (404 USER_NOT_FOUND by id, UMA_NOT_FOUND by address);
 //      when both are given they name the same customer (400 INVALID_INPUT)
@@ -19,7 +20,7 @@
 
 import { currencyInfo } from '../../currencies.js';
 import type { Ctx } from '../../http/context.js';
-import { apiError, FieldErrors } from '../../http/errors.js';
+import { apiError, FieldErrors, type FieldError } from '../../http/errors.js';
 import { BalanceLimitExceeded, BALANCE_MAX } from '../../ledger/index.js';
 import { parseUmaAddress, sandboxUmaCounterpartyFor } from '../../sandbox/magic.js';
 import { activeCustomer, findActiveCustomerByUmaAddress, type CustomerRow } from '../customers/service.js';
@@ -43,16 +44,26 @@ function senderInformation(name: string): Record<string, unknown> {
 
 const ADDRESS_MESSAGE = 'must be a UMA address such as $name@domain.example';
 
-function checkBody(body: SandboxReceiveInput): void {
+/**
+ * Step 1. `schemaErrors`: what the request schema found; the body's own rules run on the
+ * fields it left well typed, and every problem comes back in one 400.
+ */
+function checkBody(body: SandboxReceiveInput, schemaErrors: FieldError[]): void {
   const errors = new FieldErrors();
-  if (parseUmaAddress(body.senderUmaAddress) === undefined) errors.add('senderUmaAddress', ADDRESS_MESSAGE);
-  if (body.receiverUmaAddress === undefined && body.customerId === undefined) {
+  for (const error of schemaErrors) errors.add(error.field, error.message);
+  const typed = (field: keyof SandboxReceiveInput) => typeof body?.[field] === 'string' && !schemaErrors.some((e) => e.field === field);
+  if (typed('senderUmaAddress') && parseUmaAddress(body.senderUmaAddress) === undefined) errors.add('senderUmaAddress', ADDRESS_MESSAGE);
+  if (body !== null && typeof body === 'object' && body.receiverUmaAddress === undefined && body.customerId === undefined) {
     errors.add('receiverUmaAddress', 'or customerId is required: name the receiving customer');
     errors.add('customerId', 'or receiverUmaAddress is required: name the receiving customer');
   }
-  if (body.receiverUmaAddress !== undefined && parseUmaAddress(body.receiverUmaAddress) === undefined) errors.add('receiverUmaAddress', ADDRESS_MESSAGE);
-  if (currencyInfo(body.receivingCurrencyCode) === undefined) errors.add('receivingCurrencyCode', `is not a currency railyard knows: ${body.receivingCurrencyCode}`);
+  if (typed('receiverUmaAddress') && parseUmaAddress(body.receiverUmaAddress!) === undefined) errors.add('receiverUmaAddress', ADDRESS_MESSAGE);
+  if (typed('receivingCurrencyCode') && currencyInfo(body.receivingCurrencyCode) === undefined) {
+    errors.add('receivingCurrencyCode', `is not a currency railyard knows: ${body.receivingCurrencyCode}`);
+  }
   if (errors.empty) return;
+  // A malformed body is INVALID_INPUT; the two narrower codes are for well-typed bodies.
+  if (schemaErrors.length > 0) errors.throwIfAny();
   const fields = errors.errors;
   if (fields.every((e) => e.message === ADDRESS_MESSAGE)) {
     throw apiError('INVALID_UMA_ADDRESS', fields.map((e) => `${e.field} ${e.message}`).join('; '), { errors: fields });
@@ -63,8 +74,8 @@ function checkBody(body: SandboxReceiveInput): void {
   errors.throwIfAny();
 }
 
-export async function sandboxReceive(ctx: Ctx, body: SandboxReceiveInput) {
-  checkBody(body);
+export async function sandboxReceive(ctx: Ctx, body: SandboxReceiveInput, schemaErrors: FieldError[] = []) {
+  checkBody(body, schemaErrors);
   const sender = sandboxUmaCounterpartyFor(body.senderUmaAddress);
   if (sender === undefined) {
     throw apiError('UMA_NOT_FOUND', `No sandbox sender at ${body.senderUmaAddress}; use one of the sandbox UMA addresses`, { field: 'senderUmaAddress' });
