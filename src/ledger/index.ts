@@ -157,15 +157,26 @@ export async function balanceOf(q: Queryable, platformId: string, accountId: str
 
 /**
  * The books of one database transaction: every posting goes through here. A posting is
- * checked at once against the balances (read, and locked, on first use) and kept; flush()
- * writes the postings, their entries and each changed balance in a few statements. The
- * caller flushes before the transaction ends (recordBalanceUpdates in the internal-accounts
- * service does, as it needs the written balances). The books also remember each internal
- * account's balances from before the first posting, to tell which accounts changed.
+ * checked at once against the balances (read on first use) and kept; flush() writes the
+ * postings, their entries and each changed balance in a few statements. The caller flushes
+ * before the transaction ends (recordBalanceUpdates in the internal-accounts service does,
+ * as it needs the written balances). The books also remember each internal account's
+ * balances from before the first posting, to tell which accounts changed.
+ *
+ * Concurrency: the balances are read without a lock, and flush() writes each one as an
+ * increment guarded by the same limits (never below zero, never past BALANCE_MAX), which
+ * takes the row lock on PostgreSQL. A payment that passed the check on a balance another
+ * transaction has since spent is refused there, with the same error, and its whole
+ * transaction rolls back. The lock is held only from the flush to the commit, so payments
+ * from one account queue for a few statements, not for their whole transaction; and locks
+ * are taken in ascending id order, so two transactions never wait for each other in a
+ * cycle. (SQLite transactions are exclusive: there the check at posting time is final.)
  */
 export class Books {
   private readonly before = new Map<string, Balance>();
   private readonly current = new Map<string, Balance>();
+  /** Each account's balances as last read or written, which the next flush adds to. */
+  private readonly stored = new Map<string, Balance>();
   private readonly dirty = new Set<string>();
   private postings: store.PostingRow[] = [];
   private entries: store.EntryRow[] = [];
@@ -337,31 +348,65 @@ export class Books {
       .map(([id]) => id);
   }
 
-  /** Writes the postings kept so far, their entries, and the balances they changed. */
+  /**
+   * Writes the postings kept so far, their entries, and the balances they changed (last,
+   * see the class comment). Throws InsufficientFunds or BalanceLimitExceeded when another
+   * transaction changed a balance meanwhile and this one's change no longer fits.
+   */
   async flush(): Promise<void> {
     if (this.postings.length === 0) return;
     await store.insertPostings(this.tx, this.postings);
     await store.insertEntries(this.tx, this.entries);
     const now = iso(this.now);
-    for (const id of this.dirty) {
-      const balance = this.current.get(id)!;
-      await store.writeBalance(this.tx, id, balance.available, balance.held, now);
-    }
+    for (const id of [...this.dirty].sort()) await this.writeBalance(id, now);
     this.postings = [];
     this.entries = [];
     this.dirty.clear();
   }
 
-  /** Reads (and locks) the balances of internal accounts not read yet, in ascending id order. */
+  private async writeBalance(id: string, now: string): Promise<void> {
+    const wanted = this.current.get(id)!;
+    const stored = this.stored.get(id)!;
+    const change = { available: wanted.available - stored.available, held: wanted.held - stored.held };
+    // A refusal is checked against a fresh read; a balance that fits again by then is tried
+    // once more.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const row = await store.addToBalance(this.tx, id, change, BALANCE_MAX, now);
+      if (row !== undefined) {
+        const written = { available: BigInt(row.available), held: BigInt(row.held) };
+        // What other transactions changed meanwhile moves `before` too, so before and current
+        // still differ by this transaction's own postings.
+        const drift = { available: written.available - wanted.available, held: written.held - wanted.held };
+        const before = this.before.get(id)!;
+        this.before.set(id, { available: before.available + drift.available, held: before.held + drift.held });
+        this.current.set(id, written);
+        this.stored.set(id, written);
+        return;
+      }
+      const fresh = await store.findBalance(this.tx, this.platformId, id, false);
+      if (fresh === undefined) throw new Error(`ledger account ${id} does not exist`);
+      const available = BigInt(fresh.available);
+      const held = BigInt(fresh.held);
+      if (available + change.available < 0n) throw new InsufficientFunds(id, available, -change.available);
+      if (held + change.held < 0n) throw new Error(`a posting would take the held balance of ${id} below zero`);
+      if (available + change.available > BALANCE_MAX || held + change.held > BALANCE_MAX) {
+        throw new BalanceLimitExceeded(id, available + held, change.available + change.held);
+      }
+    }
+    throw new Error(`the balance of ${id} kept changing while it was written`);
+  }
+
+  /** Reads the balances of internal accounts not read yet. */
   private async load(ids: string[], currency: string): Promise<void> {
-    for (const id of [...ids].sort()) {
+    for (const id of ids) {
       if (this.current.has(id)) continue;
-      const row = await store.findBalance(this.tx, this.platformId, id, true);
+      const row = await store.findBalance(this.tx, this.platformId, id, false);
       if (row === undefined) throw new Error(`ledger account ${id} does not exist`);
       if (row.currency !== currency) throw new Error(`ledger account ${id} holds ${row.currency}, not ${currency}`);
       const balance = { available: BigInt(row.available), held: BigInt(row.held) };
       this.before.set(id, balance);
       this.current.set(id, balance);
+      this.stored.set(id, balance);
     }
   }
 
@@ -372,12 +417,8 @@ export class Books {
     if (sum !== 0n) throw new Error(`unbalanced ${kind} posting: entries sum to ${sum}`);
     if (entries.length < 2 || entries.some((entry) => entry.amount === 0n)) throw new Error(`${kind} posting must move a positive amount`);
 
-    // Lock the internal accounts of a posting in ascending id order, so two postings over the
-    // same accounts wait for each other in one order. (A conversion locks across several
-    // postings, where a deadlock stays possible; PostgreSQL then aborts one transaction and
-    // the store runs it again.) The funds check below reads balances under this lock, so
-    // concurrent transfers never spend the same money twice. (SQLite transactions are
-    // exclusive, so there it is a read.)
+    // The funds check below is made on the balances as read; flush() makes it again, under
+    // the row lock, for the sum of the transaction's postings (see the class comment).
     const internalIds = [...new Set(entries.filter((e) => isInternal(e.accountId)).map((e) => e.accountId))].sort();
     await this.load(internalIds, currency);
 

@@ -51,6 +51,33 @@ export async function writeBalance(q: Queryable, id: string, available: bigint, 
   await setBalance.run(q, { id, available, held, updatedAt });
 }
 
+const changeBalance = prepare<{ id: string; available: bigint; held: bigint; max: bigint; updatedAt: string }, { available: string; held: string }>((k, param) =>
+  k
+    .updateTable('ledger_accounts')
+    .set({ available: sql`available + ${param('available')}`, held: sql`held + ${param('held')}`, updated_at: param('updatedAt') })
+    .where('id', '=', param('id'))
+    .where(sql`available + ${param('available')}`, '>=', sql`0`)
+    .where(sql`held + ${param('held')}`, '>=', sql`0`)
+    .where(sql`available + ${param('available')}`, '<=', param('max'))
+    .where(sql`held + ${param('held')}`, '<=', param('max'))
+    .returning([sql<string>`CAST(available AS TEXT)`.as('available'), sql<string>`CAST(held AS TEXT)`.as('held')]),
+);
+
+/**
+ * Adds the changes to an account's balances in one statement (taking its row lock on
+ * PostgreSQL), unless a bucket would go below zero or past `max`; the balances after it, or
+ * undefined when refused (or when the account does not exist).
+ */
+export async function addToBalance(
+  q: Queryable,
+  id: string,
+  change: { available: bigint; held: bigint },
+  max: bigint,
+  updatedAt: string,
+): Promise<{ available: string; held: string } | undefined> {
+  return changeBalance.first(q, { id, available: change.available, held: change.held, max, updatedAt });
+}
+
 export interface PostingRow {
   id: string;
   platformId: string;

@@ -280,13 +280,14 @@ export async function sandboxFundInternalAccount(ctx: Ctx, accountId: string, am
     const books = openBooks(tx, ctx.platformId, ctx.now);
     try {
       await books.fund(account.id, account.currency, BigInt(amount));
+      // The balance is written here: a deposit that meanwhile no longer fits is refused here.
+      await recordBalanceUpdates(tx, ctx.platformId, books, ctx.now, undefined, [account]);
     } catch (err) {
       if (!(err instanceof BalanceLimitExceeded)) throw err;
       throw apiError('INVALID_AMOUNT', `This deposit would take the balance past the maximum of ${BALANCE_MAX}`, {
         errors: [{ field: 'amount', message: `would take the balance past ${BALANCE_MAX}` }],
       });
     }
-    await recordBalanceUpdates(tx, ctx.platformId, books, ctx.now);
     return presentInternalAccount((await store.findInternalAccount(tx, ctx.platformId, accountId))!);
   });
 }
