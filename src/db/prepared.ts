@@ -3,7 +3,7 @@
 // hottest queries (reads by id on every request) are prepared this way.
 
 import { CompiledQuery, type Compilable, type Kysely, type QueryResult } from 'kysely';
-import { directExecutor } from './index.js';
+import { directExecutor, type Queryable } from './index.js';
 import type { Database } from './schema.js';
 
 type Param = (name: string) => any;
@@ -20,6 +20,8 @@ export interface PreparedQuery<Params extends object, Row> {
   all(q: Kysely<Database>, params: Params): Promise<Row[]>;
   first(q: Kysely<Database>, params: Params): Promise<Row | undefined>;
   run(q: Kysely<Database>, params: Params): Promise<{ numAffectedRows?: bigint }>;
+  /** Runs with the values of the parameters in the order the query uses them (every one a `param`). */
+  runValues(q: Kysely<Database>, values: unknown[]): Promise<void>;
 }
 
 /**
@@ -45,14 +47,17 @@ export function prepare<Params extends object, Row = unknown>(
     }
     return found;
   };
-  const execute = async (q: Kysely<Database>, params: Params): Promise<QueryResult<Row>> => {
-    const { compiled, slots } = plan(q);
-    const parameters = slots.map((slot) => ('name' in slot ? (params as Record<string, unknown>)[slot.name] : slot.value));
+  const executeValues = async (q: Kysely<Database>, compiled: CompiledQuery, parameters: unknown[]): Promise<QueryResult<Row>> => {
     // On the embedded store the statement usually runs at once, without a trip through
     // Kysely's connection queue (see directExecutor).
     const direct = directExecutor(q)?.run(q, compiled.sql, parameters);
     if (direct !== undefined) return direct as QueryResult<Row>;
     return q.executeQuery<Row>(CompiledQuery.raw(compiled.sql, parameters));
+  };
+  const execute = async (q: Kysely<Database>, params: Params): Promise<QueryResult<Row>> => {
+    const { compiled, slots } = plan(q);
+    const parameters = slots.map((slot) => ('name' in slot ? (params as Record<string, unknown>)[slot.name] : slot.value));
+    return executeValues(q, compiled, parameters);
   };
   return {
     all: async (q, params) => (await execute(q, params)).rows,
@@ -60,6 +65,46 @@ export function prepare<Params extends object, Row = unknown>(
     run: async (q, params) => {
       const result = await execute(q, params);
       return result.numAffectedRows === undefined ? {} : { numAffectedRows: result.numAffectedRows };
+    },
+    runValues: async (q, values) => {
+      const { compiled, slots } = plan(q);
+      if (values.length !== slots.length || slots.some((slot) => !('name' in slot))) {
+        throw new Error(`runValues needs one value for each of the ${slots.length} parameters`);
+      }
+      await executeValues(q, compiled, values);
+    },
+  };
+}
+
+/**
+ * A prepared insert of several rows at once: one statement per row count up to `rowsMax`,
+ * longer lists in chunks of that many. Each row gives its values in the order of `columns`.
+ */
+export function preparedInsert<Table extends keyof Database & string>(table: Table, columns: readonly (keyof Database[Table] & string)[], rowsMax = 8) {
+  const statements = new Map<number, PreparedQuery<object, unknown>>();
+  const statementFor = (count: number) => {
+    let statement = statements.get(count);
+    if (statement === undefined) {
+      statement = prepare<object>((k, param) =>
+        k.insertInto(table).values(Array.from({ length: count }, (_, i) => Object.fromEntries(columns.map((c) => [c, param(`${c}${i}`)]))) as never),
+      );
+      statements.set(count, statement);
+    }
+    return statement;
+  };
+  return {
+    /** Inserts one row given as an object with (at least) every column. */
+    async one(q: Queryable, row: { [C in (typeof columns)[number]]: unknown }): Promise<void> {
+      await statementFor(1).runValues(q, columns.map((c) => row[c]));
+    },
+    /** Inserts rows given as value lists in the order of `columns`. */
+    async run(q: Queryable, rows: readonly (readonly unknown[])[]): Promise<void> {
+      for (let start = 0; start < rows.length; start += rowsMax) {
+        const end = Math.min(start + rowsMax, rows.length);
+        const values: unknown[] = [];
+        for (let r = start; r < end; r++) for (const value of rows[r]!) values.push(value);
+        await statementFor(end - start).runValues(q, values);
+      }
     },
   };
 }

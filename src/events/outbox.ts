@@ -6,7 +6,7 @@
 import { iso } from '../clock.js';
 import type { Queryable } from '../db/index.js';
 import { newId } from '../ids.js';
-import { prepare } from '../db/prepared.js';
+import { preparedInsert } from '../db/prepared.js';
 import { scheduleDelivery } from './delivery.js';
 import { insertEvent, webhookTarget, type EventRow, type WebhookTarget } from './store.js';
 
@@ -65,34 +65,12 @@ function eventRow(event: EventInput): EventRow {
   };
 }
 
-const eventsPerInsertMax = 8;
-const multiInserts = new Map<number, ReturnType<typeof prepare<Record<string, unknown>>>>();
-const EVENT_COLUMNS = ['id', 'platform_id', 'type', 'resource_id', 'data', 'created_at'] as const;
-
-function eventsInsert(count: number) {
-  let statement = multiInserts.get(count);
-  if (statement === undefined) {
-    statement = prepare<Record<string, unknown>>((k, param) =>
-      k.insertInto('events').values(
-        Array.from({ length: count }, (_, i) => Object.fromEntries(EVENT_COLUMNS.map((c) => [c, param(`${c}${i}`)])) as EventRow),
-      ),
-    );
-    multiInserts.set(count, statement);
-  }
-  return statement;
-}
+const eventsInsert = preparedInsert('events', ['id', 'platform_id', 'type', 'resource_id', 'data', 'created_at']);
 
 /** Records several events in order, in as few statements as possible, with their deliveries. */
 export async function recordEvents(tx: Queryable, events: EventInput[]): Promise<string[]> {
   const rows = events.map(eventRow);
-  for (let start = 0; start < rows.length; start += eventsPerInsertMax) {
-    const chunk = rows.slice(start, start + eventsPerInsertMax);
-    const params: Record<string, unknown> = {};
-    chunk.forEach((row, i) => {
-      for (const column of EVENT_COLUMNS) params[`${column}${i}`] = row[column];
-    });
-    await eventsInsert(chunk.length).run(tx, params);
-  }
+  await eventsInsert.run(tx, rows.map((r) => [r.id, r.platform_id, r.type, r.resource_id, r.data, r.created_at]));
   // The platform's webhook target is read once per platform, not once per event.
   const targets = new Map<string, WebhookTarget>();
   for (const [i, row] of rows.entries()) {

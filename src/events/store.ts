@@ -6,7 +6,7 @@
 import { sql } from 'kysely';
 import type { DialectName, Queryable, Tx } from '../db/index.js';
 import { paginate, type PageRequest } from '../db/pagination.js';
-import { prepare } from '../db/prepared.js';
+import { prepare, preparedInsert } from '../db/prepared.js';
 import { parseShared } from '../json.js';
 import type { EventsTable, WebhookAttemptsTable, WebhookDeliveriesTable } from '../db/schema.js';
 
@@ -60,12 +60,10 @@ const DELIVERY_COLUMNS = [
   'last_attempt_at', 'delivered_at', 'created_at', 'updated_at',
 ] as const;
 
-const insertDeliveryStatement = prepare<DeliveryRow>((k, param) =>
-  k.insertInto('webhook_deliveries').values(Object.fromEntries(DELIVERY_COLUMNS.map((c) => [c, param(c)])) as DeliveryRow),
-);
+const insertDeliveryStatement = preparedInsert('webhook_deliveries', DELIVERY_COLUMNS);
 
 export async function insertDelivery(q: Queryable, row: DeliveryRow): Promise<void> {
-  await insertDeliveryStatement.run(q, row);
+  await insertDeliveryStatement.one(q, row);
 }
 
 const deliveryById = prepare<{ id: string; platformId: string }, DeliveryRow>((k, param) =>
@@ -89,12 +87,10 @@ const ATTEMPT_COLUMNS = [
   'response_excerpt', 'error', 'outcome',
 ] as const;
 
-const insertAttemptStatement = prepare<AttemptRow>((k, param) =>
-  k.insertInto('webhook_attempts').values(Object.fromEntries(ATTEMPT_COLUMNS.map((c) => [c, param(c)])) as AttemptRow),
-);
+const insertAttemptStatement = preparedInsert('webhook_attempts', ATTEMPT_COLUMNS);
 
 export async function insertAttempt(q: Queryable, row: AttemptRow): Promise<void> {
-  await insertAttemptStatement.run(q, row);
+  await insertAttemptStatement.one(q, row);
 }
 
 const recordTryStatement = prepare<Pick<DeliveryRow, 'id' | 'status' | 'attempts' | 'last_attempt_at' | 'delivered_at' | 'updated_at'>>((k, param) =>

@@ -2,7 +2,7 @@
 
 import { PostgresAdapter, sql } from 'kysely';
 import type { Queryable } from '../db/index.js';
-import { prepare } from '../db/prepared.js';
+import { prepare, preparedInsert } from '../db/prepared.js';
 import type { LedgerAccountsTable } from '../db/schema.js';
 
 export function isPostgres(q: Queryable): boolean {
@@ -97,71 +97,15 @@ export interface EntryRow {
   amount: bigint;
 }
 
-/** Rows per multi-row insert; a batch is written in chunks of at most this many. */
-const rowsPerInsertMax = 8;
-
-type Params = Record<string, unknown>;
-const postingInserts = new Map<number, ReturnType<typeof prepare<Params>>>();
-const entryInserts = new Map<number, ReturnType<typeof prepare<Params>>>();
-
-function postingsInsert(count: number) {
-  let statement = postingInserts.get(count);
-  if (statement === undefined) {
-    statement = prepare<Params>((k, param) =>
-      k.insertInto('ledger_postings').values(
-        Array.from({ length: count }, (_, i) => ({
-          id: param(`id${i}`),
-          platform_id: param(`platformId${i}`),
-          currency: param(`currency${i}`),
-          kind: param(`kind${i}`),
-          transaction_id: param(`transactionId${i}`),
-          created_at: param(`createdAt${i}`),
-        })),
-      ),
-    );
-    postingInserts.set(count, statement);
-  }
-  return statement;
-}
-
-function entriesInsert(count: number) {
-  let statement = entryInserts.get(count);
-  if (statement === undefined) {
-    statement = prepare<Params>((k, param) =>
-      k.insertInto('ledger_entries').values(
-        Array.from({ length: count }, (_, i) => ({
-          posting_id: param(`postingId${i}`),
-          line: param(`line${i}`),
-          platform_id: param(`platformId${i}`),
-          account_id: param(`accountId${i}`),
-          bucket: param(`bucket${i}`),
-          currency: param(`currency${i}`),
-          amount: param(`amount${i}`),
-        })),
-      ),
-    );
-    entryInserts.set(count, statement);
-  }
-  return statement;
-}
-
-async function insertChunked<Row extends object>(q: Queryable, rows: Row[], statementFor: (count: number) => ReturnType<typeof prepare<Params>>) {
-  for (let start = 0; start < rows.length; start += rowsPerInsertMax) {
-    const chunk = rows.slice(start, start + rowsPerInsertMax);
-    const params: Params = {};
-    chunk.forEach((row, i) => {
-      for (const [key, value] of Object.entries(row)) params[`${key}${i}`] = value;
-    });
-    await statementFor(chunk.length).run(q, params);
-  }
-}
+const postingsInsert = preparedInsert('ledger_postings', ['id', 'platform_id', 'currency', 'kind', 'transaction_id', 'created_at']);
+const entriesInsert = preparedInsert('ledger_entries', ['posting_id', 'line', 'platform_id', 'account_id', 'bucket', 'currency', 'amount']);
 
 export async function insertPostings(q: Queryable, rows: PostingRow[]): Promise<void> {
-  await insertChunked(q, rows, postingsInsert);
+  await postingsInsert.run(q, rows.map((r) => [r.id, r.platformId, r.currency, r.kind, r.transactionId, r.createdAt]));
 }
 
 export async function insertEntries(q: Queryable, rows: EntryRow[]): Promise<void> {
-  await insertChunked(q, rows, entriesInsert);
+  await entriesInsert.run(q, rows.map((r) => [r.postingId, r.line, r.platformId, r.accountId, r.bucket, r.currency, r.amount]));
 }
 
 /** Creates a ledger account unless it exists; true when this call created it. */

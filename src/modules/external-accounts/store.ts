@@ -1,6 +1,6 @@
 import type { Queryable } from '../../db/index.js';
 import { paginate, type PageRequest } from '../../db/pagination.js';
-import { prepare } from '../../db/prepared.js';
+import { prepare, preparedInsert } from '../../db/prepared.js';
 import type { ExternalAccountsTable, OwnershipChallengesTable } from '../../db/schema.js';
 
 export type ExternalAccountRow = ExternalAccountsTable;
@@ -22,12 +22,10 @@ const COLUMNS = [
   'beneficiary_verified_name', 'created_at', 'updated_at', 'deleted_at',
 ] as const;
 
-const insertRow = prepare<ExternalAccountRow>((k, param) =>
-  k.insertInto('external_accounts').values(Object.fromEntries(COLUMNS.map((c) => [c, param(c)])) as never),
-);
+const insertRow = preparedInsert('external_accounts', COLUMNS);
 
 export async function insertExternalAccount(q: Queryable, row: ExternalAccountRow): Promise<void> {
-  await insertRow.run(q, row);
+  await insertRow.one(q, row);
 }
 
 const byIdentity = prepare<{ platformId: string; ownerKey: string; identityKey: string }, ExternalAccountRow>((k, param) =>

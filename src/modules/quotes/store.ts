@@ -3,7 +3,7 @@
 
 import { sql } from 'kysely';
 import type { Queryable } from '../../db/index.js';
-import { prepare } from '../../db/prepared.js';
+import { prepare, preparedInsert } from '../../db/prepared.js';
 import type { QuotesTable } from '../../db/schema.js';
 
 /** A quote as read: 64-bit columns as text, with its transaction's status and failure reason. */
@@ -25,12 +25,10 @@ const COLUMNS = [
 ] as const;
 const INT64 = new Set(['locked_amount', 'sending_amount', 'receiving_amount', 'fees', 'platform_fees']);
 
-const insertRow = prepare<NewQuoteRow>((k, param) =>
-  k.insertInto('quotes').values(Object.fromEntries(COLUMNS.map((c) => [c, param(c)])) as never),
-);
+const insertRow = preparedInsert('quotes', COLUMNS);
 
 export async function insertQuote(q: Queryable, row: NewQuoteRow): Promise<void> {
-  await insertRow.run(q, row);
+  await insertRow.one(q, row);
 }
 
 const byId = prepare<{ platformId: string; id: string }, QuoteRow>((k, param) =>

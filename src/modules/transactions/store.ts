@@ -1,7 +1,7 @@
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
 import type { Queryable } from '../../db/index.js';
 import { paginate, paginatePrepared, storedTime, type PageRequest } from '../../db/pagination.js';
-import { prepare } from '../../db/prepared.js';
+import { prepare, preparedInsert } from '../../db/prepared.js';
 import type { TransactionsTable } from '../../db/schema.js';
 
 /** A transaction as read: the amount as text (a 64-bit column; see ledger/store.ts). */
@@ -13,12 +13,10 @@ const COLUMNS = [
   'refund', 'reference', 'details', 'settled_at', 'receipt_delivery_confirmed_at', 'created_at', 'updated_at', 'conversion',
 ] as const;
 
-const insertRow = prepare<TransactionRow>((k, param) =>
-  k.insertInto('transactions').values(Object.fromEntries(COLUMNS.map((c) => [c, param(c)])) as never),
-);
+const insertRow = preparedInsert('transactions', COLUMNS);
 
 export async function insertTransaction(q: Queryable, row: TransactionRow): Promise<void> {
-  await insertRow.run(q, row);
+  await insertRow.one(q, row);
 }
 
 const selectRow = (k: Queryable) =>
