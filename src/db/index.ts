@@ -1,11 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import SQLite from 'better-sqlite3';
+import type SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
 import { groupCommit } from './group-commit.js';
 import { migrateToLatest } from './migrations.js';
+import { loadSqlite } from './sqlite-driver.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 export type Tx = Transaction<Database>;
@@ -108,7 +109,7 @@ function openSqlite(options: DbOptions): Db {
   }
   let database: SQLite.Database;
   try {
-    database = new SQLite(file);
+    database = new (loadSqlite().driver)(file);
     // One process owns the embedded store: holding the file lock for good spares a lock
     // round-trip on every statement, and a second server on the same data directory is
     // refused instead of interleaving writes.
