@@ -151,7 +151,7 @@ export interface ConversionLegs {
 
 /** The balances of an internal account (no lock). */
 export async function balanceOf(q: Queryable, platformId: string, accountId: string): Promise<Balance | undefined> {
-  const row = await store.findBalance(q, platformId, accountId, false);
+  const row = await store.findBalance(q, platformId, accountId);
   return row && { available: BigInt(row.available), held: BigInt(row.held) };
 }
 
@@ -333,12 +333,12 @@ export class Books {
     return entries;
   }
 
-  /** Internal accounts whose balances differ now from before this transaction's first posting. */
   /** An account's balances as the postings kept so far leave them (undefined if never touched). */
   balanceOf(accountId: string): Balance | undefined {
     return this.current.get(accountId);
   }
 
+  /** Internal accounts whose balances differ now from before this transaction's first posting. */
   changedAccounts(): string[] {
     return [...this.current.entries()]
       .filter(([id, now]) => {
@@ -383,7 +383,7 @@ export class Books {
         this.stored.set(id, written);
         return;
       }
-      const fresh = await store.findBalance(this.tx, this.platformId, id, false);
+      const fresh = await store.findBalance(this.tx, this.platformId, id);
       if (fresh === undefined) throw new Error(`ledger account ${id} does not exist`);
       const available = BigInt(fresh.available);
       const held = BigInt(fresh.held);
@@ -400,7 +400,7 @@ export class Books {
   private async load(ids: string[], currency: string): Promise<void> {
     for (const id of ids) {
       if (this.current.has(id)) continue;
-      const row = await store.findBalance(this.tx, this.platformId, id, false);
+      const row = await store.findBalance(this.tx, this.platformId, id);
       if (row === undefined) throw new Error(`ledger account ${id} does not exist`);
       if (row.currency !== currency) throw new Error(`ledger account ${id} holds ${row.currency}, not ${currency}`);
       const balance = { available: BigInt(row.available), held: BigInt(row.held) };

@@ -1,13 +1,9 @@
 // The ledger's SQL. Only src/ledger/ imports this file.
 
-import { PostgresAdapter, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { Queryable } from '../db/index.js';
 import { prepare, preparedInsert } from '../db/prepared.js';
 import type { LedgerAccountsTable } from '../db/schema.js';
-
-export function isPostgres(q: Queryable): boolean {
-  return q.getExecutor().adapter instanceof PostgresAdapter;
-}
 
 /** Balances are read as text: 64-bit sums can pass 2^53, and the two drivers return different types. */
 export interface BalanceRow {
@@ -27,28 +23,10 @@ const balanceColumns = (k: Queryable) =>
 const readBalance = prepare<{ id: string; platformId: string }, BalanceRow>((k, param) =>
   balanceColumns(k).where('id', '=', param('id')).where('platform_id', '=', param('platformId')),
 );
-const lockBalance = prepare<{ id: string; platformId: string }, BalanceRow>((k, param) =>
-  balanceColumns(k).where('id', '=', param('id')).where('platform_id', '=', param('platformId')).forUpdate(),
-);
 
-/**
- * Reads an account's balances; `lock` takes the row lock on PostgreSQL (SQLite transactions
- * are exclusive already, so the plain read is the same there).
- */
-export async function findBalance(q: Queryable, platformId: string, id: string, lock: boolean): Promise<BalanceRow | undefined> {
-  return (lock && isPostgres(q) ? lockBalance : readBalance).first(q, { id, platformId });
-}
-
-const setBalance = prepare<{ id: string; available: bigint; held: bigint; updatedAt: string }>((k, param) =>
-  k
-    .updateTable('ledger_accounts')
-    .set({ available: param('available'), held: param('held'), updated_at: param('updatedAt') })
-    .where('id', '=', param('id')),
-);
-
-export async function writeBalance(q: Queryable, id: string, available: bigint, held: bigint, updatedAt: string): Promise<void> {
-  // pg sends parameters as text; a bigint's text is exact.
-  await setBalance.run(q, { id, available, held, updatedAt });
+/** Reads an account's balances (no lock: writes go through addToBalance, which checks them again). */
+export async function findBalance(q: Queryable, platformId: string, id: string): Promise<BalanceRow | undefined> {
+  return readBalance.first(q, { id, platformId });
 }
 
 const changeBalance = prepare<{ id: string; available: bigint; held: bigint; max: bigint; updatedAt: string }, { available: string; held: string }>((k, param) =>
