@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { businessBody, createCustomer, eventsOf, homeAddress, individualBody, officeAddress } from '../fixtures/customers.js';
-import { build } from '../helper.js';
+import { build, ManualClock } from '../helper.js';
 
 function fieldsOf(reply: { body: { details?: { errors?: { field: string }[] } } }): string[] {
   return (reply.body.details?.errors ?? []).map((e) => e.field).sort();
@@ -373,7 +373,9 @@ describe('DELETE /customers/{customerId}', () => {
 
 describe('GET /customers', () => {
   it('filters by every parameter the reference declares and shows deleted customers only on request', async () => {
-    const t = await build();
+    // Each customer a second after the one before, so the date filters can tell them apart.
+    const clock = new ManualClock(Date.parse('2025-06-02T09:00:00.000Z'));
+    const t = await build({ clock });
     await t.api('PATCH', '/config', {
       body: {
         supportedCurrencies: ['USD', 'USDC', 'MXN'].map((currencyCode) => ({
@@ -382,10 +384,12 @@ describe('GET /customers', () => {
       },
     });
     const ann = await createCustomer(t, individualBody('Ann Lee', { platformCustomerId: 'ann', currencies: ['USD'], umaAddress: '$ann@pay.example.com' }));
+    clock.advance(1_000);
     const mx = await createCustomer(t, {
       ...individualBody('Luis Mora', { platformCustomerId: 'luis', currencies: ['MXN', 'USDC'] }),
       address: { line1: 'Av. Juárez 10', postalCode: '06050', city: 'CDMX', country: 'MX' },
     });
+    clock.advance(1_000);
     const biz = await createCustomer(t, businessBody('HF-3', { platformCustomerId: 'hf' }));
     const ids = async (query: string) => (await t.api('GET', `/customers${query}`)).body.data.map((c: { id: string }) => c.id).sort();
 
@@ -403,6 +407,7 @@ describe('GET /customers', () => {
     expect(await ids(`?${between}`)).toEqual([mx.id]);
     const later = new Date(Date.parse(biz.createdAt) + 1).toISOString();
     expect(await ids(`?createdAfter=${encodeURIComponent(later)}`)).toEqual([]);
+    clock.advance(1_000);
     await t.api('PATCH', `/customers/${ann.id}`, { body: { customerType: 'INDIVIDUAL', email: 'ann@example.net' } });
     const patched = (await t.api('GET', `/customers/${ann.id}`)).body;
     expect(await ids(`?updatedAfter=${encodeURIComponent(patched.updatedAt)}`)).toEqual([ann.id]);
