@@ -66,22 +66,71 @@ async function startBaseline(): Promise<{ child: ChildProcess; origin: string }>
   return { child, origin: /baseline listening (\S+)/.exec(out)![1]! };
 }
 
-async function startRailyard(): Promise<{ child: ChildProcess; info: ServerInfo }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', LOG_LEVEL: 'warn', DATA_DIR: mkdtempSync(join(tmpdir(), 'railyard-bench-')) };
+async function startRailyard(options: { embedded?: boolean } = {}): Promise<{ child: ChildProcess; info: ServerInfo; dataDir: string }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'railyard-bench-'));
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', LOG_LEVEL: 'warn', DATA_DIR: dataDir };
   delete env.RAILYARD_RECORD;
-  if (!databaseUrl) delete env.DATABASE_URL;
+  if (!databaseUrl || options.embedded) delete env.DATABASE_URL;
   const child = spawn(process.execPath, [join(here, 'main.js'), 'start'], { env });
   const out = await waitForLine(child, /Client secret\s+\S+/, 'railyard');
   const field = (label: string) => new RegExp(`${label}\\s+(\\S+)`).exec(out)![1]!;
   const baseUrl = field('Base URL');
   return {
     child,
+    dataDir,
     info: {
       baseUrl,
       origin: new URL(baseUrl).origin,
       auth: `Basic ${Buffer.from(`${field('Client ID')}:${field('Client secret')}`).toString('base64')}`,
     },
   };
+}
+
+function stopped(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
+}
+
+const FLOOR_SCENARIO = 'POST /transfer-out floor (its SQL alone)';
+
+/**
+ * The floor of the transfer-out scenario (see bench/floor.ts): a store of its own, given one
+ * transfer-out by a railyard server of its own (then stopped), serves the floor route.
+ */
+async function transferOutFloor(): Promise<autocannon.Result> {
+  const seed = await startRailyard({ embedded: true });
+  let source: string;
+  let destination: string;
+  try {
+    source = (await get(seed.info, '/platform/internal-accounts?currency=USD')).data[0].id as string;
+    await post(seed.info, `/sandbox/internal-accounts/${source}/fund`, { amount: 100_000_000_000 });
+    destination = (await post(seed.info, '/platform/external-accounts', usdAccount(`${digits(9)}000`))).id as string;
+    await post(seed.info, '/transfer-out', { source: { accountId: source }, destination: { accountId: destination }, amount: 1 });
+  } finally {
+    seed.child.kill('SIGTERM');
+    await stopped(seed.child);
+  }
+  const auth = 'Basic floor';
+  const child = spawn(process.execPath, [join(here, 'floor.js')], { env: { ...process.env, FLOOR_DB: join(seed.dataDir, 'railyard.sqlite'), FLOOR_AUTH: auth } });
+  try {
+    const out = await waitForLine(child, /floor listening (\S+)/, 'floor');
+    const origin = /floor listening (\S+)/.exec(out)![1]!;
+    const body = JSON.stringify({ source: { accountId: source }, destination: { accountId: destination }, amount: 1 });
+    let sequence = 0;
+    const options: autocannon.Options = {
+      url: `${origin}/transfer-out`,
+      method: 'POST',
+      headers: { authorization: auth, 'content-type': 'application/json' },
+      requests: [{ setupRequest: (request) => ({ ...request, body, headers: { ...request.headers, 'idempotency-key': `floor-${sequence++}` } }) }],
+    };
+    await run(options, warmupSeconds);
+    return await run(options, durationSeconds);
+  } finally {
+    child.kill('SIGTERM');
+    await stopped(child);
+  }
 }
 
 function rssMb(pid: number): number {
@@ -428,6 +477,17 @@ async function main(): Promise<void> {
         errors: result.errors + result.non2xx,
         rssMb: rssMb(railyard.child.pid!),
         ...(scenario.target ? { target: scenario.target } : {}),
+      });
+    }
+    if (!databaseUrl && (!filter || FLOOR_SCENARIO.includes(filter))) {
+      const result = await transferOutFloor();
+      rows.push({
+        name: FLOOR_SCENARIO,
+        rps: result.requests.average,
+        p50: result.latency.p50,
+        p99: result.latency.p99,
+        ratio: result.requests.average / baselineRps.POST!,
+        errors: result.errors + result.non2xx,
       });
     }
     // The memory target is for the request scenarios; the webhook scenario's saturating run
