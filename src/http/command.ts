@@ -33,20 +33,22 @@ export interface CommandSpec {
   conflictCode?: Extract<ErrorCode, 'CONFLICT' | 'INVALID_INPUT'>;
 }
 
-/** JSON text of a request with the keys of every object sorted (and undefined members left out, as JSON.stringify does). */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? 'null' : canonicalJson(item))).join(',')}]`;
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  const record = value as Record<string, unknown>;
-  const members: string[] = [];
-  for (const key of Object.keys(record).sort()) {
-    if (record[key] !== undefined) members.push(`${JSON.stringify(key)}:${canonicalJson(record[key])}`);
-  }
-  return `{${members.join(',')}}`;
+// note: the hash must stay the same text for the same request across versions (stored keys
+// are compared with it), including the order JSON.stringify gives integer-like keys, which an
+// object puts first whatever the insertion order; so the canonical form is an object again.
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.keys(value as object)
+      .sort()
+      .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
+      .map((key) => [key, canonical((value as Record<string, unknown>)[key])]),
+  );
 }
 
 export function requestHash(operationId: string, request: unknown): string {
-  return createHash('sha256').update(`[${JSON.stringify(operationId)},${canonicalJson(request)}]`).digest('hex');
+  return createHash('sha256').update(JSON.stringify([operationId, canonical(request)])).digest('hex');
 }
 
 function keyReused(spec: CommandSpec) {

@@ -16,13 +16,16 @@
 // the rail completes (HELD -> EXTERNAL_RAILS) or released when it fails (HELD ->
 // AVAILABLE); a payment returned after completion is reversed (EXTERNAL_RAILS ->
 // AVAILABLE). An incoming payment is pending when accepted (EXTERNAL_RAILS -> HELD),
-// completed (HELD -> AVAILABLE) or failed (HELD -> EXTERNAL_RAILS).
+// completed (HELD -> AVAILABLE) or failed (HELD -> EXTERNAL_RAILS); one bound for an
+// external account (a customer's default UMA deposit account) waits in SUSPENSE instead
+// (EXTERNAL_RAILS -> SUSPENSE), then is passed on or sent back (SUSPENSE -> EXTERNAL_RAILS).
 //
 // Cross-currency payments add three system accounts per platform and currency:
 // FX_LIQUIDITY (railyard's book in each currency: it takes the sending currency and gives
 // the receiving one), FEES (the fees kept), and SUSPENSE (money received for a payment that
-// is not on an internal account: real-time funding and pulls, and money whose refund
-// failed). A conversion is two postings, one per currency:
+// is not on an internal account: real-time funding and pulls, incoming payments bound for
+// an external account, and money whose refund failed). A conversion is two postings, one
+// per currency:
 //   sending:   funds -amount, FEES +(fees - platform's), the platform's internal account
 //              +platform's fees, FX_LIQUIDITY +(amount - fees)
 //   receiving: FX_LIQUIDITY -received, EXTERNAL_RAILS +received
@@ -167,10 +170,11 @@ export async function balanceOf(q: Queryable, platformId: string, accountId: str
  * increment guarded by the same limits (never below zero, never past BALANCE_MAX), which
  * takes the row lock on PostgreSQL. A payment that passed the check on a balance another
  * transaction has since spent is refused there, with the same error, and its whole
- * transaction rolls back. The lock is held only from the flush to the commit, so payments
- * from one account queue for a few statements, not for their whole transaction; and locks
- * are taken in ascending id order, so two transactions never wait for each other in a
- * cycle. (SQLite transactions are exclusive: there the check at posting time is final.)
+ * transaction rolls back (the caller must let the error end it: the postings of the flush are
+ * written by then). The lock is held only from the flush to the commit, so payments from one
+ * account queue for a few statements, not for their whole transaction; and one flush takes
+ * its locks in ascending id order, so two flushes never wait for each other in a cycle.
+ * (SQLite transactions are exclusive: there the check at posting time is final.)
  */
 export class Books {
   private readonly before = new Map<string, Balance>();
@@ -259,15 +263,16 @@ export class Books {
 
   /** Money in SUSPENSE is passed on to an outside account it was bound for: SUSPENSE -> EXTERNAL_RAILS. */
   forwardExternally(currency: string, amount: bigint, transactionId: string): Promise<void> {
-    return this.post('PAYOUT', currency, transactionId, [
-      { accountId: systemAccountId(this.platformId, 'SUSPENSE', currency), bucket: 'AVAILABLE', amount: -amount },
-      { accountId: systemAccountId(this.platformId, 'EXTERNAL_RAILS', currency), bucket: 'AVAILABLE', amount },
-    ]);
+    return this.outOfSuspense('PAYOUT', currency, amount, transactionId);
   }
 
   /** Money in SUSPENSE goes back to whoever sent it: SUSPENSE -> EXTERNAL_RAILS. */
   refundExternally(currency: string, amount: bigint, transactionId: string): Promise<void> {
-    return this.post('REFUND', currency, transactionId, [
+    return this.outOfSuspense('REFUND', currency, amount, transactionId);
+  }
+
+  private outOfSuspense(kind: PostingKind, currency: string, amount: bigint, transactionId: string): Promise<void> {
+    return this.post(kind, currency, transactionId, [
       { accountId: systemAccountId(this.platformId, 'SUSPENSE', currency), bucket: 'AVAILABLE', amount: -amount },
       { accountId: systemAccountId(this.platformId, 'EXTERNAL_RAILS', currency), bucket: 'AVAILABLE', amount },
     ]);
@@ -306,8 +311,12 @@ export class Books {
   async reverseConversion(to: Funds, legs: ConversionLegs, transactionId: string): Promise<void> {
     const { sendingCurrency: send, receivingCurrency: receive } = legs;
     if (legs.platformFeeAccountId !== null && legs.platformFees > 0n) {
-      const ids = [to.accountId, legs.platformFeeAccountId].filter(isInternal);
-      await this.load(ids, send);
+      // How much can be taken back depends on the fee account's balance as it is and will
+      // stay: read under its row lock on PostgreSQL. (Taken before the flush, this lock is out
+      // of the ascending order; a deadlock it causes aborts one transaction, a job that runs
+      // again.)
+      await this.load([legs.platformFeeAccountId], send, true);
+      await this.load([to.accountId].filter(isInternal), send);
       const available = this.current.get(legs.platformFeeAccountId)?.available ?? 0n;
       if (available < legs.platformFees) legs = { ...legs, platformFees: available };
     }
@@ -376,37 +385,45 @@ export class Books {
         const written = { available: BigInt(row.available), held: BigInt(row.held) };
         // What other transactions changed meanwhile moves `before` too, so before and current
         // still differ by this transaction's own postings.
-        const drift = { available: written.available - wanted.available, held: written.held - wanted.held };
-        const before = this.before.get(id)!;
-        this.before.set(id, { available: before.available + drift.available, held: before.held + drift.held });
-        this.current.set(id, written);
+        this.shift(id, { available: written.available - wanted.available, held: written.held - wanted.held });
         this.stored.set(id, written);
         return;
       }
       const fresh = await store.findBalance(this.tx, this.platformId, id);
       if (fresh === undefined) throw new Error(`ledger account ${id} does not exist`);
-      const available = BigInt(fresh.available);
-      const held = BigInt(fresh.held);
-      if (available + change.available < 0n) throw new InsufficientFunds(id, available, -change.available);
-      if (held + change.held < 0n) throw new Error(`a posting would take the held balance of ${id} below zero`);
-      if (available + change.available > BALANCE_MAX || held + change.held > BALANCE_MAX) {
-        throw new BalanceLimitExceeded(id, available + held, change.available + change.held);
-      }
+      const was = { available: BigInt(fresh.available), held: BigInt(fresh.held) };
+      checkLimits(id, was, { available: was.available + change.available, held: was.held + change.held }, 'this transaction');
     }
     throw new Error(`the balance of ${id} kept changing while it was written`);
   }
 
-  /** Reads the balances of internal accounts not read yet. */
-  private async load(ids: string[], currency: string): Promise<void> {
+  /**
+   * Reads the balances of internal accounts not read yet; with `lock`, reads them again under
+   * the row lock (PostgreSQL) even when read already, and takes in what changed meanwhile.
+   */
+  private async load(ids: string[], currency: string, lock = false): Promise<void> {
     for (const id of ids) {
-      if (this.current.has(id)) continue;
-      const row = await store.findBalance(this.tx, this.platformId, id);
+      if (this.current.has(id) && !lock) continue;
+      const row = await store.findBalance(this.tx, this.platformId, id, lock);
       if (row === undefined) throw new Error(`ledger account ${id} does not exist`);
       if (row.currency !== currency) throw new Error(`ledger account ${id} holds ${row.currency}, not ${currency}`);
       const balance = { available: BigInt(row.available), held: BigInt(row.held) };
-      this.before.set(id, balance);
-      this.current.set(id, balance);
+      const stored = this.stored.get(id);
+      if (stored === undefined) {
+        this.before.set(id, balance);
+        this.current.set(id, balance);
+      } else {
+        this.shift(id, { available: balance.available - stored.available, held: balance.held - stored.held });
+      }
       this.stored.set(id, balance);
+    }
+  }
+
+  /** Takes in a change other transactions made to an account: its balances before and now move by it. */
+  private shift(id: string, drift: Balance): void {
+    for (const map of [this.before, this.current]) {
+      const balance = map.get(id)!;
+      map.set(id, { available: balance.available + drift.available, held: balance.held + drift.held });
     }
   }
 
@@ -430,15 +447,7 @@ export class Books {
       if (entry.bucket === 'AVAILABLE') balance.available += entry.amount;
       else balance.held += entry.amount;
     }
-    for (const [id, balance] of next) {
-      const was = this.current.get(id)!;
-      if (balance.available < 0n) throw new InsufficientFunds(id, was.available, was.available - balance.available);
-      // A negative HELD bucket would mean releasing or settling more than was reserved.
-      if (balance.held < 0n) throw new Error(`${kind} posting would take the held balance of ${id} below zero`);
-      if (balance.available > BALANCE_MAX || balance.held > BALANCE_MAX) {
-        throw new BalanceLimitExceeded(id, was.available + was.held, balance.available + balance.held - was.available - was.held);
-      }
-    }
+    for (const [id, balance] of next) checkLimits(id, this.current.get(id)!, balance, `a ${kind} posting`);
 
     // Past this line the posting is accepted; flush() writes it.
     const postingId = newId('Posting');
@@ -451,6 +460,19 @@ export class Books {
       this.current.set(id, balance);
       this.dirty.add(id);
     }
+  }
+}
+
+/**
+ * Throws when an account's balances would leave their limits going from `was` to `next`:
+ * InsufficientFunds below zero available, BalanceLimitExceeded past BALANCE_MAX. A negative
+ * HELD bucket would mean releasing or settling more than was reserved: a bug of the caller.
+ */
+function checkLimits(id: string, was: Balance, next: Balance, what: string): void {
+  if (next.available < 0n) throw new InsufficientFunds(id, was.available, was.available - next.available);
+  if (next.held < 0n) throw new Error(`${what} would take the held balance of ${id} below zero`);
+  if (next.available > BALANCE_MAX || next.held > BALANCE_MAX) {
+    throw new BalanceLimitExceeded(id, was.available + was.held, next.available + next.held - was.available - was.held);
   }
 }
 

@@ -1,6 +1,6 @@
 // The ledger's SQL. Only src/ledger/ imports this file.
 
-import { sql } from 'kysely';
+import { PostgresAdapter, sql } from 'kysely';
 import type { Queryable } from '../db/index.js';
 import { prepare, preparedInsert } from '../db/prepared.js';
 import type { LedgerAccountsTable } from '../db/schema.js';
@@ -24,9 +24,17 @@ const readBalance = prepare<{ id: string; platformId: string }, BalanceRow>((k, 
   balanceColumns(k).where('id', '=', param('id')).where('platform_id', '=', param('platformId')),
 );
 
-/** Reads an account's balances (no lock: writes go through addToBalance, which checks them again). */
-export async function findBalance(q: Queryable, platformId: string, id: string): Promise<BalanceRow | undefined> {
-  return readBalance.first(q, { id, platformId });
+const lockBalance = prepare<{ id: string; platformId: string }, BalanceRow>((k, param) =>
+  balanceColumns(k).where('id', '=', param('id')).where('platform_id', '=', param('platformId')).forUpdate(),
+);
+
+/**
+ * Reads an account's balances. Without `lock` no lock is taken: writes go through
+ * addToBalance, which checks them again. `lock` takes the row lock on PostgreSQL, for a
+ * decision that needs the balance as it will stay (SQLite transactions are exclusive already).
+ */
+export async function findBalance(q: Queryable, platformId: string, id: string, lock = false): Promise<BalanceRow | undefined> {
+  return (lock && q.getExecutor().adapter instanceof PostgresAdapter ? lockBalance : readBalance).first(q, { id, platformId });
 }
 
 const changeBalance = prepare<{ id: string; available: bigint; held: bigint; max: bigint; updatedAt: string }, { available: string; held: string }>((k, param) =>

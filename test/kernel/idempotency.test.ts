@@ -1,10 +1,11 @@
 // The idempotent write pipeline, through a small operation registered for this test.
 
+import { createHash } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
 import { recordEvent } from '../../src/events/outbox.js';
-import { runCommand, sendReply } from '../../src/http/command.js';
+import { requestHash, runCommand, sendReply } from '../../src/http/command.js';
 import { op } from '../../src/http/route.js';
 import { IdempotencyHeaders } from '../../src/http/schemas.js';
 import { newId } from '../../src/ids.js';
@@ -95,5 +96,16 @@ describe('Idempotency-Key', () => {
     const reply = await t.api('POST', '/test-widgets', { body: { name: 'gear' }, headers: { 'idempotency-key': 'k'.repeat(256) } });
     expect(reply.status).toBe(400);
     expect(reply.body.details.errors[0].field).toBe('idempotency-key');
+  });
+});
+
+describe('requestHash', () => {
+  // Stored keys are compared with this hash, so its text must never change for a request:
+  // keys sorted, integer-like keys first in numeric order (as JSON.stringify prints an object),
+  // undefined members left out, whatever order the client sent.
+  it('hashes one canonical text for a request', () => {
+    const text = '["createQuote",{"a":{"9":"y","10":"x","$k":1,"z":[2,{"b":null,"c":"d"}]},"b":1}]';
+    const expected = createHash('sha256').update(text).digest('hex');
+    expect(requestHash('createQuote', { b: 1, a: { z: [2, { c: 'd', b: null, e: undefined }], $k: 1, '10': 'x', '9': 'y' } })).toBe(expected);
   });
 });

@@ -98,7 +98,10 @@ export async function updateExternalAccount(
   await q.updateTable('external_accounts').set(changes).where('id', '=', id).execute();
 }
 
-/** The owner's live account flagged as the default for incoming UMA payments, if any. */
+/**
+ * The owner's live account flagged as the default for incoming UMA payments, if any (the
+ * newest, should two concurrent creations have both kept the flag).
+ */
 export async function findDefaultUmaDeposit(q: Queryable, owner: Owner): Promise<ExternalAccountRow | undefined> {
   return q
     .selectFrom('external_accounts')
@@ -107,6 +110,9 @@ export async function findDefaultUmaDeposit(q: Queryable, owner: Owner): Promise
     .where('owner_key', '=', ownerKey(owner))
     .where('default_uma_deposit', '=', 1)
     .where('deleted_at', 'is', null)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
     .executeTakeFirst();
 }
 

@@ -11,8 +11,9 @@
 //             PENDING    --reject----> REJECTED (the platform declined it; pending credit released)
 //
 // Incoming UMA payments ask the platform first (payment-approvals): the pending credit is
-// held while it decides; its decision arrives through the hooks registered at the end of
-// this file.
+// held while it decides (or, for a payment to the customer's default UMA deposit account,
+// the money waits in SUSPENSE); its decision arrives through the hooks registered at the
+// end of this file.
 //
 // A cross-currency quote's transaction (OUTGOING, with a `conversion`) exists from the
 // quote's creation and its status is the quote's:
@@ -614,8 +615,9 @@ function asIncomingView(row: store.TransactionRow): IncomingTransactionView {
 
 /**
  * Accepts an incoming UMA payment in the caller's transaction: the amount is credited as
- * pending (HELD; throws BalanceLimitExceeded past the maximum), the transaction is written in
- * PENDING, and the platform is asked to approve it. A sender that fails compliance fails the
+ * pending (HELD; throws BalanceLimitExceeded past the maximum), or received into SUSPENSE
+ * when it is bound for `depositAccountId`; the transaction is written in PENDING, and the
+ * platform is asked to approve it. A sender that fails compliance fails the
  * payment at once instead, before anyone is asked. Answers the transaction as it is when the
  * caller's transaction commits (already COMPLETED when the platform has no webhook endpoint).
  */
