@@ -55,7 +55,12 @@ export type PostingKind =
   | 'REFUND'
   | 'REFUND_FAILED';
 
-/** The largest balance any bucket may hold: the reference's 9e15 amount maximum, well below 2^63. */
+/**
+ * The largest total (AVAILABLE + HELD) an account may hold: the reference's 9e15 amount
+ * maximum, below 2^53, so `totalBalance` is an exact JSON number. A limit on the total, not on
+ * each bucket, also means moving money between an account's buckets (a hold, its release,
+ * an incoming payment's completion) can never be refused.
+ */
 export const BALANCE_MAX = 9_000_000_000_000_000n;
 
 export type SystemAccountKind = 'SANDBOX_FUNDING' | 'EXTERNAL_RAILS' | 'FX_LIQUIDITY' | 'FEES' | 'SUSPENSE';
@@ -167,7 +172,7 @@ export async function balanceOf(q: Queryable, platformId: string, accountId: str
  * balances from before the first posting, to tell which accounts changed.
  *
  * Concurrency: the balances are read without a lock, and flush() writes each one as an
- * increment guarded by the same limits (never below zero, never past BALANCE_MAX), which
+ * increment guarded by the same limits (never below zero, no credit past BALANCE_MAX), which
  * takes the row lock on PostgreSQL. A payment that passed the check on a balance another
  * transaction has since spent is refused there, with the same error, and its whole
  * transaction rolls back (the caller must let the error end it: the postings of the flush are
@@ -465,15 +470,16 @@ export class Books {
 
 /**
  * Throws when an account's balances would leave their limits going from `was` to `next`:
- * InsufficientFunds below zero available, BalanceLimitExceeded past BALANCE_MAX. A negative
- * HELD bucket would mean releasing or settling more than was reserved: a bug of the caller.
+ * InsufficientFunds below zero available, BalanceLimitExceeded when the total grows past
+ * BALANCE_MAX. A negative HELD bucket would mean releasing or settling more than was
+ * reserved: a bug of the caller.
  */
 function checkLimits(id: string, was: Balance, next: Balance, what: string): void {
   if (next.available < 0n) throw new InsufficientFunds(id, was.available, was.available - next.available);
   if (next.held < 0n) throw new Error(`${what} would take the held balance of ${id} below zero`);
-  if (next.available > BALANCE_MAX || next.held > BALANCE_MAX) {
-    throw new BalanceLimitExceeded(id, was.available + was.held, next.available + next.held - was.available - was.held);
-  }
+  const total = next.available + next.held;
+  const credit = total - was.available - was.held;
+  if (credit > 0n && total > BALANCE_MAX) throw new BalanceLimitExceeded(id, was.available + was.held, credit);
 }
 
 export function openBooks(tx: Queryable, platformId: string, now: Date): Books {

@@ -37,22 +37,23 @@ export async function findBalance(q: Queryable, platformId: string, id: string, 
   return (lock && q.getExecutor().adapter instanceof PostgresAdapter ? lockBalance : readBalance).first(q, { id, platformId });
 }
 
-const changeBalance = prepare<{ id: string; available: bigint; held: bigint; max: bigint; updatedAt: string }, { available: string; held: string }>((k, param) =>
-  k
-    .updateTable('ledger_accounts')
-    .set({ available: sql`available + ${param('available')}`, held: sql`held + ${param('held')}`, updated_at: param('updatedAt') })
-    .where('id', '=', param('id'))
-    .where(sql`available + ${param('available')}`, '>=', sql`0`)
-    .where(sql`held + ${param('held')}`, '>=', sql`0`)
-    .where(sql`available + ${param('available')}`, '<=', param('max'))
-    .where(sql`held + ${param('held')}`, '<=', param('max'))
-    .returning([sql<string>`CAST(available AS TEXT)`.as('available'), sql<string>`CAST(held AS TEXT)`.as('held')]),
+const changeBalance = prepare<{ id: string; available: bigint; held: bigint; total: bigint; max: bigint; updatedAt: string }, { available: string; held: string }>(
+  (k, param) =>
+    k
+      .updateTable('ledger_accounts')
+      .set({ available: sql`available + ${param('available')}`, held: sql`held + ${param('held')}`, updated_at: param('updatedAt') })
+      .where('id', '=', param('id'))
+      .where(sql`available + ${param('available')}`, '>=', sql`0`)
+      .where(sql`held + ${param('held')}`, '>=', sql`0`)
+      .where((eb) => eb.or([eb(sql`CAST(${param('total')} AS BIGINT)`, '<=', sql`0`), eb(sql`available + held + ${param('total')}`, '<=', param('max'))]))
+      .returning([sql<string>`CAST(available AS TEXT)`.as('available'), sql<string>`CAST(held AS TEXT)`.as('held')]),
 );
 
 /**
  * Adds the changes to an account's balances in one statement (taking its row lock on
- * PostgreSQL), unless a bucket would go below zero or past `max`; the balances after it, or
- * undefined when refused (or when the account does not exist).
+ * PostgreSQL), unless a bucket would go below zero or a credit would take the total past
+ * `max`; the balances after it, or undefined when refused (or when the account does not
+ * exist).
  */
 export async function addToBalance(
   q: Queryable,
@@ -61,7 +62,7 @@ export async function addToBalance(
   max: bigint,
   updatedAt: string,
 ): Promise<{ available: string; held: string } | undefined> {
-  return changeBalance.first(q, { id, available: change.available, held: change.held, max, updatedAt });
+  return changeBalance.first(q, { id, available: change.available, held: change.held, total: change.available + change.held, max, updatedAt });
 }
 
 export interface PostingRow {

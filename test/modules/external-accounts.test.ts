@@ -99,7 +99,8 @@ describe('POST /platform/external-accounts', () => {
   });
 
   it.each([
-    ['an IBAN with wrong check digits', 'EUR_ACCOUNT', (b: any) => ({ ...b, iban: b.iban.slice(0, 2) + (b.iban.slice(2, 4) === '99' ? '98' : '99') + b.iban.slice(4) }), 'accountInfo.iban', 'iban'],
+    // Check digits one off (98 becomes 97): another value mod 97, so never valid (02 -> 99 would be).
+    ['an IBAN with wrong check digits', 'EUR_ACCOUNT', (b: any) => ({ ...b, iban: b.iban.slice(0, 2) + String(b.iban.slice(2, 4) === '98' ? 97 : Number(b.iban.slice(2, 4)) + 1).padStart(2, '0') + b.iban.slice(4) }), 'accountInfo.iban', 'iban'],
     ['a routing number failing the ABA checksum', 'USD_ACCOUNT', (b: any) => ({ ...b, routingNumber: '123456789' }), 'accountInfo.routingNumber', 'aba-routing'],
     ['a CLABE with a wrong check digit', 'MXN_ACCOUNT', (b: any) => ({ ...b, clabeNumber: b.clabeNumber.slice(0, 17) + String((Number(b.clabeNumber[17]) + 1) % 10) }), 'accountInfo.clabeNumber', 'clabe'],
     ['an EVM address of the wrong length', 'BASE_WALLET', (b: any) => ({ ...b, address: '0x1234' }), 'accountInfo.address', 'evm-address'],

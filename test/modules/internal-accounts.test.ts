@@ -3,7 +3,7 @@ import { checkAbaRouting, checkClabe, checkIban, checkSolanaAddress, checkSparkA
 import { provisionInternalAccounts } from '../../src/modules/internal-accounts/service.js';
 import { build } from '../helper.js';
 import { createCustomer, individualBody } from '../fixtures/customers.js';
-import { customerWithAccounts, eventsOf, expectBalancedBooks, fund, platformAccount, serviceCtx } from '../fixtures/money.js';
+import { customerWithAccounts, eventsOf, expectBalancedBooks, externalAccount, fund, platformAccount, serviceCtx, transferOut } from '../fixtures/money.js';
 
 const USD = { code: 'USD', name: 'US Dollar', symbol: '$', decimals: 2 };
 
@@ -194,6 +194,28 @@ describe('POST /sandbox/internal-accounts/{accountId}/fund', () => {
     expect(reply.body.details.errors[0].field).toBe('amount');
     const exact = await fund(t, account.id, 1);
     expect(exact.balance.amount).toBe(9_000_000_000_000_000);
+  });
+
+  it('counts held funds in the maximum, so a release never passes it', async () => {
+    const t = await build();
+    const account = await platformAccount(t, 'USD');
+    await fund(t, account.id, 1_000);
+    // A transfer that stays pending (suffix 005) holds 100 of the account's 1,000.
+    const slow = await externalAccount(t, 'USD_ACCOUNT', '005');
+    const pending = await transferOut(t, account.id, slow.id, 100);
+    expect(pending.body.status).toBe('PROCESSING');
+    await t.deps.db.k.updateTable('ledger_accounts').set({ available: 8_999_999_999_999_900n }).where('id', '=', account.id).execute();
+    // The total is at the maximum: another deposit is refused, though the available bucket has room.
+    const refused = await t.api('POST', `/sandbox/internal-accounts/${account.id}/fund`, { body: { amount: 1 } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.code).toBe('INVALID_AMOUNT');
+    // Releasing the hold keeps the total where it is: the cancel goes through.
+    const cancelled = await t.api('POST', `/transactions/${pending.body.id}/cancel`, { body: {} });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body.status).toBe('FAILED');
+    const after = await platformAccount(t, 'USD');
+    expect(after.balance.amount).toBe(9_000_000_000_000_000);
+    expect(after.totalBalance.amount).toBe(9_000_000_000_000_000);
   });
 
   it('answers 404 for an unknown account or another platform\'s', async () => {
