@@ -130,8 +130,8 @@ export class JobRunner {
     await Promise.allSettled([...this.claims]);
   }
 
-  /** Runs every job that is due (for one platform, or all); returns how many ran. */
   /**
+   * Runs every job that is due (for one platform, or all); returns how many ran.
    * `background`: the poll's own runs, whose transactions give way to requests' (see
    * group-commit.ts); a run someone waits for (the clock moved) does not.
    */

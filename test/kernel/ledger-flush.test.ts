@@ -13,18 +13,23 @@ async function setAvailable(tx: Tx, id: string, available: bigint) {
   await tx.updateTable('ledger_accounts').set({ available: available.toString() as never }).where('id', '=', id).execute();
 }
 
+/** What the transaction threw (undefined if it committed). */
+function refusalOf(transaction: Promise<unknown>): Promise<unknown> {
+  return transaction.then(() => undefined, (err: unknown) => err);
+}
+
 describe('Books.flush against a balance changed since it was read', () => {
   it('refuses a hold the balance no longer covers, with the balance as it is', async () => {
     const t = await build();
     const account = await fundedUsd(t, 1_000);
-    const refusal = await t.deps.db
-      .transaction(async (tx) => {
+    const refusal = await refusalOf(
+      t.deps.db.transaction(async (tx) => {
         const books = openBooks(tx, t.platformId, new Date());
         await books.hold(account.id, 'USD', 800n, 'Transaction:test');
         await setAvailable(tx, account.id, 100n); // spent elsewhere meanwhile
         await books.flush();
-      })
-      .then(() => undefined, (err: unknown) => err);
+      }),
+    );
     expect(refusal).toBeInstanceOf(InsufficientFunds);
     expect(refusal).toMatchObject({ accountId: account.id, available: 100n, amount: 800n });
     // The transaction rolled back: the spend of the simulation is gone too.
@@ -34,14 +39,14 @@ describe('Books.flush against a balance changed since it was read', () => {
   it('refuses a credit that would now pass the maximum', async () => {
     const t = await build();
     const account = await fundedUsd(t, 1_000);
-    const refusal = await t.deps.db
-      .transaction(async (tx) => {
+    const refusal = await refusalOf(
+      t.deps.db.transaction(async (tx) => {
         const books = openBooks(tx, t.platformId, new Date());
         await books.fund(account.id, 'USD', 500n);
         await setAvailable(tx, account.id, BALANCE_MAX - 100n);
         await books.flush();
-      })
-      .then(() => undefined, (err: unknown) => err);
+      }),
+    );
     expect(refusal).toBeInstanceOf(BalanceLimitExceeded);
   });
 

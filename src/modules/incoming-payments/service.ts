@@ -21,12 +21,11 @@
 import { currencyInfo } from '../../currencies.js';
 import type { Ctx } from '../../http/context.js';
 import { apiError, FieldErrors, type FieldError } from '../../http/errors.js';
-import { BalanceLimitExceeded, BALANCE_MAX } from '../../ledger/index.js';
 import { parseUmaAddress, sandboxUmaCounterpartyFor } from '../../sandbox/magic.js';
 import { activeCustomer, findActiveCustomerByUmaAddress, type CustomerRow } from '../customers/service.js';
 import { umaDepositAccountFor } from '../external-accounts/service.js';
-import { findOwnerAccountIn } from '../internal-accounts/service.js';
-import { readPlatformConfig } from '../platform/service.js';
+import { findOwnerAccountIn, ledgerRefusal } from '../internal-accounts/service.js';
+import { readPlatformConfig, requireWithinLimits } from '../platform/service.js';
 import { receiveUmaPayment } from '../transactions/service.js';
 
 export interface SandboxReceiveInput {
@@ -112,19 +111,7 @@ export async function sandboxReceive(ctx: Ctx, body: SandboxReceiveInput, schema
       throw apiError('INVALID_INPUT', `The customer's ${currency} account is ${account.status}`, { errors: [{ field: 'receivingCurrencyCode', message: `credits an account that is ${account.status}` }] });
     }
     const amount = BigInt(body.receivingCurrencyAmount);
-    if (amount < BigInt(limits.minAmount)) {
-      throw apiError('AMOUNT_OUT_OF_RANGE', `The minimum ${currency} transaction is ${limits.minAmount}`, {
-        minAmount: limits.minAmount,
-        errors: [{ field: 'receivingCurrencyAmount', message: `must be at least ${limits.minAmount}` }],
-      });
-    }
-    const maxAmount = BigInt(limits.maxAmount) < BALANCE_MAX ? BigInt(limits.maxAmount) : BALANCE_MAX;
-    if (amount > maxAmount) {
-      throw apiError('TRANSACTION_SIZE_LIMIT_EXCEEDED', `The maximum single ${currency} transaction is ${maxAmount}`, {
-        maxAmount: Number(maxAmount),
-        errors: [{ field: 'receivingCurrencyAmount', message: `must be at most ${maxAmount}` }],
-      });
-    }
+    requireWithinLimits(limits, amount, 'receivingCurrencyAmount');
     try {
       return await receiveUmaPayment(tx, {
         platformId: ctx.platformId,
@@ -139,10 +126,7 @@ export async function sandboxReceive(ctx: Ctx, body: SandboxReceiveInput, schema
         depositAccountId: await umaDepositAccountFor(tx, ctx.platformId, customer!.id, currency),
       }, ctx.now);
     } catch (err) {
-      if (!(err instanceof BalanceLimitExceeded)) throw err;
-      throw apiError('INVALID_AMOUNT', `This payment would take the balance past the maximum of ${BALANCE_MAX}`, {
-        errors: [{ field: 'receivingCurrencyAmount', message: `would take the balance past ${BALANCE_MAX}` }],
-      });
+      throw ledgerRefusal(err, 'receivingCurrencyAmount');
     }
   });
 }

@@ -10,7 +10,7 @@ import { recordEvent, type EventInput } from '../../events/outbox.js';
 import type { Ctx } from '../../http/context.js';
 import { apiError } from '../../http/errors.js';
 import { newId } from '../../ids.js';
-import { BalanceLimitExceeded, BALANCE_MAX, openAccounts, openBooks, type Books } from '../../ledger/index.js';
+import { BalanceLimitExceeded, BALANCE_MAX, InsufficientFunds, openAccounts, openBooks, type Books } from '../../ledger/index.js';
 import { clabeCheckDigit, ibanCheckDigits } from '../external-accounts/formats.js';
 import { readPlatformConfig } from '../platform/service.js';
 import type { InternalAccountType } from './schemas.js';
@@ -267,6 +267,27 @@ function withBalance(account: store.InternalAccountView | undefined, books: Book
   return { ...account, available: balance.available.toString(), held: balance.held.toString(), balance_updated_at: iso(now) };
 }
 
+/**
+ * The 400 INVALID_AMOUNT a ledger refusal answers (funds that do not cover the payment, or a
+ * credit past the balance maximum); any other error as it is. `field` is the request field
+ * that set the amount.
+ */
+export function ledgerRefusal(err: unknown, field: string): unknown {
+  if (err instanceof InsufficientFunds) {
+    return apiError('INVALID_AMOUNT', `Insufficient funds: the available balance of ${err.accountId} is ${err.available}`, {
+      reason: 'INSUFFICIENT_BALANCE',
+      availableBalance: Number(err.available),
+      errors: [{ field, message: `exceeds the available balance of ${err.available}` }],
+    });
+  }
+  if (err instanceof BalanceLimitExceeded) {
+    return apiError('INVALID_AMOUNT', `This payment would take the balance of ${err.accountId} past the maximum of ${BALANCE_MAX}`, {
+      errors: [{ field, message: `would take the balance of ${err.accountId} past ${BALANCE_MAX}` }],
+    });
+  }
+  return err;
+}
+
 /** Sandbox deposit: adds `amount` to the account's available balance at once. */
 export async function sandboxFundInternalAccount(ctx: Ctx, accountId: string, amount: number) {
   return ctx.db.transaction(async (tx) => {
@@ -283,11 +304,9 @@ export async function sandboxFundInternalAccount(ctx: Ctx, accountId: string, am
       // The balance is written here: a deposit that meanwhile no longer fits is refused here.
       await recordBalanceUpdates(tx, ctx.platformId, books, ctx.now, undefined, [account]);
     } catch (err) {
-      if (!(err instanceof BalanceLimitExceeded)) throw err;
-      throw apiError('INVALID_AMOUNT', `This deposit would take the balance past the maximum of ${BALANCE_MAX}`, {
-        errors: [{ field: 'amount', message: `would take the balance past ${BALANCE_MAX}` }],
-      });
+      throw ledgerRefusal(err, 'amount');
     }
-    return presentInternalAccount((await store.findInternalAccount(tx, ctx.platformId, accountId))!);
+    // The account as read, with the balances the books wrote.
+    return presentInternalAccount(withBalance(account, books, ctx.now)!);
   });
 }

@@ -4,10 +4,11 @@ import { currencyInfo } from '../../currencies.js';
 import type { Queryable } from '../../db/index.js';
 import { recordEvent } from '../../events/outbox.js';
 import { PERMISSIONS, type Ctx, type Deps, type PlatformSettings } from '../../http/context.js';
-import { FieldErrors } from '../../http/errors.js';
+import { apiError, FieldErrors } from '../../http/errors.js';
 import { newId } from '../../ids.js';
 import { parseShared } from '../../json.js';
 import type { JobContext } from '../../jobs/queue.js';
+import { BALANCE_MAX } from '../../ledger/index.js';
 import { provisionInternalAccounts } from '../internal-accounts/service.js';
 import { issueToken, pinToken, type ApiTokenView } from '../tokens/service.js';
 import * as store from './store.js';
@@ -149,6 +150,28 @@ function presentConfig(row: store.PlatformRow) {
 
 export async function getPlatformConfig(ctx: Ctx) {
   return presentConfig(await loadPlatform(ctx.db.k, ctx.platformId));
+}
+
+/**
+ * Refuses a single payment of `amount` outside the platform's limits for its currency (the
+ * maximum never above the ledger's balance maximum): 400 AMOUNT_OUT_OF_RANGE below the
+ * minimum, 400 TRANSACTION_SIZE_LIMIT_EXCEEDED above the maximum. `field` set the amount.
+ */
+export function requireWithinLimits(limits: CurrencyConfig, amount: bigint, field: string): void {
+  const currency = limits.currencyCode;
+  if (amount < BigInt(limits.minAmount)) {
+    throw apiError('AMOUNT_OUT_OF_RANGE', `The minimum ${currency} transaction is ${limits.minAmount}`, {
+      minAmount: limits.minAmount,
+      errors: [{ field, message: `must be at least ${limits.minAmount}` }],
+    });
+  }
+  const maxAmount = BigInt(limits.maxAmount) < BALANCE_MAX ? BigInt(limits.maxAmount) : BALANCE_MAX;
+  if (amount > maxAmount) {
+    throw apiError('TRANSACTION_SIZE_LIMIT_EXCEEDED', `The maximum single ${currency} transaction is ${maxAmount}`, {
+      maxAmount: Number(maxAmount),
+      errors: [{ field, message: `must be at most ${maxAmount}` }],
+    });
+  }
 }
 
 /** The platform's stored configuration, for other areas (limits, currencies, webhook endpoint); read-only. */

@@ -29,21 +29,20 @@ import { defineJob } from '../../jobs/queue.js';
 import { openSystemAccounts } from '../../ledger/index.js';
 import { railFor, type QuotePayout } from '../../rails/index.js';
 import {
-  ConversionOutOfRange, convertReceiving, convertSending, customerRate, decimalToNumber, decimalToString, GRID_VARIABLE_FEE_BPS,
+  AMOUNT_MAX, ConversionOutOfRange, convertReceiving, convertSending, customerRate, decimalToNumber, decimalToString, GRID_VARIABLE_FEE_BPS,
   gridFixedFee, hasRate, parseDecimal, ratedCurrencies, rateUpdatedAt, unitsPerUsd, type Conversion, type FeeSchedule,
 } from '../../rates/index.js';
 import { parseUmaAddress, SCA_SANDBOX_CODE } from '../../sandbox/magic.js';
 import { customerNamedBy, customerProfile, findCustomerRow, type CustomerRow } from '../customers/service.js';
 import { ACCOUNT_TYPES } from '../external-accounts/account-types.js';
 import { findTransferCounterparty, requireActiveCounterparty, type TransferCounterparty } from '../external-accounts/service.js';
-import { currencyObject, findInternalAccount, findOwnerAccountIn, fundingInfo, type InternalAccountView } from '../internal-accounts/service.js';
+import { currencyObject, findInternalAccount, findOwnerAccountIn, fundingInfo, ledgerRefusal, type InternalAccountView } from '../internal-accounts/service.js';
 import { readPlatformConfig, type StoredConfig } from '../platform/service.js';
 import { findReceiverLookup, type ReceiverLookup } from '../receivers/service.js';
 import {
   executeQuoteTransaction, expireQuoteTransaction, lockQuoteTransaction, moveQuoteAuthorization, openQuoteTransaction,
   platformCustomerIdOf, presentTransaction, suspenseAccountId, type Conversion as TransactionConversion, type TransactionRow,
 } from '../transactions/service.js';
-import { ledgerRefusal } from '../transfers/service.js';
 import * as store from './store.js';
 
 // ----------------------------------------------------------------------------- constants
@@ -766,7 +765,7 @@ export async function getExchangeRates(ctx: Ctx, query: ExchangeRatesQuery) {
         sourceCurrency: currencyObject(from),
         sendingAmount: Number(amount),
         minSendingAmount: Math.max(limits?.minAmount ?? 1, smallestQuotable(from, to, rate, schedule)),
-        maxSendingAmount: limits?.maxAmount ?? 9_000_000_000_000_000,
+        maxSendingAmount: limits?.maxAmount ?? Number(AMOUNT_MAX),
         destinationCurrency: currencyObject(to),
         destinationPaymentRail: rail,
         receivingAmount,

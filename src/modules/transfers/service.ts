@@ -13,11 +13,10 @@ import type { Tx } from '../../db/index.js';
 import { runCommand, type Reply } from '../../http/command.js';
 import type { Ctx } from '../../http/context.js';
 import { apiError, FieldErrors } from '../../http/errors.js';
-import { BalanceLimitExceeded, BALANCE_MAX, InsufficientFunds } from '../../ledger/index.js';
 import { railFor } from '../../rails/index.js';
 import { findTransferCounterparty, requireActiveCounterparty, type TransferCounterparty } from '../external-accounts/service.js';
-import { findInternalAccount, type InternalAccountView } from '../internal-accounts/service.js';
-import { readPlatformConfig } from '../platform/service.js';
+import { findInternalAccount, ledgerRefusal, type InternalAccountView } from '../internal-accounts/service.js';
+import { readPlatformConfig, requireWithinLimits } from '../platform/service.js';
 import { platformCustomerIdOf, startTransfer, type TransactionView } from '../transactions/service.js';
 
 export interface TransferInInput {
@@ -90,41 +89,8 @@ async function checkTransfer(tx: Tx, ctx: Ctx, plan: TransferPlan, internal: Int
   }
   requireActiveCounterparty(external, plan.externalField);
   const amount = BigInt(plan.amount);
-  if (amount < BigInt(limits.minAmount)) {
-    throw apiError('AMOUNT_OUT_OF_RANGE', `The minimum ${internal.currency} transaction is ${limits.minAmount}`, {
-      minAmount: limits.minAmount,
-      errors: [{ field: 'amount', message: `must be at least ${limits.minAmount}` }],
-    });
-  }
-  const maxAmount = BigInt(limits.maxAmount) < BALANCE_MAX ? BigInt(limits.maxAmount) : BALANCE_MAX;
-  if (amount > maxAmount) {
-    throw apiError('TRANSACTION_SIZE_LIMIT_EXCEEDED', `The maximum single ${internal.currency} transaction is ${maxAmount}`, {
-      maxAmount: Number(maxAmount),
-      errors: [{ field: 'amount', message: `must be at most ${maxAmount}` }],
-    });
-  }
+  requireWithinLimits(limits, amount, 'amount');
   return { amount, ...rail };
-}
-
-/**
- * The 400 INVALID_AMOUNT a ledger refusal answers (funds that do not cover the payment, or a
- * credit past the balance maximum); any other error as it is. `field` is the request field
- * that set the amount.
- */
-export function ledgerRefusal(err: unknown, field: string): unknown {
-  if (err instanceof InsufficientFunds) {
-    return apiError('INVALID_AMOUNT', `Insufficient funds: the available balance of ${err.accountId} is ${err.available}`, {
-      reason: 'INSUFFICIENT_BALANCE',
-      availableBalance: Number(err.available),
-      errors: [{ field, message: `exceeds the available balance of ${err.available}` }],
-    });
-  }
-  if (err instanceof BalanceLimitExceeded) {
-    return apiError('INVALID_AMOUNT', `This payment would take the balance of ${err.accountId} past the maximum of ${BALANCE_MAX}`, {
-      errors: [{ field, message: `would take the balance of ${err.accountId} past ${BALANCE_MAX}` }],
-    });
-  }
-  return err;
 }
 
 async function transfer(tx: Tx, ctx: Ctx, plan: TransferPlan): Promise<TransactionView> {
