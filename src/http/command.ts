@@ -66,11 +66,11 @@ const keyWaitAttemptsMax = 20;
 
 export async function runCommand(ctx: Ctx, spec: CommandSpec, fn: (tx: Tx) => Promise<CommandResult>): Promise<Reply> {
   const key = spec.idempotencyKey;
-  const hash = requestHash(spec.operationId, spec.request);
   if (key === undefined) {
     const result = await ctx.db.transaction(fn);
     return { status: result.status, payload: JSON.stringify(result.body), replayed: false };
   }
+  const hash = requestHash(spec.operationId, spec.request);
   try {
     return await ctx.db.transaction(async (tx) => {
       const stored = await findRecord(tx, ctx.platformId, spec.operationId, key);

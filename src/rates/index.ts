@@ -62,10 +62,24 @@ export function rateUpdatedAt(at: Date): Date {
   return new Date(rateWindow(at) * RATE_WINDOW_MS);
 }
 
+// The drifts of the most recent window asked for, by currency: every quote of a window
+// needs the same few, and each costs a hash.
+let driftWindow = Number.NaN;
+const driftOfWindow = new Map<string, number>();
+
 function driftBps(currency: string, window: number): number {
   if (PEGGED.has(currency)) return 0;
-  const digest = createHash('sha256').update(`railyard-rate:${currency}:${window}`).digest();
-  return (digest.readUInt16BE(0) % (2 * DRIFT_BPS_MAX + 1)) - DRIFT_BPS_MAX;
+  if (window !== driftWindow) {
+    driftWindow = window;
+    driftOfWindow.clear();
+  }
+  let drift = driftOfWindow.get(currency);
+  if (drift === undefined) {
+    const digest = createHash('sha256').update(`railyard-rate:${currency}:${window}`).digest();
+    drift = (digest.readUInt16BE(0) % (2 * DRIFT_BPS_MAX + 1)) - DRIFT_BPS_MAX;
+    driftOfWindow.set(currency, drift);
+  }
+  return drift;
 }
 
 /** Whole units of `currency` per US dollar in the window of `at`. */

@@ -544,7 +544,7 @@ export async function createQuote(ctx: Ctx, input: QuoteInput, idempotencyKey: s
       ...(input.description !== undefined ? { description: input.description } : {}),
       payout: destination.payout,
     };
-    await openQuoteTransaction(tx, {
+    const transaction = await openQuoteTransaction(tx, {
       id: transactionId,
       platformId: ctx.platformId,
       customerId: source.customerId,
@@ -593,7 +593,7 @@ export async function createQuote(ctx: Ctx, input: QuoteInput, idempotencyKey: s
     await quoteExpiryJob.schedule(tx, { platformId: ctx.platformId, payload: { quoteId, transactionId }, dueAt: expiresAt, now });
 
     if (input.immediatelyExecute === true) {
-      quote = await executeOrChallenge(tx, ctx, quote, await lockQuoteTransaction(tx, ctx.platformId, transactionId), input.scaFactor);
+      quote = await executeOrChallenge(tx, ctx, quote, transaction, input.scaFactor);
     }
     return { status: sca ? 202 : 201, body: presentQuote(quote) };
   });

@@ -762,7 +762,8 @@ export function suspenseAccountId(platformId: string, currency: string): string 
 }
 
 /** Writes a new quote's transaction (no money moves yet) and records its first event. */
-export async function openQuoteTransaction(tx: Tx, input: NewQuoteTransaction, now: Date): Promise<void> {
+/** Creates a quote's transaction; returns its row, which this database transaction may change at once (it is new, so no one else holds it). */
+export async function openQuoteTransaction(tx: Tx, input: NewQuoteTransaction, now: Date): Promise<store.TransactionRow> {
   const work = openWork(tx, input.platformId, now);
   const details: Details = {};
   if (input.remittanceInformation !== undefined) details.remittanceInformation = input.remittanceInformation;
@@ -788,6 +789,7 @@ export async function openQuoteTransaction(tx: Tx, input: NewQuoteTransaction, n
   emit(work, row, row.status);
   await store.insertTransaction(tx, row);
   await finish(work);
+  return row;
 }
 
 /** A quote's transaction, read under its row lock (PostgreSQL) for a change in this database transaction. */
