@@ -7,7 +7,7 @@
 //   DATABASE_URL=postgres://… npm run bench     (the same scenarios on PostgreSQL)
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomInt } from 'node:crypto';
+import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -70,7 +70,14 @@ async function startRailyard(options: { embedded?: boolean } = {}): Promise<{ ch
   const dataDir = mkdtempSync(join(tmpdir(), 'railyard-bench-'));
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', LOG_LEVEL: 'warn', DATA_DIR: dataDir };
   delete env.RAILYARD_RECORD;
-  if (!databaseUrl || options.embedded) delete env.DATABASE_URL;
+  if (!databaseUrl || options.embedded) {
+    delete env.DATABASE_URL;
+  } else if (env.GRID_CLIENT_ID === undefined) {
+    // A PostgreSQL database outlives the run, and a restart cannot print an existing
+    // platform's secret: each run brings credentials of its own (a platform of its own).
+    env.GRID_CLIENT_ID = `bench-${randomUUID()}`;
+    env.GRID_CLIENT_SECRET = randomBytes(24).toString('hex');
+  }
   const child = spawn(process.execPath, [join(here, 'main.js'), 'start'], { env });
   const out = await waitForLine(child, /Client secret\s+\S+/, 'railyard');
   const field = (label: string) => new RegExp(`${label}\\s+(\\S+)`).exec(out)![1]!;
