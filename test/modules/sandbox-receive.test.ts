@@ -203,6 +203,24 @@ describe('POST /sandbox/uma/receive', () => {
       await expectBalancedBooks(t);
     });
 
+    it('sends the money back (FAILED, OFFRAMP_FAILED) when the deposit account is deleted before the approval', async () => {
+      const { t, customer, receiver } = await withReceiver({ status: 202 });
+      const external = await depositAccount(t, customer.id, 'USD_ACCOUNT');
+      const reply = await receive(t, { senderUmaAddress: SENDER, customerId: customer.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 4_200 });
+      await t.runDueJobs();
+      expect((await t.api('DELETE', `/customers/external-accounts/${external.id}`)).status).toBe(204);
+      const approved = await t.api('POST', `/transactions/${reply.body.id}/approve`);
+      expect(approved.status).toBe(200);
+      expect(approved.body).toMatchObject({ id: reply.body.id, status: 'FAILED', failureReason: 'OFFRAMP_FAILED', destination: { accountId: external.id } });
+      expect((await t.api('GET', `/transactions/${reply.body.id}`)).body).toEqual(approved.body);
+      expect(await postingsOf(t, reply.body.id)).toEqual(['FUNDING_RECEIVED', 'REFUND']);
+      expect(await balances(t, customer.id)).toEqual({ balance: 0, totalBalance: 0 });
+      await t.runDueJobs();
+      expect(receiver.hits.filter((h) => h.json.data?.id === reply.body.id).map((h) => h.type)).toEqual(['INCOMING_PAYMENT.PENDING', 'INCOMING_PAYMENT.FAILED']);
+      expectAllConform(receiver);
+      await expectBalancedBooks(t);
+    });
+
     it('credits the internal account when the default account holds another currency', async () => {
       const t = await build();
       const { customer, account } = await customerOf(t);

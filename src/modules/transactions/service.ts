@@ -33,6 +33,7 @@ import { defineJob } from '../../jobs/queue.js';
 import { openBooks, systemAccountId, type Books, type ConversionLegs, type Funds } from '../../ledger/index.js';
 import type { QuotePayout, RailOutcome, TimelineStep } from '../../rails/index.js';
 import { findCustomer } from '../customers/store.js';
+import { findTransferCounterparty } from '../external-accounts/service.js';
 import { money, recordBalanceUpdates, type InternalAccountView } from '../internal-accounts/service.js';
 import {
   requestIncomingPaymentApproval, setIncomingPaymentHooks, type CounterpartyField, type DecisionInput, type IncomingPaymentHooks,
@@ -278,8 +279,14 @@ async function complete(work: Work, row: store.TransactionRow): Promise<store.Tr
   const conversion = conversionOf(row);
   if (conversion !== undefined) await work.books.convertAndPayOut(fundsOf(row, conversion), legsOf(row, conversion), row.id);
   else if (row.type === 'OUTGOING') await work.books.settle(row.internal_account_id, row.currency, amountOf(row), row.id);
-  else if (depositsExternally(row)) await work.books.forwardExternally(row.currency, amountOf(row), row.id);
-  else await work.books.completeIncoming(row.internal_account_id, row.currency, amountOf(row), row.id);
+  else if (depositsExternally(row)) {
+    // The deposit account was chosen when the payment arrived; it may have been deleted or
+    // stopped being usable while the payment waited for approval. Then the money cannot be
+    // passed on, and goes back to the sender.
+    const destination = await findTransferCounterparty(work.tx, row.platform_id, row.destination_account_id);
+    if (destination?.status !== 'ACTIVE') return fail(work, row, 'OFFRAMP_FAILED');
+    await work.books.forwardExternally(row.currency, amountOf(row), row.id);
+  } else await work.books.completeIncoming(row.internal_account_id, row.currency, amountOf(row), row.id);
   const completed = next(work, row, { status: 'COMPLETED', settled_at: iso(work.now) });
   emit(work, completed, 'COMPLETED');
   return completed;
