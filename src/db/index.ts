@@ -36,6 +36,9 @@ export interface TransactionOptions {
   background?: boolean;
 }
 
+/** The options of a background transaction (see TransactionOptions). */
+export const BACKGROUND: Readonly<TransactionOptions> = Object.freeze({ background: true });
+
 export interface DbOptions {
   /** ':memory:' or a directory that will hold railyard.sqlite. Ignored when databaseUrl is set. */
   dataDir: string;

@@ -8,7 +8,7 @@
 // with one instance at a time; each try carries the same envelope, byte for byte.
 
 import { iso, platformNow } from '../clock.js';
-import type { Queryable, Tx } from '../db/index.js';
+import { BACKGROUND, type Queryable, type Tx } from '../db/index.js';
 import { toPage, type PageRequest } from '../db/pagination.js';
 import type { Ctx, Deps } from '../http/context.js';
 import { apiError } from '../http/errors.js';
@@ -193,7 +193,7 @@ async function tryDelivery(job: Job<{ deliveryId: string }>, ctx: JobContext, pr
       updated_at: iso(now),
     });
     if (retry === undefined) await ctx.markDone?.(tx);
-  }, { background: true }); // The record of the try is bookkeeping: it goes after the requests waiting (group-commit.ts).
+  }, BACKGROUND); // The record of the try is bookkeeping: it goes after the requests waiting (group-commit.ts).
   if (retry !== undefined) throw new RetryLater(retry);
 }
 

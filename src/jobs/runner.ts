@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { platformNow } from '../clock.js';
 import type { Deps } from '../http/context.js';
-import type { Queryable } from '../db/index.js';
+import { BACKGROUND, type Queryable } from '../db/index.js';
 import {
   claimDueExternal, claimNext, jobKind, markDone, markFailedAttempt, markRunning, registerRunner, toJob, type ClaimedRow, type ExternalJobKind,
 } from './queue.js';
@@ -22,10 +22,6 @@ export const EXTERNAL_JOBS_IN_FLIGHT_MAX = 32;
 export const ADOPTED_JOBS_IN_FLIGHT_MAX = 256;
 
 type Outcome = 'ran' | 'none';
-
-// The record of a failed attempt gives way to requests' transactions on the embedded store
-// (see group-commit.ts).
-const BACKGROUND = { background: true } as const;
 
 export class JobRunner {
   readonly instanceId = randomUUID();
@@ -240,7 +236,7 @@ export class JobRunner {
     this.log.warn({ err: error, jobId: row.id, kind: row.kind }, 'job attempt failed');
     await this.deps.db.transaction(
       (tx) => markFailedAttempt(tx, row, jobKind(row.kind), error instanceof Error ? error.message : String(error), now.getTime(), now),
-      BACKGROUND,
+      BACKGROUND, // the record of a failed attempt gives way to requests' transactions
     );
   }
 
