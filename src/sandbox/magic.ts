@@ -225,7 +225,8 @@ export const QUOTE_EXECUTION_SCENARIOS: readonly MagicRow<QuoteExecutionScenario
   },
   {
     suffix: '006', outcome: { kind: 'CANCEL' },
-    behaviour: 'cancelled by the user: FAILED with a refund to the payer (reason USER_CANCELLATION)', source: quoteSource,
+    behaviour: 'cancelled by the user: the held funds are released and refunded (reason USER_CANCELLATION), then the payment is closed COMPLETED (events REFUND_PENDING, REFUND_COMPLETED, COMPLETED)',
+    source: `${quoteSource}; behaviours.md 2.1 (the webhook sequence of a cancellation)`,
   },
   {
     suffix: '007', outcome: { kind: 'FAIL', failureReason: 'ACCOUNT_INVALID', refund: 'FAILED' },

@@ -7,6 +7,7 @@ import { accountBody } from '../fixtures/accounts.js';
 import {
   balances, customerWithAccounts, eventsOf, expectBalancedBooks, externalAccount, fund, fundedUsd, platformAccount, transferIn, transferOut,
 } from '../fixtures/money.js';
+import { postingKinds } from '../fixtures/quotes.js';
 
 async function world(t: TestApp) {
   const usd = await fundedUsd(t, 1_000_000);
@@ -155,7 +156,7 @@ describe('POST /transactions/{transactionId}/confirm', () => {
 });
 
 describe('POST /transactions/{transactionId}/cancel', () => {
-  it('cancels a pending ACH payout: FAILED, hold released, refund recorded; the late rail outcome changes nothing', async () => {
+  it('cancels a pending ACH payout: hold released, refunded, closed COMPLETED; the late rail outcome changes nothing', async () => {
     const t = await build();
     const usd = await fundedUsd(t, 50_000);
     const slow = await externalAccount(t, 'USD_ACCOUNT', '005');
@@ -164,24 +165,28 @@ describe('POST /transactions/{transactionId}/cancel', () => {
     const cancelled = await t.api('POST', `/transactions/${pending.id}/cancel`, { body: { reason: 'customer changed their mind' } });
     expect(cancelled.status).toBe(200);
     expect(cancelled.body).toMatchObject({
-      status: 'FAILED',
+      status: 'COMPLETED',
       refund: { reference: `${pending.reconciliationInstructions.reference}-R`, status: 'COMPLETED', reason: 'USER_CANCELLATION' },
     });
+    // Nothing reached the receiver: no failure, and no settlement either.
     expect(cancelled.body.failureReason).toBeUndefined();
+    expect(cancelled.body.settledAt).toBeUndefined();
     expect(cancelled.body.refund.initiatedAt).toBe(cancelled.body.refund.settledAt);
     expect(await balances(t, usd.id)).toEqual({ balance: 50_000, totalBalance: 50_000 });
-    expect((await eventsOf(t, pending.id)).map((e) => [e.type, e.data.refund?.status])).toEqual([
-      ['OUTGOING_PAYMENT.PROCESSING', undefined],
-      ['OUTGOING_PAYMENT.FAILED', undefined],
-      ['OUTGOING_PAYMENT.REFUND_PENDING', 'PENDING'],
-      ['OUTGOING_PAYMENT.REFUND_COMPLETED', 'COMPLETED'],
+    // The reference's sequence for a cancelled payment: the refund, then COMPLETED.
+    expect((await eventsOf(t, pending.id)).map((e) => [e.type, e.data.status, e.data.refund?.status])).toEqual([
+      ['OUTGOING_PAYMENT.PROCESSING', 'PROCESSING', undefined],
+      ['OUTGOING_PAYMENT.REFUND_PENDING', 'PROCESSING', 'PENDING'],
+      ['OUTGOING_PAYMENT.REFUND_COMPLETED', 'PROCESSING', 'COMPLETED'],
+      ['OUTGOING_PAYMENT.COMPLETED', 'COMPLETED', 'COMPLETED'],
     ]);
+    expect(await postingKinds(t, pending.id)).toEqual(['HOLD', 'RELEASE']);
     // The 30 s timeout still fires, finds the transfer settled, and leaves it alone.
     expect((await t.advanceClock(31)).jobsRun).toBe(1);
     expect((await t.api('GET', `/transactions/${pending.id}`)).body).toEqual(cancelled.body);
     expect(await balances(t, usd.id)).toEqual({ balance: 50_000, totalBalance: 50_000 });
     await expectBalancedBooks(t);
-    // Once failed it is past cancelling.
+    // Once cancelled it is past cancelling.
     expect((await t.api('POST', `/transactions/${pending.id}/cancel`)).body.code).toBe('TRANSACTION_NOT_CANCELLABLE');
   });
 

@@ -465,7 +465,7 @@ describe('immediatelyExecute and pull sources', () => {
     await expectBalancedBooks(t);
   });
 
-  it('a quote payment still PROCESSING over ACH can be cancelled: FAILED, refunded (USER_CANCELLATION), the late outcome ignored', async () => {
+  it('a quote payment still PROCESSING over ACH can be cancelled: refunded (USER_CANCELLATION), closed COMPLETED, the late outcome ignored', async () => {
     const t = await buildAtStart();
     const usdc = await platformAccount(t, 'USDC');
     await fund(t, usdc.id, 100_000_000);
@@ -474,14 +474,16 @@ describe('immediatelyExecute and pull sources', () => {
     expect((await executeQuote(t, quote.id)).body.status).toBe('PROCESSING');
     const cancelled = await t.api('POST', `/transactions/${quote.transactionId}/cancel`, { body: { reason: 'wrong beneficiary' } });
     expect(cancelled.status).toBe(200);
-    expect(cancelled.body).toMatchObject({ status: 'FAILED', refund: { status: 'COMPLETED', reason: 'USER_CANCELLATION' } });
-    expect((await quoteOf(t, quote.id)).status).toBe('FAILED');
+    expect(cancelled.body).toMatchObject({ status: 'COMPLETED', refund: { status: 'COMPLETED', reason: 'USER_CANCELLATION' } });
+    expect(cancelled.body.settledAt).toBeUndefined();
+    expect((await quoteOf(t, quote.id)).status).toBe('COMPLETED');
     expect(await balances(t, usdc.id, 'USDC')).toEqual({ balance: 100_000_000, totalBalance: 100_000_000 });
+    // The payout the 003 timeline had planned for now finds the payment closed: nothing is converted or paid.
     await t.advanceClock(6 * 60);
-    expect((await quoteOf(t, quote.id)).status).toBe('FAILED');
+    expect(await transactionOf(t, quote.transactionId)).toEqual(cancelled.body);
     expect(await postingKinds(t, quote.transactionId)).toEqual(['HOLD', 'RELEASE']);
     expect((await eventsOf(t, quote.transactionId)).map((e) => e.type)).toEqual([
-      P('PENDING'), P('PROCESSING'), P('FAILED'), P('REFUND_PENDING'), P('REFUND_COMPLETED'),
+      P('PENDING'), P('PROCESSING'), P('REFUND_PENDING'), P('REFUND_COMPLETED'), P('COMPLETED'),
     ]);
     // A quote not yet executed has nothing to cancel.
     const pending = (await createQuote(t, accountQuoteBody(usdc.id, bank.id, { amount: 30_000_000 }))).body;

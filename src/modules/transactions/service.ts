@@ -4,7 +4,9 @@
 //
 //   OUTGOING  PROCESSING --complete--> COMPLETED --return--> FAILED (PAYOUT_RETURNED, refund)
 //             PROCESSING --fail------> FAILED (failureReason; hold released)
-//             PROCESSING --cancel----> FAILED (refund USER_CANCELLATION; hold released)
+//             PROCESSING --cancel----> COMPLETED (hold released, refund USER_CANCELLATION; events
+//                                      REFUND_PENDING, REFUND_COMPLETED, COMPLETED, the reference's
+//                                      sequence for a cancelled payment: no failure reason fits it)
 //   INCOMING  PENDING    --complete--> COMPLETED
 //             PENDING    --fail------> FAILED (failureReason)
 //             PENDING    --cancel----> FAILED (COLLECTION_FAILED)
@@ -351,21 +353,29 @@ async function markReturned(work: Work, row: store.TransactionRow, failureReason
   return refund(work, failed, 'TRANSACTION_FAILED');
 }
 
-/** The platform cancelled a pending transfer: the hold (or pending credit) is undone. */
+/**
+ * The payment was cancelled before it settled (the platform's cancel, or the sandbox's user
+ * cancellation): the hold (or pending credit) is undone. An outgoing payment is refunded to
+ * its payer and then closed as COMPLETED, with the refund (reason USER_CANCELLATION) saying
+ * what happened: the reference's webhook sequence for a cancellation, and no failure reason
+ * of the reference describes one.
+ */
 async function cancel(work: Work, row: store.TransactionRow, reason: string | undefined): Promise<store.TransactionRow> {
   const details: Details = { ...(JSON.parse(row.details) as Details), ...(reason !== undefined ? { cancellationReason: reason } : {}) };
   const withReason = { ...row, details: JSON.stringify(details) };
   if (row.type === 'INCOMING') return fail(work, withReason, 'COLLECTION_FAILED');
   await releaseOutgoing(work, row);
-  const failed = next(work, withReason, { status: 'FAILED' });
-  emit(work, failed, 'FAILED');
-  return refund(work, failed, 'USER_CANCELLATION');
+  const refunded = refund(work, withReason, 'USER_CANCELLATION');
+  const closed = next(work, refunded, { status: 'COMPLETED' });
+  emit(work, closed, 'COMPLETED');
+  return closed;
 }
 
 /** The state a rail outcome applies to; any other state means the outcome is stale (cancelled before it arrived). */
 function awaitsOutcome(row: store.TransactionRow, outcome: RailOutcome): boolean {
   const pending = row.type === 'OUTGOING' ? 'PROCESSING' : 'PENDING';
-  if (outcome.kind === 'RETURNED') return row.type === 'OUTGOING' && row.status === 'COMPLETED';
+  // A cancelled payment is COMPLETED too, but it was refunded: nothing of it can come back.
+  if (outcome.kind === 'RETURNED') return row.type === 'OUTGOING' && row.status === 'COMPLETED' && row.refund === null;
   return row.status === pending;
 }
 
