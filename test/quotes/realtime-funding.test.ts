@@ -233,6 +233,8 @@ describe('Strong Customer Authentication of real-time-funded quotes', () => {
     const resend = await t.api('POST', `/quotes/${quote.id}/authorize/resend`);
     expect(resend.status).toBe(204);
     expect(resend.text).toBe('');
+    // The same challenge, expiry included: a resend issues nothing new.
+    expect(await quoteOf(t, quote.id)).toEqual(quote);
 
     const authorized = await t.api('POST', `/quotes/${quote.id}/authorize`, { body: { code: '123456' } });
     expect(authorized.status).toBe(200);
@@ -266,49 +268,72 @@ describe('Strong Customer Authentication of real-time-funded quotes', () => {
     expect(await counts(t)).toMatchObject({ quotes: 1, transactions: 1 });
   });
 
-  it('an expired challenge is refused until a resend renews it', async () => {
+  it('a challenge past its expiresAt can be neither authorized nor sent again; the quote then fails SCA_NOT_COMPLETED', async () => {
     const t = await buildAtStart();
     const customer = await euCustomer(t);
     const destination = await externalAccount(t, 'MXN_ACCOUNT');
     const quote = (await createQuote(t, realtimeBody(customer.id, destination.id))).body;
+    // The challenge lasts 10 minutes, the quote (SPEI, not an instant rail) 15.
+    expect(quote.expiresAt).toBe(new Date(START.getTime() + 15 * 60 * 1000).toISOString());
+    expect(quote.scaChallenge.expiresAt).toBe(new Date(START.getTime() + 10 * 60 * 1000).toISOString());
     await t.advanceClock(10 * 60 + 1);
     const late = await t.api('POST', `/quotes/${quote.id}/authorize`, { body: { code: '123456' } });
     expect(late.status).toBe(400);
     expect(late.body.details.errors).toEqual([expect.objectContaining({ field: 'code' })]);
-    expect((await t.api('POST', `/quotes/${quote.id}/authorize/resend`)).status).toBe(204);
-    const renewed = await quoteOf(t, quote.id);
-    expect(renewed.scaChallenge.expiresAt).toBe(new Date(START.getTime() + (20 * 60 + 1) * 1000).toISOString());
-    const ok = await t.api('POST', `/quotes/${quote.id}/authorize`, { body: { code: '123456' } });
-    expect(ok.status).toBe(200);
-    expect(ok.body.status).toBe('PENDING');
+    const resent = await t.api('POST', `/quotes/${quote.id}/authorize/resend`);
+    expect(resent.status).toBe(409);
+    expect(resent.body.code).toBe('CONFLICT');
+    expect(await quoteOf(t, quote.id)).toEqual(quote);
+    // When the quote expires, the payment that was never authorized fails.
+    await t.advanceClock(5 * 60);
+    const failed = await quoteOf(t, quote.id);
+    expect(failed.status).toBe('FAILED');
+    expect(failed.scaChallenge).toBeUndefined();
+    expect(failed.paymentInstructions).toBeUndefined();
+    expect(await transactionOf(t, quote.transactionId)).toMatchObject({ status: 'FAILED', failureReason: 'SCA_NOT_COMPLETED' });
+    expect((await eventsOf(t, quote.transactionId)).map((e) => e.type)).toEqual([P('PENDING_AUTHORIZATION'), P('FAILED')]);
+    expect(await postingKinds(t, quote.transactionId)).toEqual([]);
+    expect((await t.api('POST', `/quotes/${quote.id}/authorize`, { body: { code: '123456' } })).status).toBe(409);
+    expect((await t.api('POST', `/quotes/${quote.id}/authorize/resend`)).status).toBe(409);
+    expect((await send(t, { quoteId: quote.id, currencyCode: 'USD' })).status).toBe(400);
   });
 
-  it('an unauthorized quote expires with the quote: EXPIRED, and authorize is then a 409', async () => {
+  it('a challenge never outlives its quote: on an instant rail both end at the quote\'s expiresAt', async () => {
+    const t = await buildAtStart();
+    const customer = await euCustomer(t);
+    const destination = await t.api('POST', '/platform/external-accounts', { body: accountBody('EUR_ACCOUNT') });
+    expect(destination.body.accountInfo.paymentRails).toContain('SEPA_INSTANT');
+    const quote = (await createQuote(t, realtimeBody(customer.id, destination.body.id, { destination: { destinationType: 'ACCOUNT', accountId: destination.body.id, paymentRail: 'SEPA_INSTANT' } }))).body;
+    expect(quote.expiresAt).toBe(new Date(START.getTime() + 5 * 60 * 1000).toISOString());
+    expect(quote.scaChallenge.expiresAt).toBe(quote.expiresAt);
+  });
+
+  it('an unauthorized quote fails with the reference\'s SCA_NOT_COMPLETED when it expires, and authorize is then a 409', async () => {
     const t = await buildAtStart();
     const customer = await euCustomer(t);
     const destination = await externalAccount(t, 'MXN_ACCOUNT');
     const quote = (await createQuote(t, realtimeBody(customer.id, destination.id))).body;
-    await t.advanceClock(15 * 60);
-    const expired = await quoteOf(t, quote.id);
-    expect(expired.status).toBe('EXPIRED');
-    expect(expired.scaChallenge).toBeUndefined();
-    // Never authorized: the reference's SCA_NOT_COMPLETED.
-    expect(await transactionOf(t, quote.transactionId)).toMatchObject({ status: 'EXPIRED', failureReason: 'SCA_NOT_COMPLETED' });
-    expect((await eventsOf(t, quote.transactionId)).map((e) => e.type)).toEqual([P('PENDING_AUTHORIZATION'), P('EXPIRED')]);
+    await t.advanceClock(15 * 60 - 1);
+    expect((await quoteOf(t, quote.id)).status).toBe('PENDING_AUTHORIZATION');
+    await t.advanceClock(1);
+    const failed = await quoteOf(t, quote.id);
+    expect(failed.status).toBe('FAILED');
+    expect(failed.scaChallenge).toBeUndefined();
+    expect(await transactionOf(t, quote.transactionId)).toMatchObject({ status: 'FAILED', failureReason: 'SCA_NOT_COMPLETED' });
+    expect((await eventsOf(t, quote.transactionId)).map((e) => e.type)).toEqual([P('PENDING_AUTHORIZATION'), P('FAILED')]);
     expect((await t.api('POST', `/quotes/${quote.id}/authorize`, { body: { code: '123456' } })).status).toBe(409);
     expect((await t.api('POST', `/quotes/${quote.id}/authorize/resend`)).status).toBe(409);
+    await expectBalancedBooks(t);
   });
 
   it('a quote past expiresAt cannot be authorized or resent, even before the expiry job has run', async () => {
     const t = await buildAtStart();
     const customer = await euCustomer(t);
-    const destination = await externalAccount(t, 'MXN_ACCOUNT');
-    const quote = (await createQuote(t, realtimeBody(customer.id, destination.id))).body;
-    // A resend inside the lifetime renews the challenge past the quote's expiry.
-    await t.advanceClock(14 * 60);
-    expect((await t.api('POST', `/quotes/${quote.id}/authorize/resend`)).status).toBe(204);
+    const destination = await t.api('POST', '/platform/external-accounts', { body: accountBody('EUR_ACCOUNT') });
+    // An instant rail: the quote and its challenge both last 5 minutes.
+    const quote = (await createQuote(t, realtimeBody(customer.id, destination.body.id, { destination: { destinationType: 'ACCOUNT', accountId: destination.body.id, paymentRail: 'SEPA_INSTANT' } }))).body;
     // Move the clock without running jobs: straight through the store, as a paused poller would leave it.
-    await t.deps.db.k.updateTable('platforms').set({ clock_offset_ms: 15 * 60 * 1000 } as never).where('id', '=', t.platformId).execute();
+    await t.deps.db.k.updateTable('platforms').set({ clock_offset_ms: 5 * 60 * 1000 } as never).where('id', '=', t.platformId).execute();
     t.deps.authCache?.clear();
     const late = await t.api('POST', `/quotes/${quote.id}/authorize`, { body: { code: '123456' } });
     expect(late.status).toBe(409);
@@ -385,7 +410,8 @@ describe('Strong Customer Authentication of real-time-funded quotes', () => {
     expect(authorized.body.paymentInstructions).toBeUndefined();
     expect(await postingKinds(t, quote.transactionId)).toEqual(['HOLD', 'CONVERT', 'PAYOUT']);
     expect(await usdBalance()).toBe(50_000 - quote.totalSendingAmount);
-    expect((await eventsOf(t, quote.transactionId)).map((e) => e.type)).toEqual([P('PENDING'), P('PENDING_AUTHORIZATION'), P('PENDING'), P('PROCESSING'), P('COMPLETED')]);
+    // Authorized, the payment goes straight from PENDING_AUTHORIZATION to PROCESSING.
+    expect((await eventsOf(t, quote.transactionId)).map((e) => e.type)).toEqual([P('PENDING'), P('PENDING_AUTHORIZATION'), P('PROCESSING'), P('COMPLETED')]);
     expect((await t.api('POST', `/quotes/${quote.id}/authorize`, { body: { code: '123456' } })).status).toBe(409);
     await expectBalancedBooks(t);
   });

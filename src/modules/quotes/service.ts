@@ -461,9 +461,11 @@ function realtimeInstructions(quoteId: string, conversion: Conversion) {
   ];
 }
 
-function newChallenge(input: { scaFactor?: string | undefined }, now: Date): ScaChallengeView {
+/** A new challenge; it lasts SCA_CHALLENGE_TTL_MS, but never past the quote it authorizes. */
+function newChallenge(quoteExpiresAt: string, now: Date): ScaChallengeView {
+  const expiresAt = iso(new Date(now.getTime() + SCA_CHALLENGE_TTL_MS));
   // The customer has no other enrolled factor in railyard, so every challenge is an SMS code.
-  return { id: newId('ScaChallenge'), expiresAt: iso(new Date(now.getTime() + SCA_CHALLENGE_TTL_MS)), factor: 'SMS_OTP', availableFactors: ['SMS_OTP'], purpose: 'PAYOUT' };
+  return { id: newId('ScaChallenge'), expiresAt: expiresAt < quoteExpiresAt ? expiresAt : quoteExpiresAt, factor: 'SMS_OTP', availableFactors: ['SMS_OTP'], purpose: 'PAYOUT' };
 }
 
 // ----------------------------------------------------------------------------- jobs
@@ -488,20 +490,23 @@ export const quoteExpiryJob = defineJob<ExpirePayload>('quote.expire', {
  * Executes an account-funded quote, unless its customer is in an SCA region: then the
  * payment waits in PENDING_AUTHORIZATION with a challenge, and authorizing it executes it.
  */
-async function executeOrChallenge(tx: Tx, ctx: Ctx, quote: store.QuoteRow, transaction: TransactionRow, scaFactor: string | undefined): Promise<store.QuoteRow> {
+async function executeOrChallenge(tx: Tx, ctx: Ctx, quote: store.QuoteRow, transaction: TransactionRow): Promise<store.QuoteRow> {
   const customer = quote.customer_id === null ? undefined : await findCustomerRow(tx, ctx.platformId, quote.customer_id);
   if (!inScaRegion(customer)) return (await execute(tx, ctx, quote, transaction)).quote;
   const after = await moveQuoteAuthorization(tx, transaction, ctx.now, 'PENDING_AUTHORIZATION');
-  const challenged = { ...quote, status: after.status, sca_challenge: JSON.stringify(newChallenge({ scaFactor }, ctx.now)), updated_at: iso(ctx.now) };
+  const challenged = { ...quote, status: after.status, sca_challenge: JSON.stringify(newChallenge(quote.expires_at, ctx.now)), updated_at: iso(ctx.now) };
   await store.saveQuoteState(tx, challenged);
   return challenged;
 }
 
-/** Starts the payment of a PENDING quote whose transaction row the caller holds locked. */
-async function execute(tx: Tx, ctx: Ctx, quote: store.QuoteRow, transaction: TransactionRow, paidAmount?: bigint) {
+/**
+ * Starts the payment of a PENDING quote whose transaction row the caller holds locked (or of
+ * one awaiting authorization, once `authorized`).
+ */
+async function execute(tx: Tx, ctx: Ctx, quote: store.QuoteRow, transaction: TransactionRow, options: { paidAmount?: bigint | undefined; authorized?: boolean } = {}) {
   const { payout } = JSON.parse(transaction.conversion!) as TransactionConversion;
   try {
-    const after = await executeQuoteTransaction(tx, transaction, ctx.now, railFor(payout).planPayout(payout), paidAmount);
+    const after = await executeQuoteTransaction(tx, transaction, ctx.now, railFor(payout).planPayout(payout), options);
     return { quote: { ...quote, status: after.status }, transaction: after };
   } catch (err) {
     throw ledgerRefusal(err, 'lockedCurrencyAmount');
@@ -581,7 +586,7 @@ export async function createQuote(ctx: Ctx, input: QuoteInput, idempotencyKey: s
       platform_fees: conversion.platformFees.toString(),
       rate_details: JSON.stringify(rateDetails),
       payment_instructions: source.funding === 'REALTIME_FUNDING' && !sca ? JSON.stringify(realtimeInstructions(quoteId, conversion)) : null,
-      sca_challenge: sca ? JSON.stringify(newChallenge(input, now)) : null,
+      sca_challenge: sca ? JSON.stringify(newChallenge(iso(expiresAt), now)) : null,
       sender_customer_info: input.senderCustomerInfo !== undefined ? JSON.stringify(input.senderCustomerInfo) : null,
       expires_at: iso(expiresAt),
       created_at: iso(now),
@@ -593,7 +598,7 @@ export async function createQuote(ctx: Ctx, input: QuoteInput, idempotencyKey: s
     await quoteExpiryJob.schedule(tx, { platformId: ctx.platformId, payload: { quoteId, transactionId }, dueAt: expiresAt, now });
 
     if (input.immediatelyExecute === true) {
-      quote = await executeOrChallenge(tx, ctx, quote, transaction, input.scaFactor);
+      quote = await executeOrChallenge(tx, ctx, quote, transaction);
     }
     return { status: sca ? 202 : 201, body: presentQuote(quote) };
   });
@@ -617,7 +622,7 @@ export async function executeQuote(ctx: Ctx, quoteId: string, body: { scaFactor?
       throw invalid('quoteId', 'names a real-time-funded quote: it executes when its payment instructions are paid (in the sandbox, POST /sandbox/send)');
     }
     checkExecutable(quote, ctx.now, (message) => apiError('CONFLICT', message));
-    return { status: 200, body: presentQuote(await executeOrChallenge(tx, ctx, quote, transaction, body?.scaFactor)) };
+    return { status: 200, body: presentQuote(await executeOrChallenge(tx, ctx, quote, transaction)) };
   });
 }
 
@@ -647,37 +652,46 @@ export async function authorizeQuote(ctx: Ctx, quoteId: string, input: ScaAuthor
     if (iso(ctx.now) >= quote.expires_at) throw apiError('CONFLICT', `Quote ${quoteId} expired at ${quote.expires_at}; create a new quote`);
     errors.throwIfAny();
     if (iso(ctx.now) > challenge.expiresAt) {
-      throw invalid('code', `answers a challenge that expired at ${challenge.expiresAt}; ask for a new code with POST /quotes/${quoteId}/authorize/resend`);
+      throw invalid('code', `answers a challenge that expired at ${challenge.expiresAt}; an expired challenge cannot be authorized or renewed, so create a new quote`);
     }
     if (hasPasskey) throw invalid('passkeyAssertion', `cannot satisfy this challenge: its factor is ${challenge.factor}`);
     if (input.code !== SCA_SANDBOX_CODE) throw invalid('code', 'is not the code of this challenge (the sandbox code is 123456)');
 
-    const after = await moveQuoteAuthorization(tx, transaction, ctx.now, 'PENDING');
     const realtime = (JSON.parse(quote.source) as { sourceType: string }).sourceType === 'REALTIME_FUNDING';
-    // Real-time funding: the instructions are released and paying them executes the quote.
-    // Funded from an account: the execute that asked for this authorization happens now.
+    if (!realtime) {
+      // Funded from an account: the execute that asked for this authorization happens now,
+      // straight from PENDING_AUTHORIZATION to PROCESSING.
+      const authorized: store.QuoteRow = { ...quote, sca_challenge: null, updated_at: iso(ctx.now) };
+      await store.saveQuoteState(tx, authorized);
+      return presentQuote((await execute(tx, ctx, authorized, transaction, { authorized: true })).quote);
+    }
+    // Real-time funding: back to PENDING with the instructions released; paying them executes the quote.
+    const after = await moveQuoteAuthorization(tx, transaction, ctx.now, 'PENDING');
     const conversion = { sendingCurrency: quote.sending_currency, totalSending: BigInt(quote.sending_amount) } as Conversion;
-    let authorized: store.QuoteRow = {
+    const authorized: store.QuoteRow = {
       ...quote, status: after.status, sca_challenge: null, updated_at: iso(ctx.now),
-      payment_instructions: realtime ? JSON.stringify(realtimeInstructions(quote.id, conversion)) : quote.payment_instructions,
+      payment_instructions: JSON.stringify(realtimeInstructions(quote.id, conversion)),
     };
     await store.saveQuoteState(tx, authorized);
-    if (!realtime) authorized = (await execute(tx, ctx, authorized, after)).quote;
     return presentQuote(authorized);
   });
 }
 
-/** Sends the SMS code of an open challenge again (nothing is sent in the sandbox) and renews its expiry. */
+/**
+ * Sends the SMS code of an open challenge again (nothing is sent in the sandbox). The
+ * challenge stays the one it was, expiry included: a challenge past its expiresAt cannot be
+ * brought back, and the quote fails with SCA_NOT_COMPLETED when it expires.
+ */
 export async function resendQuoteScaCode(ctx: Ctx, quoteId: string): Promise<void> {
-  await ctx.db.transaction(async (tx) => {
-    const { quote } = await loadQuoteForChange(tx, ctx, quoteId);
-    const challenge = parseJson<ScaChallengeView>(quote.sca_challenge);
-    if (quote.status !== 'PENDING_AUTHORIZATION' || challenge === undefined || challenge.factor !== 'SMS_OTP' || iso(ctx.now) >= quote.expires_at) {
-      throw apiError('CONFLICT', `Quote ${quoteId} has no open SMS challenge (it is ${quote.status}${iso(ctx.now) >= quote.expires_at ? ', expired' : ''})`);
-    }
-    const renewed = { ...challenge, expiresAt: iso(new Date(ctx.now.getTime() + SCA_CHALLENGE_TTL_MS)) };
-    await store.saveQuoteState(tx, { ...quote, sca_challenge: JSON.stringify(renewed), updated_at: iso(ctx.now) });
-  });
+  const quote = await loadQuote(ctx.db.k, ctx, quoteId);
+  const challenge = parseJson<ScaChallengeView>(quote.sca_challenge);
+  const now = iso(ctx.now);
+  if (quote.status !== 'PENDING_AUTHORIZATION' || challenge === undefined || challenge.factor !== 'SMS_OTP') {
+    throw apiError('CONFLICT', `Quote ${quoteId} has no SMS challenge to send again (it is ${quote.status})`);
+  }
+  if (now >= quote.expires_at || now > challenge.expiresAt) {
+    throw apiError('CONFLICT', `The challenge of quote ${quoteId} expired at ${challenge.expiresAt}; it cannot be sent again`);
+  }
 }
 
 export interface SandboxSendInput {
@@ -700,7 +714,7 @@ export async function sandboxSend(ctx: Ctx, input: SandboxSendInput) {
     }
     checkExecutable(quote, ctx.now, (message) => invalid('quoteId', message));
     const paid = input.currencyAmount !== undefined ? BigInt(input.currencyAmount) : undefined;
-    return presentTransaction((await execute(tx, ctx, quote, transaction, paid)).transaction);
+    return presentTransaction((await execute(tx, ctx, quote, transaction, { paidAmount: paid })).transaction);
   });
 }
 

@@ -19,8 +19,9 @@
 //
 // A cross-currency quote's transaction (OUTGOING, with a `conversion`) exists from the
 // quote's creation and its status is the quote's:
-//             PENDING_AUTHORIZATION --authorize--> PENDING
-//             PENDING / PENDING_AUTHORIZATION --expire--> EXPIRED
+//             PENDING_AUTHORIZATION --authorize--> PENDING (real-time funding: waits for the funds)
+//                                               or PROCESSING (an account-funded execute that waited)
+//             PENDING --expire--> EXPIRED; PENDING_AUTHORIZATION --expire--> FAILED (SCA_NOT_COMPLETED)
 //             PENDING --execute / funds received--> PROCESSING, then as above; completing
 //             converts the funds and pays the receiver; failing releases or refunds them.
 
@@ -849,34 +850,46 @@ export async function moveQuoteAuthorization(
   });
 }
 
-/** The quote's time ran out before it was executed or funded: -> EXPIRED (QUOTE_EXPIRED, or SCA_NOT_COMPLETED while awaiting authorization). */
+/**
+ * The quote's time ran out before it was executed or funded: PENDING -> EXPIRED
+ * (QUOTE_EXPIRED); a payment still awaiting authorization fails instead, PENDING_AUTHORIZATION
+ * -> FAILED (SCA_NOT_COMPLETED), the reference's transition for a challenge never answered.
+ * No money has moved in either state, so none moves back.
+ */
 export async function expireQuoteTransaction(tx: Tx, row: store.TransactionRow, now: Date): Promise<store.TransactionRow> {
   return changeQuoteTransaction(tx, row, now, async (work, current) => {
-    if (current.status !== 'PENDING' && current.status !== 'PENDING_AUTHORIZATION') return current;
-    // A challenge never answered is the reference's SCA_NOT_COMPLETED; otherwise the quote simply ran out.
-    const reason = current.status === 'PENDING_AUTHORIZATION' ? 'SCA_NOT_COMPLETED' : 'QUOTE_EXPIRED';
-    const expired = next(work, current, { status: 'EXPIRED', failure_reason: reason });
+    if (current.status === 'PENDING_AUTHORIZATION') {
+      const failed = next(work, current, { status: 'FAILED', failure_reason: 'SCA_NOT_COMPLETED' });
+      emit(work, failed, 'FAILED');
+      return failed;
+    }
+    if (current.status !== 'PENDING') return current;
+    const expired = next(work, current, { status: 'EXPIRED', failure_reason: 'QUOTE_EXPIRED' });
     emit(work, expired, 'EXPIRED');
     return expired;
   });
 }
 
 /**
- * Starts a PENDING quote's payment: the funds are held on the source internal account
- * (throws InsufficientFunds when they fall short) or received from outside into SUSPENSE
+ * Starts a quote's payment: the funds are held on the source internal account (throws
+ * InsufficientFunds when they fall short) or received from outside into SUSPENSE
  * (`paidAmount`, the amount that arrived; pulls and real-time funding), the transaction goes
  * PROCESSING and the payout's timeline starts. Money that arrives in the wrong amount is
- * refunded and fails the payment (FUNDING_AMOUNT_MISMATCH).
+ * refunded and fails the payment (FUNDING_AMOUNT_MISMATCH). The transaction is PENDING, or
+ * PENDING_AUTHORIZATION when `authorized` (an execute that waited for its challenge, which
+ * has just been satisfied, goes straight on to PROCESSING).
  */
 export async function executeQuoteTransaction(
   tx: Tx,
   row: store.TransactionRow,
   now: Date,
   timeline: TimelineStep[],
-  paidAmount?: bigint,
+  options: { paidAmount?: bigint | undefined; authorized?: boolean } = {},
 ): Promise<store.TransactionRow> {
+  const { paidAmount } = options;
+  const from = options.authorized === true ? 'PENDING_AUTHORIZATION' : 'PENDING';
   return changeQuoteTransaction(tx, row, now, async (work, current) => {
-    if (current.status !== 'PENDING') throw new Error(`quote transaction ${current.id} is ${current.status}, not PENDING`);
+    if (current.status !== from) throw new Error(`quote transaction ${current.id} is ${current.status}, not ${from}`);
     const conversion = conversionOf(current)!;
     if (conversion.funding === 'INTERNAL_ACCOUNT') {
       await work.books.hold(current.internal_account_id, current.currency, amountOf(current), current.id);
