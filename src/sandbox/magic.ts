@@ -239,6 +239,24 @@ export function quoteExecutionScenarioFor(primaryIdentifier: string): QuoteExecu
   return lookup(QUOTE_EXECUTION_SCENARIOS, QUOTE_EXECUTION_DEFAULT, scenarioSuffix(primaryIdentifier));
 }
 
+// ---------------------------------------------------------------------------------------
+// Executing a quote that pulls its funds from an external bank account, by the suffix of
+// that (source) account's primary identifier.
+
+export type PullSourceScenario = { kind: 'INSUFFICIENT_FUNDS' };
+
+export const PULL_SOURCE_SCENARIOS: readonly MagicRow<PullSourceScenario>[] = [
+  {
+    suffix: '002', outcome: { kind: 'INSUFFICIENT_FUNDS' },
+    behaviour: 'the pull finds no funds: executing the quote (or immediatelyExecute) is refused with 400 INVALID_AMOUNT (insufficient funds) and nothing changes; the quote stays PENDING',
+    source: 'behaviours.md 1.5 (quote execution from a 002 account)',
+  },
+];
+
+export function pullSourceScenarioFor(primaryIdentifier: string): PullSourceScenario | undefined {
+  return PULL_SOURCE_SCENARIOS.find((row) => row.suffix === scenarioSuffix(primaryIdentifier))?.outcome;
+}
+
 /**
  * Strong Customer Authentication: the only code that satisfies a challenge in the sandbox.
  * Source: behaviours.md (123456 for all SCA proofs, quote authorize included).

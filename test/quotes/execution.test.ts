@@ -5,11 +5,11 @@
 // the ledger postings of the transaction, and balanced books after each flow.
 
 import { describe, expect, it } from 'vitest';
-import { QUOTE_EXECUTION_SCENARIOS } from '../../src/sandbox/magic.js';
+import { PULL_SOURCE_SCENARIOS, QUOTE_EXECUTION_SCENARIOS } from '../../src/sandbox/magic.js';
 import { accountBody } from '../fixtures/accounts.js';
 import { balances, customerWithAccounts, eventsOf, expectBalancedBooks, externalAccount, fund, fundedUsd } from '../fixtures/money.js';
 import {
-  accountQuoteBody, buildAtStart, createQuote, executeQuote, postingKinds, quoteOf, systemAccount, transactionOf,
+  accountQuoteBody, buildAtStart, counts, createQuote, executeQuote, postingKinds, quoteOf, systemAccount, transactionOf,
 } from '../fixtures/quotes.js';
 import type { TestApp } from '../helper.js';
 
@@ -279,4 +279,98 @@ describe('quote execution to an external account, by destination suffix', () => 
       await expectBalancedBooks(t);
     });
   }
+});
+
+describe('POST /quotes/{quoteId}/execute checks the quote\'s accounts again', () => {
+  /** Nothing moved: the quote is still PENDING, its transaction has no postings, the source holds what it held. */
+  async function expectUntouched(t: TestApp, quote: any, sourceId: string, sourceBalance: number) {
+    expect((await quoteOf(t, quote.id)).status).toBe('PENDING');
+    expect(await postingKinds(t, quote.transactionId)).toEqual([]);
+    expect(await balances(t, sourceId)).toEqual({ balance: sourceBalance, totalBalance: sourceBalance });
+    await expectBalancedBooks(t);
+  }
+
+  it('a destination deleted since the quote was made is a 400 naming destination.accountId, and nothing is paid', async () => {
+    const t = await buildAtStart();
+    const source = await fundedUsd(t, FUNDED);
+    const destination = await externalAccount(t, 'MXN_ACCOUNT');
+    const quote = (await createQuote(t, accountQuoteBody(source.id, destination.id, { amount: SENT }))).body;
+    expect((await t.api('DELETE', `/platform/external-accounts/${destination.id}`)).status).toBe(204);
+    const refused = await executeQuote(t, quote.id);
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ code: 'INVALID_INPUT', details: { errors: [{ field: 'destination.accountId', message: `${destination.id} no longer exists` }] } });
+    await expectUntouched(t, quote, source.id, FUNDED);
+  });
+
+  it('a pull source deleted since the quote was made is a 400 naming source.accountId', async () => {
+    const t = await buildAtStart();
+    const platformUsd = await fundedUsd(t, FUNDED);
+    const bank = await externalAccount(t, 'USD_ACCOUNT');
+    const destination = await externalAccount(t, 'MXN_ACCOUNT');
+    const quote = (await createQuote(t, accountQuoteBody(bank.id, destination.id, { amount: SENT }))).body;
+    expect((await t.api('DELETE', `/platform/external-accounts/${bank.id}`)).status).toBe(204);
+    const refused = await executeQuote(t, quote.id);
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ code: 'INVALID_INPUT', details: { errors: [{ field: 'source.accountId', message: `${bank.id} no longer exists` }] } });
+    await expectUntouched(t, quote, platformUsd.id, FUNDED);
+  });
+
+  it('a source internal account no longer ACTIVE is a 400 naming source.accountId', async () => {
+    const t = await buildAtStart();
+    const source = await fundedUsd(t, FUNDED);
+    const destination = await externalAccount(t, 'MXN_ACCOUNT');
+    const quote = (await createQuote(t, accountQuoteBody(source.id, destination.id, { amount: SENT }))).body;
+    // No operation freezes an internal account yet: the state is set in the store.
+    await t.deps.db.k.updateTable('internal_accounts').set({ status: 'FROZEN' }).where('id', '=', source.id).execute();
+    const refused = await executeQuote(t, quote.id);
+    expect(refused.status).toBe(400);
+    expect(refused.body.details.errors).toEqual([{ field: 'source.accountId', message: `${source.id} is FROZEN` }]);
+    expect((await quoteOf(t, quote.id)).status).toBe('PENDING');
+    expect(await postingKinds(t, quote.transactionId)).toEqual([]);
+  });
+
+  it('covers every row of the pull-source table', () => {
+    expect(PULL_SOURCE_SCENARIOS.map((row) => row.suffix)).toEqual(['002']);
+  });
+
+  it('a pull from a bank account ending 002 finds no funds: 400 INVALID_AMOUNT, the quote stays PENDING; with immediatelyExecute nothing is created', async () => {
+    const t = await buildAtStart();
+    const platformUsd = await fundedUsd(t, FUNDED);
+    const empty = await externalAccount(t, 'USD_ACCOUNT', '002');
+    const destination = await externalAccount(t, 'MXN_ACCOUNT');
+    const quote = await createQuote(t, accountQuoteBody(empty.id, destination.id, { amount: SENT }));
+    expect(quote.status).toBe(201);
+    const refused = await executeQuote(t, quote.body.id);
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({
+      code: 'INVALID_AMOUNT', details: { reason: 'INSUFFICIENT_BALANCE', errors: [{ field: 'source.accountId', message: 'has insufficient funds for this payment' }] },
+    });
+    await expectUntouched(t, quote.body, platformUsd.id, FUNDED);
+    const before = await counts(t);
+    const immediate = await createQuote(t, accountQuoteBody(empty.id, destination.id, { amount: SENT, extra: { immediatelyExecute: true } }));
+    expect(immediate.status).toBe(400);
+    expect(immediate.body.code).toBe('INVALID_AMOUNT');
+    expect(await counts(t)).toEqual(before);
+    // The same pull from an account with another suffix goes through.
+    const funded = await externalAccount(t, 'USD_ACCOUNT', '000');
+    const paid = await createQuote(t, accountQuoteBody(funded.id, destination.id, { amount: SENT, extra: { immediatelyExecute: true } }));
+    expect(paid.body.status).toBe('COMPLETED');
+    expect(await postingKinds(t, paid.body.transactionId)).toEqual(['FUNDING_RECEIVED', 'CONVERT', 'PAYOUT']);
+    await expectBalancedBooks(t);
+  });
+
+  it('a real-time-funded quote whose destination was deleted cannot be paid through /sandbox/send', async () => {
+    const t = await buildAtStart();
+    const destination = await externalAccount(t, 'MXN_ACCOUNT');
+    const quote = (await createQuote(t, {
+      source: { sourceType: 'REALTIME_FUNDING', currency: 'USD' }, destination: { destinationType: 'ACCOUNT', accountId: destination.id },
+      lockedCurrencySide: 'SENDING', lockedCurrencyAmount: SENT,
+    })).body;
+    await t.api('DELETE', `/platform/external-accounts/${destination.id}`);
+    const refused = await t.api('POST', '/sandbox/send', { body: { quoteId: quote.id, currencyCode: 'USD' } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.details.errors).toEqual([{ field: 'destination.accountId', message: `${destination.id} no longer exists` }]);
+    expect((await quoteOf(t, quote.id)).status).toBe('PENDING');
+    expect(await postingKinds(t, quote.transactionId)).toEqual([]);
+  });
 });

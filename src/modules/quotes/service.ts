@@ -32,7 +32,7 @@ import {
   AMOUNT_MAX, ConversionOutOfRange, convertReceiving, convertSending, customerRate, decimalToNumber, decimalToString, GRID_VARIABLE_FEE_BPS,
   gridFixedFee, hasRate, parseDecimal, ratedCurrencies, rateUpdatedAt, unitsPerUsd, type Conversion, type FeeSchedule,
 } from '../../rates/index.js';
-import { parseUmaAddress, SCA_SANDBOX_CODE } from '../../sandbox/magic.js';
+import { parseUmaAddress, pullSourceScenarioFor, SCA_SANDBOX_CODE } from '../../sandbox/magic.js';
 import { customerNamedBy, customerProfile, findCustomerRow, type CustomerRow } from '../customers/service.js';
 import { ACCOUNT_TYPES } from '../external-accounts/account-types.js';
 import { findTransferCounterparty, requireActiveCounterparty, type TransferCounterparty } from '../external-accounts/service.js';
@@ -490,21 +490,71 @@ export const quoteExpiryJob = defineJob<ExpirePayload>('quote.expire', {
  * Executes an account-funded quote, unless its customer is in an SCA region: then the
  * payment waits in PENDING_AUTHORIZATION with a challenge, and authorizing it executes it.
  */
-async function executeOrChallenge(tx: Tx, ctx: Ctx, quote: store.QuoteRow, transaction: TransactionRow): Promise<store.QuoteRow> {
+async function executeOrChallenge(tx: Tx, ctx: Ctx, quote: store.QuoteRow, transaction: TransactionRow, fresh = false): Promise<store.QuoteRow> {
   const customer = quote.customer_id === null ? undefined : await findCustomerRow(tx, ctx.platformId, quote.customer_id);
-  if (!inScaRegion(customer)) return (await execute(tx, ctx, quote, transaction)).quote;
+  if (!inScaRegion(customer)) return (await execute(tx, ctx, quote, transaction, { fresh })).quote;
   const after = await moveQuoteAuthorization(tx, transaction, ctx.now, 'PENDING_AUTHORIZATION');
   const challenged = { ...quote, status: after.status, sca_challenge: JSON.stringify(newChallenge(quote.expires_at, ctx.now)), updated_at: iso(ctx.now) };
   await store.saveQuoteState(tx, challenged);
   return challenged;
 }
 
+function noLongerPayable(field: string, message: string) {
+  return apiError('INVALID_INPUT', `This quote cannot be executed: its ${field} ${message}`, { errors: [{ field, message }] });
+}
+
+/** An internal account a payment moves money from or to, as it is now. */
+async function requireActiveInternal(tx: Tx, ctx: Ctx, accountId: string, field: string): Promise<void> {
+  const internal = await findInternalAccount(tx, ctx.platformId, accountId);
+  if (internal === undefined) throw noLongerPayable(field, `${accountId} no longer exists`);
+  if (internal.status !== 'ACTIVE') throw noLongerPayable(field, `${accountId} is ${internal.status}`);
+}
+
+/** An external account a payment moves money from or to, as it is now. */
+async function requireActiveExternal(tx: Tx, ctx: Ctx, accountId: string, field: string): Promise<TransferCounterparty> {
+  const external = await findTransferCounterparty(tx, ctx.platformId, accountId);
+  if (external === undefined) throw noLongerPayable(field, `${accountId} no longer exists`);
+  requireActiveCounterparty(external, field);
+  return external;
+}
+
+/**
+ * The accounts of a quote, checked again when it is executed: either side may have been
+ * deleted, frozen or lost its verification since the quote was made, and money must not move
+ * from or to it then. `fresh`: the quote was made in this very transaction (immediatelyExecute),
+ * so its accounts were just checked. A pull from a sandbox account ending 002 finds no funds
+ * (src/sandbox/magic.ts).
+ */
+async function requirePayable(tx: Tx, ctx: Ctx, transaction: TransactionRow, conversion: TransactionConversion, fresh: boolean): Promise<void> {
+  if (conversion.funding === 'EXTERNAL_ACCOUNT') {
+    const source = fresh ? await findTransferCounterparty(tx, ctx.platformId, transaction.source_account_id) : await requireActiveExternal(tx, ctx, transaction.source_account_id, 'source.accountId');
+    if (source !== undefined && pullSourceScenarioFor(source.primaryIdentifier)?.kind === 'INSUFFICIENT_FUNDS') {
+      throw apiError('INVALID_AMOUNT', `Insufficient funds: the bank holding ${source.id} declined the pull of ${transaction.amount}`, {
+        reason: 'INSUFFICIENT_BALANCE',
+        errors: [{ field: 'source.accountId', message: 'has insufficient funds for this payment' }],
+      });
+    }
+  }
+  if (fresh) return;
+  if (conversion.funding === 'INTERNAL_ACCOUNT') await requireActiveInternal(tx, ctx, transaction.internal_account_id, 'source.accountId');
+  if (conversion.payout.destinationType === 'ACCOUNT') await requireActiveExternal(tx, ctx, transaction.destination_account_id, 'destination.accountId');
+  else if (conversion.payout.destinationType === 'INTERNAL_ACCOUNT') await requireActiveInternal(tx, ctx, conversion.payout.accountId, 'destination.accountId');
+}
+
 /**
  * Starts the payment of a PENDING quote whose transaction row the caller holds locked (or of
- * one awaiting authorization, once `authorized`).
+ * one awaiting authorization, once `authorized`), after checking its accounts again.
  */
-async function execute(tx: Tx, ctx: Ctx, quote: store.QuoteRow, transaction: TransactionRow, options: { paidAmount?: bigint | undefined; authorized?: boolean } = {}) {
-  const { payout } = JSON.parse(transaction.conversion!) as TransactionConversion;
+async function execute(
+  tx: Tx,
+  ctx: Ctx,
+  quote: store.QuoteRow,
+  transaction: TransactionRow,
+  options: { paidAmount?: bigint | undefined; authorized?: boolean; fresh?: boolean } = {},
+) {
+  const conversion = JSON.parse(transaction.conversion!) as TransactionConversion;
+  await requirePayable(tx, ctx, transaction, conversion, options.fresh === true);
+  const { payout } = conversion;
   try {
     const after = await executeQuoteTransaction(tx, transaction, ctx.now, railFor(payout).planPayout(payout), options);
     return { quote: { ...quote, status: after.status }, transaction: after };
@@ -598,7 +648,7 @@ export async function createQuote(ctx: Ctx, input: QuoteInput, idempotencyKey: s
     await quoteExpiryJob.schedule(tx, { platformId: ctx.platformId, payload: { quoteId, transactionId }, dueAt: expiresAt, now });
 
     if (input.immediatelyExecute === true) {
-      quote = await executeOrChallenge(tx, ctx, quote, transaction);
+      quote = await executeOrChallenge(tx, ctx, quote, transaction, true);
     }
     return { status: sca ? 202 : 201, body: presentQuote(quote) };
   });
