@@ -32,7 +32,8 @@ export interface RailPayment {
 
 /** The payout of an executed cross-currency quote. */
 export type QuotePayout =
-  | { destinationType: 'ACCOUNT'; counterpartyIdentifier: string }
+  /** `accountType`: the external account's type (some types have sandbox rules of their own); absent on quotes made before it was kept. */
+  | { destinationType: 'ACCOUNT'; counterpartyIdentifier: string; accountType?: string }
   | { destinationType: 'UMA_ADDRESS'; umaScenario: UmaScenario }
   /** Another internal account of the platform: a book transfer, no rail. */
   | { destinationType: 'INTERNAL_ACCOUNT'; accountId: string };

@@ -195,8 +195,11 @@ export function transferScenarioFor(primaryIdentifier: string): TransferScenario
 
 export type QuoteExecutionScenario =
   | { kind: 'COMPLETE'; afterMs: number }
-  /** `refund` absent: nothing was exchanged and held funds are released. */
-  | { kind: 'FAIL'; failureReason: string; refund?: 'COMPLETED' | 'FAILED' }
+  /**
+   * `refund` absent: nothing was exchanged and held funds are released. `afterMs`: the
+   * payment stays PROCESSING that long first (absent: it fails at once).
+   */
+  | { kind: 'FAIL'; failureReason: string; refund?: 'COMPLETED' | 'FAILED'; afterMs?: number }
   | { kind: 'RETURN'; returnAfterMs: number }
   | { kind: 'CANCEL' };
 
@@ -235,8 +238,28 @@ export const QUOTE_EXECUTION_SCENARIOS: readonly MagicRow<QuoteExecutionScenario
 ];
 export const QUOTE_EXECUTION_DEFAULT: QuoteExecutionScenario = { kind: 'COMPLETE', afterMs: 0 };
 
-export function quoteExecutionScenarioFor(primaryIdentifier: string): QuoteExecutionScenario {
-  return lookup(QUOTE_EXECUTION_SCENARIOS, QUOTE_EXECUTION_DEFAULT, scenarioSuffix(primaryIdentifier));
+// Spark wallets have a table of their own: 003 and 005 mean what they mean for transfers
+// (unavailable at once; pending 30 s, then failed), 002 and 004 what they mean for banks,
+// and every other suffix succeeds.
+const sparkSource = 'behaviours.md 1.3 (Spark wallet addresses follow the last-3-digit rule)';
+
+export const SPARK_QUOTE_EXECUTION_SCENARIOS: readonly MagicRow<QuoteExecutionScenario>[] = [
+  { ...QUOTE_EXECUTION_SCENARIOS.find((row) => row.suffix === '002')!, source: sparkSource },
+  {
+    suffix: '003', outcome: { kind: 'FAIL', failureReason: 'ACCOUNT_CANNOT_RECEIVE' },
+    behaviour: 'the wallet is unavailable: FAILED at once (ACCOUNT_CANNOT_RECEIVE), nothing exchanged, the held funds are released', source: sparkSource,
+  },
+  { ...QUOTE_EXECUTION_SCENARIOS.find((row) => row.suffix === '004')!, source: sparkSource },
+  {
+    suffix: '005', outcome: { kind: 'FAIL', failureReason: 'QUOTE_EXECUTION_FAILED', afterMs: TRANSFER_TIMEOUT_MS },
+    behaviour: 'PROCESSING for 30 s of sandbox time, then FAILED (QUOTE_EXECUTION_FAILED), nothing exchanged, the held funds are released', source: sparkSource,
+  },
+];
+
+/** The outcome of paying a quote to an external account of type `accountType` (undefined: the bank table). */
+export function quoteExecutionScenarioFor(primaryIdentifier: string, accountType?: string): QuoteExecutionScenario {
+  const table = accountType === 'SPARK_WALLET' ? SPARK_QUOTE_EXECUTION_SCENARIOS : QUOTE_EXECUTION_SCENARIOS;
+  return lookup(table, QUOTE_EXECUTION_DEFAULT, scenarioSuffix(primaryIdentifier));
 }
 
 // ---------------------------------------------------------------------------------------

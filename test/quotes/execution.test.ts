@@ -5,7 +5,7 @@
 // the ledger postings of the transaction, and balanced books after each flow.
 
 import { describe, expect, it } from 'vitest';
-import { PULL_SOURCE_SCENARIOS, QUOTE_EXECUTION_SCENARIOS } from '../../src/sandbox/magic.js';
+import { PULL_SOURCE_SCENARIOS, QUOTE_EXECUTION_SCENARIOS, SPARK_QUOTE_EXECUTION_SCENARIOS } from '../../src/sandbox/magic.js';
 import { accountBody } from '../fixtures/accounts.js';
 import { balances, customerWithAccounts, eventsOf, expectBalancedBooks, externalAccount, fund, fundedUsd } from '../fixtures/money.js';
 import {
@@ -117,6 +117,33 @@ const DEFAULT: Expected = {
   suspense: 0,
 };
 
+// Spark wallets (behaviours.md 1.3): 003 is an unavailable wallet, 005 a 30-second timeout;
+// 002 and 004 are the bank failures; every other suffix succeeds.
+const SPARK_EXPECTED: Record<string, Expected> = {
+  '002': EXPECTED['002']!,
+  '003': {
+    behaviour: 'the wallet is unavailable: FAILED at once (ACCOUNT_CANNOT_RECEIVE), the hold released',
+    atExecute: {
+      status: 'FAILED', failureReason: 'ACCOUNT_CANNOT_RECEIVE', events: [...START_EVENTS, P('FAILED')], postings: ['HOLD', 'RELEASE'],
+      balance: FUNDED, totalBalance: FUNDED,
+    },
+    suspense: 0,
+  },
+  '004': EXPECTED['004']!,
+  '005': {
+    behaviour: 'PROCESSING for 30 seconds, then FAILED (QUOTE_EXECUTION_FAILED), the hold released',
+    atExecute: { status: 'PROCESSING', events: START_EVENTS, postings: ['HOLD'], balance: FUNDED - SENT, totalBalance: FUNDED },
+    later: {
+      seconds: 30,
+      stage: {
+        status: 'FAILED', failureReason: 'QUOTE_EXECUTION_FAILED', events: [...START_EVENTS, P('FAILED')], postings: ['HOLD', 'RELEASE'],
+        balance: FUNDED, totalBalance: FUNDED,
+      },
+    },
+    suspense: 0,
+  },
+};
+
 async function expectStage(t: TestApp, quoteId: string, transactionId: string, sourceId: string, stage: Stage, executedQuote?: any) {
   const quote = await quoteOf(t, quoteId);
   expect(quote.status).toBe(stage.status);
@@ -152,15 +179,23 @@ async function expectStage(t: TestApp, quoteId: string, transactionId: string, s
   await expectBalancedBooks(t);
 }
 
-async function runScenario(suffix: string, expected: Expected) {
+/** Destinations by account type: the field of the primary identifier, the currency paid. */
+const DESTINATIONS = {
+  MXN_ACCOUNT: { identifier: 'clabeNumber', currency: 'MXN' },
+  SPARK_WALLET: { identifier: 'address', currency: 'BTC' },
+} as const;
+
+async function runScenario(suffix: string, expected: Expected, accountType: keyof typeof DESTINATIONS = 'MXN_ACCOUNT') {
   const t = await buildAtStart();
   const source = await fundedUsd(t, FUNDED);
-  const destination = await externalAccount(t, 'MXN_ACCOUNT', suffix);
-  expect(destination.accountInfo.clabeNumber.slice(-3)).toBe(suffix);
+  const destination = await externalAccount(t, accountType, suffix);
+  expect(destination.accountInfo[DESTINATIONS[accountType].identifier].slice(-3)).toBe(suffix);
 
   const created = await createQuote(t, accountQuoteBody(source.id, destination.id, { amount: SENT }));
   expect(created.status).toBe(201);
-  expect(created.body).toMatchObject({ status: 'PENDING', totalSendingAmount: SENT, sendingCurrency: { code: 'USD' }, receivingCurrency: { code: 'MXN' } });
+  expect(created.body).toMatchObject({
+    status: 'PENDING', totalSendingAmount: SENT, sendingCurrency: { code: 'USD' }, receivingCurrency: { code: DESTINATIONS[accountType].currency },
+  });
   const { id: quoteId, transactionId } = created.body;
   expect((await transactionOf(t, transactionId)).status).toBe('PENDING');
   expect((await eventsOf(t, transactionId)).map((e) => e.type)).toEqual([P('PENDING')]);
@@ -200,6 +235,24 @@ describe('quote execution to an external account, by destination suffix', () => 
   for (const suffix of ['000', '001', '999']) {
     it(`${suffix}: ${DEFAULT.behaviour}`, async () => {
       await runScenario(suffix, DEFAULT);
+    });
+  }
+
+  it('covers every row of the Spark table', () => {
+    expect(SPARK_QUOTE_EXECUTION_SCENARIOS.map((row) => row.suffix).sort()).toEqual(Object.keys(SPARK_EXPECTED).sort());
+  });
+
+  for (const row of SPARK_QUOTE_EXECUTION_SCENARIOS) {
+    const expected = SPARK_EXPECTED[row.suffix]!;
+    it(`Spark wallet ${row.suffix}: ${expected?.behaviour ?? row.behaviour}`, async () => {
+      await runScenario(row.suffix, expected, 'SPARK_WALLET');
+    });
+  }
+
+  // The bank table's 003, 006 and 007 mean nothing for a Spark wallet: those payments succeed.
+  for (const suffix of ['000', '006', '007']) {
+    it(`Spark wallet ${suffix}: ${DEFAULT.behaviour}`, async () => {
+      await runScenario(suffix, DEFAULT, 'SPARK_WALLET');
     });
   }
 

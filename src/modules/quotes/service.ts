@@ -357,7 +357,7 @@ async function planDestination(tx: Tx, ctx: Ctx, input: QuoteInput): Promise<Des
   const instant = INSTANT_WALLETS.has(external.accountType) || (paymentRail !== null && INSTANT_RAILS.has(paymentRail));
   return {
     currency: external.currency,
-    payout: { destinationType: 'ACCOUNT', counterpartyIdentifier: external.primaryIdentifier },
+    payout: { destinationType: 'ACCOUNT', counterpartyIdentifier: external.primaryIdentifier, accountType: external.accountType },
     destinationId: external.id, paymentRail, railSelectionMode, instant,
     ...(lookup ? { lookup } : {}),
     presented: { destinationType: 'ACCOUNT', accountId: external.id, ...(destination.paymentRail ? { paymentRail: destination.paymentRail } : {}) },
