@@ -68,3 +68,41 @@ export function currencyInfo(code: string): CurrencyInfo | undefined {
 export function isFiat(code: string): boolean {
   return BY_CODE.get(code)?.crypto === false;
 }
+
+export interface CryptoNetwork {
+  /** The name a request gives it (RealtimeFundingQuoteSource.cryptoNetwork). */
+  network: string;
+  /** The account type of a deposit on it (the reference's Payment*Info shapes). */
+  accountType: string;
+}
+
+/**
+ * The networks each crypto currency moves on, as the reference's payment-instruction shapes
+ * pair them (assetType enums). The first is where funding instructions point when no network
+ * is named.
+ */
+const CRYPTO_NETWORKS: Readonly<Record<string, readonly CryptoNetwork[]>> = {
+  BTC: [
+    { network: 'SPARK', accountType: 'SPARK_WALLET' },
+    { network: 'LIGHTNING', accountType: 'LIGHTNING' },
+    { network: 'BITCOIN', accountType: 'BITCOIN_L1' },
+  ],
+  USDB: [{ network: 'SPARK', accountType: 'SPARK_WALLET' }],
+  USDC: [
+    { network: 'SOLANA', accountType: 'SOLANA_WALLET' },
+    { network: 'BASE', accountType: 'BASE_WALLET' },
+    { network: 'POLYGON', accountType: 'POLYGON_WALLET' },
+    { network: 'ETHEREUM', accountType: 'ETHEREUM_WALLET' },
+  ],
+  USDT: [
+    { network: 'TRON', accountType: 'TRON_WALLET' },
+    { network: 'SOLANA', accountType: 'SOLANA_WALLET' },
+    { network: 'ETHEREUM', accountType: 'ETHEREUM_WALLET' },
+    { network: 'PLASMA', accountType: 'PLASMA_WALLET' },
+  ],
+};
+
+/** The networks a crypto currency moves on (empty for fiat and unknown codes). */
+export function cryptoNetworksOf(currency: string): readonly CryptoNetwork[] {
+  return CRYPTO_NETWORKS[currency] ?? [];
+}

@@ -3,6 +3,9 @@
 // customers in the EU/EEA (202 PENDING_AUTHORIZATION, authorize, resend).
 
 import { describe, expect, it } from 'vitest';
+import {
+  bech32Encode, checkBolt11, checkEvmAddress, checkSolanaAddress, checkSparkAddress, checkTronAddress, toBech32Words,
+} from '../../src/modules/external-accounts/formats.js';
 import { accountBody } from '../fixtures/accounts.js';
 import { createCustomer, individualBody } from '../fixtures/customers.js';
 import { eventsOf, expectBalancedBooks, externalAccount, fundedUsd } from '../fixtures/money.js';
@@ -188,10 +191,77 @@ describe('real-time funding', () => {
     const body = realtimeBody(customer.id, destination.id, { lockedCurrencyAmount: 20_000_000 });
     const reply = await createQuote(t, { ...body, source: { sourceType: 'REALTIME_FUNDING', currency: 'USDC', customerId: customer.id } });
     expect(reply.status).toBe(400);
-    expect(reply.body.details.errors).toEqual([expect.objectContaining({ field: 'source.cryptoNetwork' })]);
-    const ok = await createQuote(t, { ...body, source: { sourceType: 'REALTIME_FUNDING', currency: 'USDC', customerId: customer.id, cryptoNetwork: 'SOLANA' } });
-    expect(ok.status).toBe(201);
-    expect(ok.body.paymentInstructions[0].accountOrWalletInfo).toMatchObject({ accountType: 'SOLANA_WALLET', assetType: 'USDC' });
+    expect(reply.body.details.errors).toEqual([
+      { field: 'source.cryptoNetwork', constraint: { enum: ['SOLANA', 'BASE', 'POLYGON', 'ETHEREUM'] }, message: expect.stringContaining('required') },
+    ]);
+  });
+
+  // Every network each crypto currency can be paid on, the deposit it gets, and a check of the address.
+  const NETWORKS: [currency: string, network: string | undefined, amount: number, check: (info: any) => void][] = [
+    ['USDC', 'SOLANA', 20_000_000, (info) => expect([info.accountType, info.assetType, checkSolanaAddress(info.address)]).toEqual(['SOLANA_WALLET', 'USDC', null])],
+    ['USDC', 'BASE', 20_000_000, (info) => expect([info.accountType, info.assetType, checkEvmAddress(info.address)]).toEqual(['BASE_WALLET', 'USDC', null])],
+    ['USDC', 'POLYGON', 20_000_000, (info) => expect([info.accountType, info.assetType, checkEvmAddress(info.address)]).toEqual(['POLYGON_WALLET', 'USDC', null])],
+    ['USDC', 'ETHEREUM', 20_000_000, (info) => expect([info.accountType, info.assetType, checkEvmAddress(info.address)]).toEqual(['ETHEREUM_WALLET', 'USDC', null])],
+    ['USDT', 'TRON', 20_000_000, (info) => expect([info.accountType, info.assetType, checkTronAddress(info.address)]).toEqual(['TRON_WALLET', 'USDT', null])],
+    ['USDT', 'SOLANA', 20_000_000, (info) => expect([info.accountType, info.assetType, checkSolanaAddress(info.address)]).toEqual(['SOLANA_WALLET', 'USDT', null])],
+    ['USDT', 'ETHEREUM', 20_000_000, (info) => expect([info.accountType, info.assetType, checkEvmAddress(info.address)]).toEqual(['ETHEREUM_WALLET', 'USDT', null])],
+    ['USDT', 'PLASMA', 20_000_000, (info) => expect([info.accountType, info.assetType, checkEvmAddress(info.address)]).toEqual(['PLASMA_WALLET', 'USDT', null])],
+    ['BTC', undefined, 30_000, (info) => expect([info.accountType, info.assetType, checkSparkAddress(info.address)]).toEqual(['SPARK_WALLET', 'BTC', null])],
+    ['BTC', 'SPARK', 30_000, (info) => expect([info.accountType, info.assetType, checkSparkAddress(info.address)]).toEqual(['SPARK_WALLET', 'BTC', null])],
+    // The invoice asks for the quote's amount: 30000 sat, in BOLT 11's tenths of a satoshi.
+    ['BTC', 'LIGHTNING', 30_000, (info) => {
+      expect([info.accountType, checkBolt11(info.invoice)]).toEqual(['LIGHTNING', null]);
+      expect(info.invoice).toMatch(/^lnbcrt300000n1[qpzry9x8gf2tvdw0s3jn54khce6mua7l]+$/);
+    }],
+    ['BTC', 'BITCOIN', 30_000, (info) => expect(info).toEqual({ accountType: 'BITCOIN_L1', address: expect.stringMatching(/^bcrt1q[qpzry9x8gf2tvdw0s3jn54khce6mua7l]{38}$/), network: 'BITCOIN' })],
+    ['USDB', 'SPARK', 20_000_000, (info) => expect([info.accountType, info.assetType, checkSparkAddress(info.address)]).toEqual(['SPARK_WALLET', 'USDB', null])],
+  ];
+
+  for (const [currency, network, amount, check] of NETWORKS) {
+    it(`real-time funding in ${currency}${network ? ` on ${network}` : ' (no network named)'}: instructions for that network, and the quote is payable`, async () => {
+      const t = await buildAtStart();
+      const destination = await externalAccount(t, 'MXN_ACCOUNT');
+      const source = { sourceType: 'REALTIME_FUNDING', currency, ...(network ? { cryptoNetwork: network } : {}) };
+      const reply = await createQuote(t, { ...realtimeBody(undefined, destination.id, { lockedCurrencyAmount: amount }), source });
+      expect(reply.status).toBe(201);
+      expect(reply.body.source).toEqual(source);
+      expect(reply.body.paymentInstructions).toHaveLength(1);
+      const instructions = reply.body.paymentInstructions[0];
+      expect(instructions.isPlatformAccount).toBe(true);
+      check(instructions.accountOrWalletInfo);
+      // Instructions are the quote's own: another quote gets another address.
+      const other = await createQuote(t, { ...realtimeBody(undefined, destination.id, { lockedCurrencyAmount: amount }), source });
+      expect(other.body.paymentInstructions[0].accountOrWalletInfo).not.toEqual(instructions.accountOrWalletInfo);
+      expect((await send(t, { quoteId: reply.body.id, currencyCode: currency })).body.status).toBe('COMPLETED');
+      await expectBalancedBooks(t);
+    });
+  }
+
+  it('refuses a network the currency does not move on, and any network for fiat, naming the field', async () => {
+    const t = await buildAtStart();
+    const destination = await externalAccount(t, 'MXN_ACCOUNT');
+    const usdcOnTron = await createQuote(t, {
+      ...realtimeBody(undefined, destination.id, { lockedCurrencyAmount: 20_000_000 }), source: { sourceType: 'REALTIME_FUNDING', currency: 'USDC', cryptoNetwork: 'TRON' },
+    });
+    expect(usdcOnTron.status).toBe(400);
+    expect(usdcOnTron.body.details.errors).toEqual([
+      { field: 'source.cryptoNetwork', constraint: { enum: ['SOLANA', 'BASE', 'POLYGON', 'ETHEREUM'] }, message: 'must be a network USDC moves on (SOLANA, BASE, POLYGON, ETHEREUM)' },
+    ]);
+    const unknown = await createQuote(t, {
+      ...realtimeBody(undefined, destination.id, { lockedCurrencyAmount: 30_000 }), source: { sourceType: 'REALTIME_FUNDING', currency: 'BTC', cryptoNetwork: 'NOT_A_NETWORK' },
+    });
+    expect(unknown.body.details.errors).toEqual([expect.objectContaining({ field: 'source.cryptoNetwork', constraint: { enum: ['SPARK', 'LIGHTNING', 'BITCOIN'] } })]);
+    const fiat = await createQuote(t, { ...realtimeBody(undefined, destination.id), source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', cryptoNetwork: 'SOLANA' } });
+    expect(fiat.status).toBe(400);
+    expect(fiat.body.details.errors).toEqual([{ field: 'source.cryptoNetwork', message: 'applies to crypto currencies only; USD is not one' }]);
+    expect(await counts(t)).toMatchObject({ quotes: 0 });
+  });
+
+  it('encodes bech32 as BIP 173 does (the deposit addresses and invoices above use it)', () => {
+    const program = Buffer.from('751e76e8199196d454941c45d1b3a323f1433bd6', 'hex');
+    expect(bech32Encode('bc', [0, ...toBech32Words(program)])).toBe('bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4');
+    const script = Buffer.from('1863143c14c5166804bd19203356da136c985678cd4d27a1b8c6329604903262', 'hex');
+    expect(bech32Encode('tb', [0, ...toBech32Words(script)])).toBe('tb1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3q0sl5k7');
   });
 });
 

@@ -119,6 +119,45 @@ export function checkLightningAddress(address: string): string | null {
   return /^[a-z0-9._+-]+@[a-z0-9-]+(\.[a-z0-9-]+)+$/i.test(address) ? null : 'must look like user@domain.tld';
 }
 
+const BECH32_ALPHABET = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
+const BECH32_GENERATORS = [0x3b6a57b2, 0x26508e6d, 0x1ea119fa, 0x3d4233dd, 0x2a1462b3];
+
+function bech32Polymod(values: readonly number[]): number {
+  let checksum = 1;
+  for (const value of values) {
+    const top = checksum >>> 25;
+    checksum = ((checksum & 0x1ffffff) << 5) ^ value;
+    for (let i = 0; i < 5; i++) if ((top >>> i) & 1) checksum ^= BECH32_GENERATORS[i]!;
+  }
+  return checksum;
+}
+
+/** Bytes as 5-bit words, the last one padded with zero bits (BIP 173). */
+export function toBech32Words(bytes: Uint8Array): number[] {
+  const words: number[] = [];
+  let buffer = 0;
+  let bits = 0;
+  for (const byte of bytes) {
+    buffer = (buffer << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      words.push((buffer >>> bits) & 31);
+    }
+    buffer &= (1 << bits) - 1;
+  }
+  if (bits > 0) words.push((buffer << (5 - bits)) & 31);
+  return words;
+}
+
+/** A bech32 string (BIP 173) of a human-readable part and 5-bit words, checksum included. */
+export function bech32Encode(hrp: string, words: readonly number[]): string {
+  const expanded = [...hrp].map((c) => c.charCodeAt(0) >>> 5).concat([0], [...hrp].map((c) => c.charCodeAt(0) & 31));
+  const polymod = bech32Polymod([...expanded, ...words, 0, 0, 0, 0, 0, 0]) ^ 1;
+  const checksum = [0, 1, 2, 3, 4, 5].map((i) => (polymod >>> (5 * (5 - i))) & 31);
+  return `${hrp}1${[...words, ...checksum].map((w) => BECH32_ALPHABET[w]).join('')}`;
+}
+
 // The formats the account-type table names, registered for request validation.
 defineFormat('iban', checkIban);
 defineFormat('aba-routing', checkAbaRouting);

@@ -88,6 +88,18 @@ const wallet = (name: string, accountType: string, assets: string[], assetRequir
 const PaymentSolanaWalletInfo = wallet('PaymentSolanaWalletInfo', 'SOLANA_WALLET', ['USDC', 'USDT']);
 const PaymentTronWalletInfo = wallet('PaymentTronWalletInfo', 'TRON_WALLET', ['USDT']);
 const PaymentSparkWalletInfo = wallet('PaymentSparkWalletInfo', 'SPARK_WALLET', [], true);
+const PaymentBaseWalletInfo = wallet('PaymentBaseWalletInfo', 'BASE_WALLET', ['USDC']);
+const PaymentPolygonWalletInfo = wallet('PaymentPolygonWalletInfo', 'POLYGON_WALLET', ['USDC']);
+const PaymentEthereumWalletInfo = wallet('PaymentEthereumWalletInfo', 'ETHEREUM_WALLET', ['USDC', 'USDT']);
+const PaymentPlasmaWalletInfo = wallet('PaymentPlasmaWalletInfo', 'PLASMA_WALLET', ['USDT']);
+const PaymentLightningInvoiceInfo = component(
+  'PaymentLightningInvoiceInfo',
+  Type.Object({ accountType: StringEnum(['LIGHTNING']), invoice: Type.String() }),
+);
+const PaymentBitcoinDepositAddressInfo = component(
+  'PaymentBitcoinDepositAddressInfo',
+  Type.Object({ accountType: StringEnum(['BITCOIN_L1']), address: Type.String(), network: Type.Optional(StringEnum(['BITCOIN'])) }),
+);
 
 const variants = {
   USD_ACCOUNT: PaymentUsdAccountInfo,
@@ -98,6 +110,12 @@ const variants = {
   SOLANA_WALLET: PaymentSolanaWalletInfo,
   TRON_WALLET: PaymentTronWalletInfo,
   SPARK_WALLET: PaymentSparkWalletInfo,
+  BASE_WALLET: PaymentBaseWalletInfo,
+  POLYGON_WALLET: PaymentPolygonWalletInfo,
+  ETHEREUM_WALLET: PaymentEthereumWalletInfo,
+  PLASMA_WALLET: PaymentPlasmaWalletInfo,
+  LIGHTNING: PaymentLightningInvoiceInfo,
+  BITCOIN_L1: PaymentBitcoinDepositAddressInfo,
 };
 
 export const PaymentInstructions = component(

@@ -3,7 +3,7 @@
 
 import { createHash } from 'node:crypto';
 import { iso } from '../../clock.js';
-import { currencyInfo, isFiat } from '../../currencies.js';
+import { cryptoNetworksOf, currencyInfo, isFiat } from '../../currencies.js';
 import type { Queryable } from '../../db/index.js';
 import { toPage, type PageRequest } from '../../db/pagination.js';
 import { recordEvent, type EventInput } from '../../events/outbox.js';
@@ -11,7 +11,7 @@ import type { Ctx } from '../../http/context.js';
 import { apiError } from '../../http/errors.js';
 import { newId } from '../../ids.js';
 import { BalanceLimitExceeded, BALANCE_MAX, InsufficientFunds, openAccounts, openBooks, type Books } from '../../ledger/index.js';
-import { clabeCheckDigit, ibanCheckDigits } from '../external-accounts/formats.js';
+import { bech32Encode, clabeCheckDigit, ibanCheckDigits, toBech32Words } from '../external-accounts/formats.js';
 import { readPlatformConfig } from '../platform/service.js';
 import type { InternalAccountType } from './schemas.js';
 import * as store from './store.js';
@@ -123,8 +123,53 @@ function digitsOf(seed: Buffer, count: number): string {
 const SANDBOX_ROUTING_NUMBER = '123456780';
 const SANDBOX_BANK_NAME = 'Railyard Sandbox Bank';
 
-/** Deterministic sandbox coordinates to pay into, for an account or any other payee id (a quote). */
-export function fundingInfo(accountId: string, currency: string): Record<string, unknown> {
+/**
+ * A sandbox deposit address for crypto, on the network named (else the currency's first, see
+ * cryptoNetworksOf): well formed for its network, regtest or testnet where the network has
+ * one, and never a real wallet. `amount` (smallest unit) goes into a Lightning invoice.
+ */
+function cryptoDepositInfo(accountId: string, currency: string, network: string | undefined, amount: bigint | undefined): Record<string, unknown> | undefined {
+  const seed = seedOf(accountId);
+  const networks = cryptoNetworksOf(currency);
+  const chosen = network === undefined ? networks[0] : networks.find((n) => n.network === network);
+  switch (chosen?.accountType) {
+    case 'SOLANA_WALLET':
+      return { accountType: 'SOLANA_WALLET', address: base58(seed), assetType: currency };
+    case 'TRON_WALLET': {
+      const payload = Buffer.concat([Buffer.from([0x41]), seed.subarray(0, 20)]);
+      const checksum = createHash('sha256').update(createHash('sha256').update(payload).digest()).digest().subarray(0, 4);
+      return { accountType: 'TRON_WALLET', address: base58(Buffer.concat([payload, checksum])), assetType: currency };
+    }
+    case 'BASE_WALLET':
+    case 'POLYGON_WALLET':
+    case 'ETHEREUM_WALLET':
+    case 'PLASMA_WALLET':
+      return { accountType: chosen.accountType, address: `0x${seed.subarray(0, 20).toString('hex')}`, assetType: currency };
+    case 'SPARK_WALLET': {
+      const data = [...seed, ...seedOf(`${accountId}:2`)].slice(0, 56).map((byte) => BECH32[byte % 32]).join('');
+      return { accountType: 'SPARK_WALLET', address: `sparkrt1${data}`, assetType: currency };
+    }
+    case 'LIGHTNING': {
+      // A regtest invoice for the amount (BOLT 11 counts in tenths of a satoshi with `n`); its
+      // body is the seed, not a signed invoice: no Lightning node can pay it.
+      const hrp = `lnbcrt${amount === undefined ? '' : `${amount * 10n}n`}`;
+      return { accountType: 'LIGHTNING', invoice: bech32Encode(hrp, toBech32Words(Buffer.concat([seed, seedOf(`${accountId}:2`)]))) };
+    }
+    case 'BITCOIN_L1':
+      // A regtest pay-to-witness-key-hash address (bcrt1q…).
+      return { accountType: 'BITCOIN_L1', address: bech32Encode('bcrt', [0, ...toBech32Words(seed.subarray(0, 20))]), network: 'BITCOIN' };
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Deterministic sandbox coordinates to pay into, for an account or any other payee id (a
+ * quote). For crypto, `network` picks the deposit network (default: the currency's first).
+ */
+export function fundingInfo(accountId: string, currency: string, options: { network?: string | undefined; amount?: bigint } = {}): Record<string, unknown> {
+  const crypto = cryptoDepositInfo(accountId, currency, options.network, options.amount);
+  if (crypto !== undefined) return crypto;
   const seed = seedOf(accountId);
   const reference = `RY-${seed.toString('hex').slice(0, 10).toUpperCase()}`;
   switch (currency) {
@@ -139,18 +184,6 @@ export function fundingInfo(accountId: string, currency: string): Record<string,
     case 'MXN': {
       const first17 = digitsOf(seed, 17);
       return { accountType: 'MXN_ACCOUNT', clabeNumber: `${first17}${clabeCheckDigit(first17)}`, paymentRails: ['SPEI'], reference };
-    }
-    case 'USDC':
-      return { accountType: 'SOLANA_WALLET', address: base58(seed), assetType: 'USDC' };
-    case 'USDT': {
-      const payload = Buffer.concat([Buffer.from([0x41]), seed.subarray(0, 20)]);
-      const checksum = createHash('sha256').update(createHash('sha256').update(payload).digest()).digest().subarray(0, 4);
-      return { accountType: 'TRON_WALLET', address: base58(Buffer.concat([payload, checksum])), assetType: 'USDT' };
-    }
-    case 'BTC':
-    case 'USDB': {
-      const data = [...seed, ...seedOf(`${accountId}:2`)].slice(0, 56).map((byte) => BECH32[byte % 32]).join('');
-      return { accountType: 'SPARK_WALLET', address: `sparkrt1${data}`, assetType: currency };
     }
     default:
       return {

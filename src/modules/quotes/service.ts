@@ -19,7 +19,7 @@
 // PENDING_AUTHORIZATION instead of paying, and authorizing it pays.
 
 import { iso } from '../../clock.js';
-import { currencyInfo } from '../../currencies.js';
+import { cryptoNetworksOf, currencyInfo, isFiat } from '../../currencies.js';
 import type { Queryable, Tx } from '../../db/index.js';
 import { runCommand, type Reply } from '../../http/command.js';
 import type { Ctx } from '../../http/context.js';
@@ -64,6 +64,11 @@ const SCA_COUNTRIES = new Set([
 
 /** Stablecoins exist on several networks; real-time funding in one must say which. */
 const MULTI_NETWORK_ASSETS = new Set(['USDC', 'USDT']);
+
+/** The network a real-time-funded quote is paid on, when one was named. */
+function realtimeNetwork(input: QuoteInput): string | undefined {
+  return input.source.sourceType === 'REALTIME_FUNDING' ? input.source.cryptoNetwork : undefined;
+}
 
 /** Receiving currencies whose corridors ask why the money moves. */
 const PURPOSE_REQUIRED_CURRENCIES = new Set(['INR']);
@@ -241,6 +246,20 @@ function invalid(field: string, message: string) {
   return apiError('INVALID_INPUT', `${field} ${message}`, { errors: [{ field, message }] });
 }
 
+/** The network of a real-time funding: required for a multi-network stablecoin, one that carries the currency, none for fiat. */
+function checkCryptoNetwork(source: RealtimeSourceInput, errors: FieldErrors): void {
+  const networks = cryptoNetworksOf(source.currency).map((n) => n.network);
+  if (source.cryptoNetwork === undefined) {
+    if (MULTI_NETWORK_ASSETS.has(source.currency)) {
+      errors.add('source.cryptoNetwork', `is required when funding in ${source.currency}: name the network the funds arrive on`, { enum: networks });
+    }
+  } else if (networks.length === 0) {
+    if (isFiat(source.currency)) errors.add('source.cryptoNetwork', `applies to crypto currencies only; ${source.currency} is not one`);
+  } else if (!networks.includes(source.cryptoNetwork)) {
+    errors.add('source.cryptoNetwork', `must be a network ${source.currency} moves on (${networks.join(', ')})`, { enum: networks });
+  }
+}
+
 /** Step 1: what the request's shape cannot say. */
 function checkCombinations(input: QuoteInput): void {
   const errors = new FieldErrors();
@@ -248,9 +267,7 @@ function checkCombinations(input: QuoteInput): void {
   if (input.immediatelyExecute === true && input.source.sourceType === 'REALTIME_FUNDING') {
     errors.add('immediatelyExecute', 'cannot be true for a REALTIME_FUNDING source: such a quote is executed by paying its instructions');
   }
-  if (input.source.sourceType === 'REALTIME_FUNDING' && MULTI_NETWORK_ASSETS.has(input.source.currency) && input.source.cryptoNetwork === undefined) {
-    errors.add('source.cryptoNetwork', `is required when funding in ${input.source.currency}: name the network the funds arrive on`);
-  }
+  if (input.source.sourceType === 'REALTIME_FUNDING') checkCryptoNetwork(input.source, errors);
   if (input.destination.destinationType === 'UMA_ADDRESS') {
     if (input.lookupId === undefined) errors.add('lookupId', 'is required to pay a UMA address: look the receiver up first (GET /receiver/uma/{receiverUmaAddress})');
     if (parseUmaAddress(input.destination.umaAddress) === undefined) errors.add('destination.umaAddress', 'must be a UMA address such as $name@domain.example');
@@ -449,8 +466,8 @@ function inScaRegion(customer: CustomerRow | undefined): boolean {
   return typeof address?.country === 'string' && SCA_COUNTRIES.has(address.country.toUpperCase());
 }
 
-function realtimeInstructions(quoteId: string, conversion: Conversion) {
-  const info = fundingInfo(quoteId, conversion.sendingCurrency);
+function realtimeInstructions(quoteId: string, conversion: Conversion, cryptoNetwork: string | undefined) {
+  const info = fundingInfo(quoteId, conversion.sendingCurrency, { network: cryptoNetwork, amount: conversion.totalSending });
   const amount = `${conversion.totalSending} (smallest unit of ${conversion.sendingCurrency})`;
   return [
     {
@@ -635,7 +652,7 @@ export async function createQuote(ctx: Ctx, input: QuoteInput, idempotencyKey: s
       fees: conversion.fees.toString(),
       platform_fees: conversion.platformFees.toString(),
       rate_details: JSON.stringify(rateDetails),
-      payment_instructions: source.funding === 'REALTIME_FUNDING' && !sca ? JSON.stringify(realtimeInstructions(quoteId, conversion)) : null,
+      payment_instructions: source.funding === 'REALTIME_FUNDING' && !sca ? JSON.stringify(realtimeInstructions(quoteId, conversion, realtimeNetwork(input))) : null,
       sca_challenge: sca ? JSON.stringify(newChallenge(iso(expiresAt), now)) : null,
       sender_customer_info: input.senderCustomerInfo !== undefined ? JSON.stringify(input.senderCustomerInfo) : null,
       expires_at: iso(expiresAt),
@@ -718,9 +735,10 @@ export async function authorizeQuote(ctx: Ctx, quoteId: string, input: ScaAuthor
     // Real-time funding: back to PENDING with the instructions released; paying them executes the quote.
     const after = await moveQuoteAuthorization(tx, transaction, ctx.now, 'PENDING');
     const conversion = { sendingCurrency: quote.sending_currency, totalSending: BigInt(quote.sending_amount) } as Conversion;
+    const { cryptoNetwork } = JSON.parse(quote.source) as { cryptoNetwork?: string };
     const authorized: store.QuoteRow = {
       ...quote, status: after.status, sca_challenge: null, updated_at: iso(ctx.now),
-      payment_instructions: JSON.stringify(realtimeInstructions(quote.id, conversion)),
+      payment_instructions: JSON.stringify(realtimeInstructions(quote.id, conversion, cryptoNetwork)),
     };
     await store.saveQuoteState(tx, authorized);
     return presentQuote(authorized);
