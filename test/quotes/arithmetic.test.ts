@@ -321,3 +321,40 @@ describe('locked-side arithmetic over the API', () => {
     expect(c.totalReceivingAmount).toBe(Number(convertedFloor(BigInt(10_000 - c.feesIncluded), c.exchangeRate, 'USD', 'EUR')));
   });
 });
+
+describe('a quote checked against the published rules alone (no src/rates)', () => {
+  // The README's table: MXN 17.25 per USD and BTC 0.000015 per USD, each moved by at most
+  // ±0.2% per 5-minute window; the customer's rate is the cross rate less 0.5%, to 8
+  // significant digits. Grid's fees: 10 cents fixed and 0.3% rounded up.
+  const within = (value: number, centre: number, low: number, high: number) => {
+    expect(value).toBeGreaterThanOrEqual(centre * low);
+    expect(value).toBeLessThanOrEqual(centre * high);
+  };
+
+  /** A decimal number's exact digits: mantissa and scale, from its shortest text. */
+  function exactDecimal(value: number): { mantissa: bigint; scale: number } {
+    const [whole, fraction = ''] = String(value).split('.');
+    return { mantissa: BigInt(`${whole}${fraction}`), scale: fraction.length };
+  }
+
+  it('USD -> MXN, 100.00 USD locked on the sending side', async () => {
+    const t = await buildAtStart();
+    const source = await fundedUsd(t, 1_000_000);
+    const destination = await externalAccount(t, 'MXN_ACCOUNT');
+    const quote = (await createQuote(t, accountQuoteBody(source.id, destination.id, { amount: 10_000 }))).body;
+    expect(quote.feesIncluded).toBe(10 + 30);
+    expect(quote.platformFeesIncluded).toBe(0);
+    within(quote.exchangeRate, 17.25 * 0.995, 0.998, 1.002);
+    // At most 8 significant digits.
+    expect(Number(quote.exchangeRate.toPrecision(8))).toBe(quote.exchangeRate);
+    // receiving = floor((sending - fees) x rate), both currencies with 2 decimals.
+    const rate = exactDecimal(quote.exchangeRate);
+    expect(BigInt(quote.totalReceivingAmount)).toBe((9_960n * rate.mantissa) / 10n ** BigInt(rate.scale));
+    expect(quote.rateDetails).toMatchObject({ counterpartyFixedFee: 0, gridApiFixedFee: 10, gridApiVariableFeeRate: 0.003, gridApiVariableFeeAmount: 30 });
+    // Millisatoshis per cent after the variable fee: 0.000015 BTC per USD is 15000 msat per cent.
+    within(quote.rateDetails.gridApiMultiplier, 15_000 * 0.997, 0.998, 1.002);
+    // The two multipliers compose to the quote: what is left after the fixed fee, through msats, to centavos.
+    const composed = (10_000 - 10) * quote.rateDetails.gridApiMultiplier * quote.rateDetails.counterpartyMultiplier;
+    within(composed, quote.totalReceivingAmount, 0.9999, 1.0001);
+  });
+});

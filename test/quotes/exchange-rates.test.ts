@@ -116,6 +116,7 @@ describe('GET /exchange-rates', () => {
     await t.advanceClock(1);
     const next = await read();
     expect(next.updatedAt).toBe(new Date(START_MS + RATE_WINDOW_MS).toISOString());
+    expect(next.exchangeRate).not.toBe(first.exchangeRate);
     expect(next.exchangeRate).toBe(decimalToNumber(customerRate('USD', 'EUR', new Date(START_MS + RATE_WINDOW_MS))));
   });
 });

@@ -427,3 +427,109 @@ describe('POST /quotes/{quoteId}/execute checks the quote\'s accounts again', ()
     expect(await postingKinds(t, quote.transactionId)).toEqual([]);
   });
 });
+
+// Money from outside (real-time funding, a pull from an external bank account) arrives in
+// the ledger's SUSPENSE account at execution and leaves it by the payout, or by a refund to
+// the payer: there is no internal account to hold or release.
+interface OutsideStage {
+  status: Status;
+  failureReason?: string;
+  refund?: { status: 'COMPLETED' | 'FAILED'; reason: 'TRANSACTION_FAILED' | 'USER_CANCELLATION' };
+  /** Events after OUTGOING_PAYMENT.PENDING and .PROCESSING. */
+  events: string[];
+  postings: string[];
+  /** What waits in USD SUSPENSE. */
+  suspense: number;
+}
+
+const RECEIVED = 'FUNDING_RECEIVED';
+const OUTSIDE_EXPECTED: Record<string, { atExecute: OutsideStage; later?: { seconds: number; stage: OutsideStage } }> = {
+  '000': { atExecute: { status: 'COMPLETED', events: [P('COMPLETED')], postings: [RECEIVED, 'CONVERT', 'PAYOUT'], suspense: 0 } },
+  '002': {
+    atExecute: {
+      status: 'FAILED', failureReason: 'QUOTE_EXECUTION_FAILED', refund: { status: 'COMPLETED', reason: 'TRANSACTION_FAILED' },
+      events: [P('FAILED'), P('REFUND_PENDING'), P('REFUND_COMPLETED')], postings: [RECEIVED, 'REFUND'], suspense: 0,
+    },
+  },
+  '003': {
+    atExecute: { status: 'PROCESSING', events: [], postings: [RECEIVED], suspense: SENT },
+    later: { seconds: 6 * 60, stage: { status: 'COMPLETED', events: [P('COMPLETED')], postings: [RECEIVED, 'CONVERT', 'PAYOUT'], suspense: 0 } },
+  },
+  '004': {
+    atExecute: {
+      status: 'FAILED', failureReason: 'ACCOUNT_CANNOT_RECEIVE', refund: { status: 'COMPLETED', reason: 'TRANSACTION_FAILED' },
+      events: [P('FAILED'), P('REFUND_PENDING'), P('REFUND_COMPLETED')], postings: [RECEIVED, 'REFUND'], suspense: 0,
+    },
+  },
+  '005': {
+    atExecute: { status: 'COMPLETED', events: [P('COMPLETED')], postings: [RECEIVED, 'CONVERT', 'PAYOUT'], suspense: 0 },
+    later: {
+      seconds: 10 * 60,
+      stage: {
+        status: 'FAILED', failureReason: 'PAYOUT_RETURNED', refund: { status: 'COMPLETED', reason: 'TRANSACTION_FAILED' },
+        events: [P('COMPLETED'), P('FAILED'), P('REFUND_PENDING'), P('REFUND_COMPLETED')],
+        postings: [RECEIVED, 'CONVERT', 'PAYOUT', 'PAYOUT_RETURN', 'CONVERT_REVERSE', 'REFUND'], suspense: 0,
+      },
+    },
+  },
+  '006': {
+    atExecute: {
+      status: 'COMPLETED', refund: { status: 'COMPLETED', reason: 'USER_CANCELLATION' },
+      events: [P('REFUND_PENDING'), P('REFUND_COMPLETED'), P('COMPLETED')], postings: [RECEIVED, 'REFUND'], suspense: 0,
+    },
+  },
+  // The refund fails: the money stays in SUSPENSE, where it arrived.
+  '007': {
+    atExecute: {
+      status: 'FAILED', failureReason: 'ACCOUNT_INVALID', refund: { status: 'FAILED', reason: 'TRANSACTION_FAILED' },
+      events: [P('FAILED'), P('REFUND_PENDING'), P('REFUND_FAILED')], postings: [RECEIVED], suspense: SENT,
+    },
+  },
+};
+
+describe('quote execution with money from outside, by destination suffix', () => {
+  async function expectOutsideStage(t: TestApp, quoteId: string, transactionId: string, stage: OutsideStage) {
+    expect((await quoteOf(t, quoteId)).status).toBe(stage.status);
+    const tx = await transactionOf(t, transactionId);
+    expect([tx.status, tx.failureReason, tx.refund?.status, tx.refund?.reason]).toEqual([stage.status, stage.failureReason, stage.refund?.status, stage.refund?.reason]);
+    expect((await eventsOf(t, transactionId)).map((e) => e.type)).toEqual([...START_EVENTS, ...stage.events]);
+    expect(await postingKinds(t, transactionId)).toEqual(stage.postings);
+    expect((await systemAccount(t, 'SUSPENSE', 'USD'))!.available).toBe(BigInt(stage.suspense));
+    await expectBalancedBooks(t);
+  }
+
+  const sources = {
+    'real-time funding': async (t: TestApp, destinationId: string) => {
+      const quote = (await createQuote(t, {
+        source: { sourceType: 'REALTIME_FUNDING', currency: 'USD' }, destination: { destinationType: 'ACCOUNT', accountId: destinationId },
+        lockedCurrencySide: 'SENDING', lockedCurrencyAmount: SENT,
+      })).body;
+      const paid = await t.api('POST', '/sandbox/send', { body: { quoteId: quote.id, currencyCode: 'USD' } });
+      expect(paid.status).toBe(200);
+      return quote;
+    },
+    'a pull from an external bank account': async (t: TestApp, destinationId: string) => {
+      const bank = await externalAccount(t, 'USD_ACCOUNT', '000');
+      const quote = (await createQuote(t, accountQuoteBody(bank.id, destinationId, { amount: SENT }))).body;
+      expect((await executeQuote(t, quote.id)).status).toBe(200);
+      return quote;
+    },
+  };
+
+  for (const [sourceName, pay] of Object.entries(sources)) {
+    for (const [suffix, expected] of Object.entries(OUTSIDE_EXPECTED)) {
+      it(`${sourceName}, destination ${suffix}: ${expected.atExecute.status}${expected.later ? ` then ${expected.later.stage.status}` : ''}`, async () => {
+        const t = await buildAtStart();
+        const destination = await externalAccount(t, 'MXN_ACCOUNT', suffix);
+        const quote = await pay(t, destination.id);
+        await expectOutsideStage(t, quote.id, quote.transactionId, expected.atExecute);
+        if (expected.later !== undefined) {
+          await t.advanceClock(expected.later.seconds - 1);
+          await expectOutsideStage(t, quote.id, quote.transactionId, expected.atExecute);
+          await t.advanceClock(1);
+          await expectOutsideStage(t, quote.id, quote.transactionId, expected.later.stage);
+        }
+      });
+    }
+  }
+});

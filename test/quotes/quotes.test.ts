@@ -514,3 +514,44 @@ describe('immediatelyExecute and pull sources', () => {
     expect(reply.body.details.errors).toEqual([expect.objectContaining({ field: 'source.accountId' })]);
   });
 });
+
+describe('permissions of the quote operations', () => {
+  it('creating, executing, authorizing and paying a quote need TRANSACT; reading needs only VIEW', async () => {
+    const t = await buildAtStart();
+    const source = await fundedUsd(t, 1_000_000);
+    const destination = await externalAccount(t, 'MXN_ACCOUNT');
+    const token = async (permissions: string[]) => {
+      const created = await t.api('POST', '/tokens', { body: { name: permissions.join('+'), permissions } });
+      return { username: created.body.clientId, password: created.body.clientSecret };
+    };
+    const quote = (await createQuote(t, accountQuoteBody(source.id, destination.id))).body;
+    const realtime = (await createQuote(t, {
+      source: { sourceType: 'REALTIME_FUNDING', currency: 'USD' }, destination: { destinationType: 'ACCOUNT', accountId: destination.id },
+      lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 10_000,
+    })).body;
+    const before = await counts(t);
+    for (const permissions of [['VIEW'], ['MANAGE'], ['VIEW', 'MANAGE']]) {
+      const auth = await token(permissions);
+      // These operations declare 403: the refusal names the permission they need.
+      for (const [path, body] of [
+        ['/quotes', accountQuoteBody(source.id, destination.id)],
+        [`/quotes/${quote.id}/execute`, undefined],
+        ['/sandbox/send', { quoteId: realtime.id, currencyCode: 'USD' }],
+      ] as const) {
+        const refused = await t.api('POST', path, { auth, ...(body !== undefined ? { body } : {}) });
+        expect(refused.status, `${permissions} POST ${path}`).toBe(403);
+        expect(refused.body).toMatchObject({ code: 'FORBIDDEN', details: { requiredPermission: 'TRANSACT' } });
+      }
+      // authorize declares no 403: the refusal is a 401.
+      const authorize = await t.api('POST', `/quotes/${quote.id}/authorize`, { auth, body: { code: '123456' } });
+      expect([authorize.status, authorize.body.code]).toEqual([401, 'UNAUTHORIZED']);
+      expect((await t.api('GET', `/quotes/${quote.id}`, { auth })).status).toBe(200);
+    }
+    expect(await counts(t)).toEqual(before);
+    expect((await quoteOf(t, quote.id)).status).toBe('PENDING');
+    const transact = await token(['TRANSACT']);
+    expect((await t.api('POST', `/quotes/${quote.id}/execute`, { auth: transact })).body.status).toBe('COMPLETED');
+    expect((await t.api('POST', '/quotes', { auth: transact, body: accountQuoteBody(source.id, destination.id) })).status).toBe(201);
+    expect((await t.api('POST', '/sandbox/send', { auth: transact, body: { quoteId: realtime.id, currencyCode: 'USD' } })).status).toBe(200);
+  });
+});
