@@ -108,6 +108,23 @@ describe('GET /transactions', () => {
     expect(reply.body.details.errors.map((e: any) => e.field).sort()).toEqual(['limit', 'sortOrder', 'startDate', 'status', 'type']);
     expect((await t.api('GET', '/transactions?cursor=bogus')).status).toBe(400);
   });
+
+  it('answers 400 for a date-time that RFC 3339 allows but an instant cannot hold (a leap second, an offset of hours alone)', async () => {
+    const t = await build();
+    const leap = await t.api('GET', '/transactions?startDate=2016-12-31T23:59:60Z');
+    expect(leap.status).toBe(400);
+    expect(leap.body).toEqual({
+      status: 400,
+      code: 'INVALID_INPUT',
+      message: 'startDate must not be a leap second (second 60): give 59 seconds or the next minute',
+      details: { errors: [{ field: 'startDate', constraint: { format: 'date-time' }, message: 'must not be a leap second (second 60): give 59 seconds or the next minute' }] },
+    });
+    const hoursOnly = await t.api('GET', '/transactions?endDate=2017-01-01T00:00:00-01');
+    expect(hoursOnly.status).toBe(400);
+    expect(hoursOnly.body.details.errors).toEqual([
+      { field: 'endDate', constraint: { format: 'date-time' }, message: 'must give its offset from UTC in hours and minutes (Z, ±hh:mm or ±hhmm)' },
+    ]);
+  });
 });
 
 describe('GET /transactions/{transactionId}', () => {
@@ -151,6 +168,32 @@ describe('POST /transactions/{transactionId}/confirm', () => {
     expect(malformed.body.details.errors[0]).toMatchObject({ field: 'receiptDeliveryConfirmedAt', constraint: { format: 'date-time' } });
     expect((await t.api('GET', `/transactions/${tx.id}`)).body.receiptDeliveryConfirmedAt).toBe('2025-01-02T03:04:05.000Z');
     expect((await t.api('POST', '/transactions/Transaction:0193f1d2-0000-7000-8000-000000000000/confirm')).status).toBe(404);
+  });
+
+  it('answers 400 for a leap second and leaves the confirmation alone; other RFC 3339 spellings are read as the instant they name', async () => {
+    const t = await build();
+    const usd = await fundedUsd(t);
+    const bank = await externalAccount(t, 'USD_ACCOUNT');
+    const tx = (await transferOut(t, usd.id, bank.id, 100)).body;
+    const confirm = (at: string) => t.api('POST', `/transactions/${tx.id}/confirm`, { body: { receiptDeliveryConfirmedAt: at } });
+    for (const leap of ['2016-12-31T23:59:60Z', '2016-12-31T23:59:60.250Z', '2016-12-31T18:59:60-05:00']) {
+      const reply = await confirm(leap);
+      expect(reply.status, leap).toBe(400);
+      expect(reply.body, leap).toEqual({
+        status: 400,
+        code: 'INVALID_INPUT',
+        message: 'receiptDeliveryConfirmedAt must not be a leap second (second 60): give 59 seconds or the next minute',
+        details: {
+          errors: [{ field: 'receiptDeliveryConfirmedAt', constraint: { format: 'date-time' }, message: 'must not be a leap second (second 60): give 59 seconds or the next minute' }],
+        },
+      });
+    }
+    expect((await t.api('GET', `/transactions/${tx.id}`)).body.receiptDeliveryConfirmedAt).toBeUndefined();
+    for (const spelling of ['2016-12-31t23:59:59z', '2016-12-31 23:59:59Z', '2017-01-01T00:59:59+0100', '2016-12-31T18:59:59-05:00']) {
+      const reply = await confirm(spelling);
+      expect(reply.status, spelling).toBe(200);
+      expect(reply.body.receiptDeliveryConfirmedAt, spelling).toBe('2016-12-31T23:59:59.000Z');
+    }
   });
 });
 
