@@ -300,10 +300,9 @@ export const CLOCK_ADVANCE_SECONDS_MAX = 366 * 24 * 3600;
 export async function advanceClock(ctx: Ctx, seconds: number) {
   await store.addClockOffset(ctx.db.k, ctx.platformId, Math.round(seconds * 1000));
   ctx.deps.authCache?.clear();
-  // Everything that became due on the new time runs before the caller hears back.
-  const jobsRun = (await ctx.deps.jobs?.runDue(ctx.platformId)) ?? 0;
-  // The background poll may have taken some of them first: they too end before the answer.
-  await ctx.deps.jobs?.settleClaims();
+  // Everything that became due on the new time has run, here or on another instance, before the caller hears back.
+  const dueBy = await platformNowOf(ctx.deps, ctx.platformId);
+  const jobsRun = (await ctx.deps.jobs?.runDueEverywhere(ctx.platformId, dueBy.getTime())) ?? 0;
   return { ...(await getRailyardPlatform(ctx)), jobsRun };
 }
 
