@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { platformNowOf } from '../../src/modules/platform/service.js';
 import { railStepJob } from '../../src/modules/transactions/service.js';
-import { build, type TestApp } from '../helper.js';
+import { build, ManualClock, type TestApp } from '../helper.js';
 import { accountBody } from '../fixtures/accounts.js';
 import {
   balances, customerWithAccounts, eventsOf, expectBalancedBooks, externalAccount, fund, fundedUsd, platformAccount, transferIn, transferOut,
@@ -74,6 +74,46 @@ describe('GET /transactions', () => {
 
     const other = await t.newPlatform();
     expect((await other.api('GET', '/transactions')).body).toEqual({ data: [], hasMore: false, totalCount: 0 });
+  });
+
+  it('pages a filtered list in either order: every match once, in order, nothing else', async () => {
+    // Several transactions share each instant, so the order within one rests on the id.
+    const clock = new ManualClock(Date.parse('2026-05-04T10:00:00Z'));
+    const t = await build({ clock });
+    const usd = await fundedUsd(t, 1_000_000);
+    const accounts = Object.fromEntries(await Promise.all(['000', '002', '003'].map(async (suffix) => [suffix, (await externalAccount(t, 'USD_ACCOUNT', suffix)).id])));
+    const created: { id: string; type: string; status: string }[] = [];
+    for (let i = 0; i < 15; i++) {
+      if (i % 4 === 0) clock.advance(1_000);
+      const suffix = ['000', '002', '003'][i % 3]!;
+      const reply = i % 5 === 4 ? await transferIn(t, accounts[suffix]!, usd.id, 100 + i) : await transferOut(t, usd.id, accounts[suffix]!, 100 + i);
+      expect(reply.status).toBe(201);
+      created.push({ id: reply.body.id, type: reply.body.type, status: reply.body.status });
+    }
+    const matching = (filter: Record<string, string>) => created.filter((x) => Object.entries(filter).every(([k, v]) => x[k as 'type' | 'status'] === v)).map((x) => x.id);
+    const walk = async (query: string) => {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; page < 20; page++) {
+        const reply = await t.api('GET', `/transactions?limit=2&${query}${cursor ? `&cursor=${cursor}` : ''}`);
+        expect(reply.status).toBe(200);
+        seen.push(...ids(reply));
+        expect(reply.body.hasMore).toBe(reply.body.nextCursor !== undefined);
+        cursor = reply.body.nextCursor;
+        if (cursor === undefined) return { seen, totalCount: reply.body.totalCount as number };
+      }
+      throw new Error(`no last page for ${query}`);
+    };
+    const filters: Record<string, string>[] = [{ status: 'FAILED' }, { type: 'OUTGOING' }, { status: 'FAILED', type: 'OUTGOING' }];
+    for (const filter of filters) {
+      const query = new URLSearchParams(filter).toString();
+      const expected = matching(filter);
+      expect(expected.length).toBeGreaterThan(4);
+      const oldestFirst = await walk(`${query}&sortOrder=asc`);
+      const newestFirst = await walk(`${query}&sortOrder=desc`);
+      expect(oldestFirst, query).toEqual({ seen: expected, totalCount: expected.length });
+      expect(newestFirst, query).toEqual({ seen: [...expected].reverse(), totalCount: expected.length });
+    }
   });
 
   it('counts every transaction in totalCount, through refused, replayed and concurrent transfers', async () => {
