@@ -3,6 +3,7 @@
 // project's own OpenAPI document, so there is one definition of each shape.
 
 import { Type, type TSchema } from '@sinclair/typebox';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { ERROR_CODES, type ErrorStatus } from './errors.js';
 
 /** Named schemas: registered once, referenced with Type.Ref, listed as OpenAPI components. */
@@ -38,7 +39,24 @@ export function StringEnum<const T extends readonly string[]>(values: T, options
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }
 
-export const DateTime = Type.String({ format: 'date-time' });
+// ajv-formats' RFC 3339 check, which the date-time format below narrows (its entry for
+// date-time is a definition object with a validate function).
+const rfc3339DateTime = (fullFormats['date-time'] as { validate: (value: string) => boolean }).validate;
+
+/**
+ * RFC 3339 date-times that JavaScript's Date can hold. RFC 3339 also allows a leap second
+ * (second 60) and an offset of hours alone (`+01`); Date parses neither, and every stored
+ * or compared date-time goes through Date, so those are refused as input here rather
+ * than failing later.
+ */
+function checkDateTime(value: string): string | null {
+  if (!rfc3339DateTime(value)) return 'must be a valid date-time';
+  if (!Number.isNaN(Date.parse(value))) return null;
+  if (/[t\s]\d\d:\d\d:60/i.test(value)) return 'must not be a leap second (second 60): give 59 seconds or the next minute';
+  return 'must give its offset from UTC in hours and minutes (Z, ±hh:mm or ±hhmm)';
+}
+
+export const DateTime = Type.String({ format: defineFormat('date-time', checkDateTime) });
 
 /**
  * A `oneOf` whose branch is chosen by the value of one property, as the reference's

@@ -251,6 +251,21 @@ async function claimDue(
   return claimed;
 }
 
+/**
+ * How many of the platform's jobs due by `dueByMs` (its clock) are not over yet: pending
+ * (whether or not a transaction has claimed them) or running, on any instance.
+ */
+export async function unfinishedDueJobs(q: Queryable, platformId: string, dueByMs: number): Promise<number> {
+  const row = await q
+    .selectFrom('jobs')
+    .select(sql<string>`CAST(COUNT(*) AS TEXT)`.as('n'))
+    .where('platform_id', '=', platformId)
+    .where('status', 'in', ['PENDING', 'RUNNING'])
+    .where('due_at_ms', '<=', dueByMs)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 const markDoneStatement = prepare<{ id: string; updated_at: string }>((k, param) =>
   k.updateTable('jobs').set({ status: 'DONE', locked_by: null, locked_until_ms: null, updated_at: param('updated_at') }).where('id', '=', param('id')),
 );

@@ -5,12 +5,14 @@
 // process exits.
 
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import { platformNow } from '../clock.js';
 import type { Deps } from '../http/context.js';
 import { BACKGROUND, type Queryable } from '../db/index.js';
 import {
-  claimDueExternal, claimNext, jobKind, markDone, markFailedAttempt, markRunning, registerRunner, toJob, type ClaimedRow, type ExternalJobKind,
+  claimDueExternal, claimNext, jobKind, markDone, markFailedAttempt, markRunning, registerRunner, toJob, unfinishedDueJobs, type ClaimedRow,
+  type ExternalJobKind,
 } from './queue.js';
 
 export const JOB_POLL_MS = 50;
@@ -20,6 +22,10 @@ export const JOBS_PER_RUN_MAX = 10_000;
 export const EXTERNAL_JOBS_IN_FLIGHT_MAX = 32;
 /** External jobs handed over at scheduling that may run at once; beyond, new ones wait for a claim. */
 export const ADOPTED_JOBS_IN_FLIGHT_MAX = 256;
+/** How long a clock advance waits for due jobs other instances hold before it answers anyway. */
+export const CLOCK_ADVANCE_WAIT_MS_MAX = 10_000;
+/** The pause between two looks at the due jobs other instances hold. */
+const ELSEWHERE_POLL_MS = 20;
 
 type Outcome = 'ran' | 'none';
 
@@ -124,6 +130,33 @@ export class JobRunner {
    */
   async settleClaims(): Promise<void> {
     await Promise.allSettled([...this.claims]);
+  }
+
+  /**
+   * Runs the platform's due jobs and returns once none due by `dueByMs` (its clock) is
+   * pending or running anywhere, however many instances share the store: another instance
+   * may have claimed some first. Each look also runs what became free to claim meanwhile (a
+   * lease that lapsed because its instance died, say), so such a job does not hold the wait.
+   * After pausing `waitMsMax` in all it answers anyway, with a warning. Returns how many
+   * jobs this instance ran.
+   */
+  async runDueEverywhere(platformId: string, dueByMs: number, waitMsMax = CLOCK_ADVANCE_WAIT_MS_MAX): Promise<number> {
+    let count = await this.runDue(platformId);
+    // The background poll may have taken some of them first: they too end before the answer.
+    await this.settleClaims();
+    // One process owns the embedded store, so nothing runs elsewhere.
+    if (this.deps.db.dialect === 'sqlite') return count;
+    for (let waitedMs = 0; !this.stopping; waitedMs += ELSEWHERE_POLL_MS) {
+      const left = await unfinishedDueJobs(this.deps.db.k, platformId, dueByMs);
+      if (left === 0) break;
+      if (waitedMs >= waitMsMax) {
+        this.log.warn({ platformId, jobs: left, waitedMs }, 'due jobs still unfinished elsewhere; answering without them');
+        break;
+      }
+      await sleep(ELSEWHERE_POLL_MS);
+      count += await this.runDue(platformId);
+    }
+    return count;
   }
 
   /**

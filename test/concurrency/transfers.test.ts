@@ -4,6 +4,7 @@
 // processes sharing one PostgreSQL database.
 
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { build, databaseUrl } from '../helper.js';
@@ -140,13 +141,18 @@ describe.skipIf(!databaseUrl)('two server instances sharing one PostgreSQL datab
       Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? a : b).request('POST', '/transfer-out', { source: { accountId: source.id }, destination: { accountId: slow.id }, amount: 100 })),
     );
     expect(pending.map((r) => r.body.status)).toEqual(Array(10).fill('PROCESSING'));
-    await a.request('POST', '/_railyard/clock/advance', { seconds: 31 });
-    // The other instance's background poll may hold a job briefly; wait for it to commit.
-    for (let i = 0; i < 100; i++) {
-      const failed = (await b.request('GET', `/transactions?status=FAILED&receiverAccountIdentifier=${encodeURIComponent(slow.id)}`)).body.totalCount;
-      if (failed === 10) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    // Whichever instance runs each job, the advance answers only once all of them have run.
+    // One job is held meanwhile the way an instance running it holds it (its row locked by
+    // the claiming transaction), until that attempt gives it up 300 ms later, so the answer
+    // also waits for a job that is busy elsewhere when this instance runs out of work.
+    const holder = new pg.Client({ connectionString: url.toString() });
+    await holder.connect();
+    await holder.query('BEGIN');
+    const held = await holder.query(`SELECT id FROM jobs WHERE kind = 'rail.outcome' AND status = 'PENDING' AND payload LIKE $1 FOR UPDATE`, [`%${pending[0]!.body.id}%`]);
+    expect(held.rowCount).toBe(1);
+    const released = sleep(300).then(() => holder.query('ROLLBACK')).finally(() => holder.end());
+    expect((await a.request('POST', '/_railyard/clock/advance', { seconds: 31 })).status).toBe(200);
+    await released;
     for (const r of pending) {
       const tx = (await b.request('GET', `/transactions/${r.body.id}`)).body;
       expect(tx).toMatchObject({ status: 'FAILED', failureReason: 'QUOTE_EXECUTION_FAILED' });

@@ -90,10 +90,15 @@ describe('SIGKILL in the middle of a stream of transfers', () => {
 
     // The pending transfers' 30 s timeout survived the crash and runs on the advanced clock.
     for (const p of pending) expect((await second.request('GET', `/transactions/${p.id}`)).body.status).toBe('PROCESSING');
+    const usdPostings = async () => (await second.request('GET', '/_railyard/ledger')).body.currencies.find((c: { currency: string }) => c.currency === 'USD').postings;
+    const postingsBefore = await usdPostings();
     const advanced = await second.request('POST', '/_railyard/clock/advance', { seconds: 31 });
-    // The five timeouts run before the advance answers: by this call, or some by the
-    // background poll that saw them due first (the outcomes below are what counts).
+    // The five timeouts run before the advance answers, each once: by this call, or some by
+    // the background poll that saw them due first, so jobsRun alone says little (any of 0 to
+    // 5). What must hold at the answer: exactly five releases, one per pending transfer.
+    expect(advanced.status).toBe(200);
     expect(advanced.body.jobsRun).toBeLessThanOrEqual(5);
+    expect(await usdPostings()).toBe(postingsBefore + 5);
     for (const p of pending) {
       expect((await second.request('GET', `/transactions/${p.id}`)).body).toMatchObject({ status: 'FAILED', failureReason: 'QUOTE_EXECUTION_FAILED' });
     }

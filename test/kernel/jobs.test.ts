@@ -1,10 +1,12 @@
 // The durable job queue: due by the platform's clock, run once, retried, durable.
 
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { defineJob } from '../../src/jobs/queue.js';
+import { defineJob, markDone } from '../../src/jobs/queue.js';
 import { recordEvent } from '../../src/events/outbox.js';
 import { platformNowOf } from '../../src/modules/platform/service.js';
-import { build, type TestApp } from '../helper.js';
+import { build, databaseUrl, type TestApp } from '../helper.js';
 
 // Test job kinds: their effect is an event row, easy to count.
 const touch = defineJob<{ label: string }>('test.touch', {
@@ -122,5 +124,80 @@ describe('jobs', () => {
     for (let i = 0; i < 100 && (await effects(t, 'background')) === 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(await effects(t, 'background')).toBe(1);
     await t.deps.jobs!.stop();
+  });
+});
+
+async function jobOf(t: TestApp, label: string): Promise<{ id: string; status: string; locked_by: string | null }> {
+  const rows = await t.deps.db.k.selectFrom('jobs').select(['id', 'status', 'locked_by', 'payload']).where('platform_id', '=', t.platformId).execute();
+  const row = rows.find((r) => JSON.parse(r.payload).label === label);
+  if (row === undefined) throw new Error(`no job ${label}`);
+  return { id: row.id, status: row.status, locked_by: row.locked_by };
+}
+
+/** Marks a job RUNNING under another instance's lease, as that instance's claim of an external job does. */
+async function leaseElsewhere(t: TestApp, label: string, leaseMs: number): Promise<string> {
+  const { id } = await jobOf(t, label);
+  await t.deps.db.k.updateTable('jobs').set({ status: 'RUNNING', locked_by: 'instance-b', locked_until_ms: t.deps.clock.nowMs() + leaseMs }).where('id', '=', id).execute();
+  return id;
+}
+
+// Another instance is played at the database: a transaction that holds a job's row while it
+// runs the job (as a claim of a transactional job does), or a job RUNNING under its lease.
+describe.skipIf(!databaseUrl)('POST /_railyard/clock/advance with another instance on the store', () => {
+  it('waits for a due job another instance claimed and is running', async () => {
+    const t = await build();
+    await schedule(t, touch, 'claimed-elsewhere', 30);
+    const { id } = await jobOf(t, 'claimed-elsewhere');
+    let claimed!: () => void;
+    const claim = new Promise<void>((resolve) => (claimed = resolve));
+    const elsewhere = t.deps.db.transaction(async (tx) => {
+      await sql`SELECT id FROM jobs WHERE id = ${id} FOR UPDATE`.execute(tx);
+      claimed();
+      await sleep(300);
+      const now = await platformNowOf(t.deps, t.platformId, tx);
+      await recordEvent(tx, { platformId: t.platformId, type: 'TEST', resourceId: 'claimed-elsewhere', data: {}, now });
+      await markDone(tx, id, now);
+    });
+    await claim;
+    const advanced = await t.advanceClock(31);
+    // The other instance ran it; this one waited for its commit.
+    expect(advanced.jobsRun).toBe(0);
+    expect(await effects(t, 'claimed-elsewhere')).toBe(1);
+    expect((await jobOf(t, 'claimed-elsewhere')).status).toBe('DONE');
+    await elsewhere;
+  });
+
+  it('waits for a due external job running under another live instance\'s lease', async () => {
+    const t = await build();
+    await schedule(t, external as unknown as typeof touch, 'leased-elsewhere', 30);
+    const id = await leaseElsewhere(t, 'leased-elsewhere', 60_000);
+    const finished = sleep(300).then(() => t.deps.db.k.updateTable('jobs').set({ status: 'DONE', locked_by: null, locked_until_ms: null }).where('id', '=', id).execute());
+    const advanced = await t.advanceClock(31);
+    expect(advanced.jobsRun).toBe(0);
+    expect((await jobOf(t, 'leased-elsewhere')).status).toBe('DONE');
+    expect(outside).not.toContain('leased-elsewhere');
+    await finished;
+  });
+
+  it('takes over a due job once the lease of the instance that died with it lapses', async () => {
+    const t = await build();
+    await schedule(t, external as unknown as typeof touch, 'lease-lapses', 30);
+    await leaseElsewhere(t, 'lease-lapses', 300);
+    const advanced = await t.advanceClock(31);
+    expect(advanced.jobsRun).toBe(1);
+    expect(outside).toContain('lease-lapses');
+    expect(await jobOf(t, 'lease-lapses')).toMatchObject({ status: 'DONE', locked_by: null });
+  });
+
+  it('answers after the maximum wait when a lease outlasts it', async () => {
+    const t = await build();
+    await schedule(t, external as unknown as typeof touch, 'lease-outlasts', 0);
+    await leaseElsewhere(t, 'lease-outlasts', 10 * 60_000);
+    const dueBy = (await platformNowOf(t.deps, t.platformId)).getTime();
+    const started = performance.now();
+    expect(await t.deps.jobs!.runDueEverywhere(t.platformId, dueBy, 200)).toBe(0);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(200);
+    expect(await jobOf(t, 'lease-outlasts')).toMatchObject({ status: 'RUNNING', locked_by: 'instance-b' });
+    expect(outside).not.toContain('lease-outlasts');
   });
 });

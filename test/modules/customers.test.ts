@@ -440,6 +440,18 @@ describe('GET /customers', () => {
     }
   });
 
+  it('answers 400 naming the filter for a leap second, which no instant can hold', async () => {
+    const t = await build();
+    const reply = await t.api('GET', '/customers?createdAfter=2016-12-31T23:59:60Z&updatedBefore=2016-12-31T23:59:60.5Z');
+    expect(reply.status).toBe(400);
+    const problem = 'must not be a leap second (second 60): give 59 seconds or the next minute';
+    expect(reply.body).toMatchObject({ status: 400, code: 'INVALID_INPUT' });
+    expect(reply.body.details.errors).toEqual([
+      { field: 'createdAfter', constraint: { format: 'date-time' }, message: problem },
+      { field: 'updatedBefore', constraint: { format: 'date-time' }, message: problem },
+    ]);
+  });
+
   it('shows each platform only its own customers', async () => {
     const t = await build();
     const other = await t.newPlatform();

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { platformNowOf } from '../../src/modules/platform/service.js';
 import { railStepJob } from '../../src/modules/transactions/service.js';
-import { build, type TestApp } from '../helper.js';
+import { build, ManualClock, type TestApp } from '../helper.js';
 import { accountBody } from '../fixtures/accounts.js';
 import {
   balances, customerWithAccounts, eventsOf, expectBalancedBooks, externalAccount, fund, fundedUsd, platformAccount, transferIn, transferOut,
@@ -77,6 +77,46 @@ describe('GET /transactions', () => {
     expect((await other.api('GET', '/transactions')).body).toEqual({ data: [], hasMore: false, totalCount: 0 });
   });
 
+  it('pages a filtered list in either order: every match once, in order, nothing else', async () => {
+    // Several transactions share each instant, so the order within one rests on the id.
+    const clock = new ManualClock(Date.parse('2026-05-04T10:00:00Z'));
+    const t = await build({ clock });
+    const usd = await fundedUsd(t, 1_000_000);
+    const accounts = Object.fromEntries(await Promise.all(['000', '002', '003'].map(async (suffix) => [suffix, (await externalAccount(t, 'USD_ACCOUNT', suffix)).id])));
+    const created: { id: string; type: string; status: string }[] = [];
+    for (let i = 0; i < 15; i++) {
+      if (i % 4 === 0) clock.advance(1_000);
+      const suffix = ['000', '002', '003'][i % 3]!;
+      const reply = i % 5 === 4 ? await transferIn(t, accounts[suffix]!, usd.id, 100 + i) : await transferOut(t, usd.id, accounts[suffix]!, 100 + i);
+      expect(reply.status).toBe(201);
+      created.push({ id: reply.body.id, type: reply.body.type, status: reply.body.status });
+    }
+    const matching = (filter: Record<string, string>) => created.filter((x) => Object.entries(filter).every(([k, v]) => x[k as 'type' | 'status'] === v)).map((x) => x.id);
+    const walk = async (query: string) => {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; page < 20; page++) {
+        const reply = await t.api('GET', `/transactions?limit=2&${query}${cursor ? `&cursor=${cursor}` : ''}`);
+        expect(reply.status).toBe(200);
+        seen.push(...ids(reply));
+        expect(reply.body.hasMore).toBe(reply.body.nextCursor !== undefined);
+        cursor = reply.body.nextCursor;
+        if (cursor === undefined) return { seen, totalCount: reply.body.totalCount as number };
+      }
+      throw new Error(`no last page for ${query}`);
+    };
+    const filters: Record<string, string>[] = [{ status: 'FAILED' }, { type: 'OUTGOING' }, { status: 'FAILED', type: 'OUTGOING' }];
+    for (const filter of filters) {
+      const query = new URLSearchParams(filter).toString();
+      const expected = matching(filter);
+      expect(expected.length).toBeGreaterThan(4);
+      const oldestFirst = await walk(`${query}&sortOrder=asc`);
+      const newestFirst = await walk(`${query}&sortOrder=desc`);
+      expect(oldestFirst, query).toEqual({ seen: expected, totalCount: expected.length });
+      expect(newestFirst, query).toEqual({ seen: [...expected].reverse(), totalCount: expected.length });
+    }
+  });
+
   it('counts every transaction in totalCount, through refused, replayed and concurrent transfers', async () => {
     const t = await build();
     const usd = await fundedUsd(t, 1_000);
@@ -108,6 +148,23 @@ describe('GET /transactions', () => {
     expect(reply.status).toBe(400);
     expect(reply.body.details.errors.map((e: any) => e.field).sort()).toEqual(['limit', 'sortOrder', 'startDate', 'status', 'type']);
     expect((await t.api('GET', '/transactions?cursor=bogus')).status).toBe(400);
+  });
+
+  it('answers 400 for a date-time that RFC 3339 allows but an instant cannot hold (a leap second, an offset of hours alone)', async () => {
+    const t = await build();
+    const leap = await t.api('GET', '/transactions?startDate=2016-12-31T23:59:60Z');
+    expect(leap.status).toBe(400);
+    expect(leap.body).toEqual({
+      status: 400,
+      code: 'INVALID_INPUT',
+      message: 'startDate must not be a leap second (second 60): give 59 seconds or the next minute',
+      details: { errors: [{ field: 'startDate', constraint: { format: 'date-time' }, message: 'must not be a leap second (second 60): give 59 seconds or the next minute' }] },
+    });
+    const hoursOnly = await t.api('GET', '/transactions?endDate=2017-01-01T00:00:00-01');
+    expect(hoursOnly.status).toBe(400);
+    expect(hoursOnly.body.details.errors).toEqual([
+      { field: 'endDate', constraint: { format: 'date-time' }, message: 'must give its offset from UTC in hours and minutes (Z, ±hh:mm or ±hhmm)' },
+    ]);
   });
 });
 
@@ -152,6 +209,32 @@ describe('POST /transactions/{transactionId}/confirm', () => {
     expect(malformed.body.details.errors[0]).toMatchObject({ field: 'receiptDeliveryConfirmedAt', constraint: { format: 'date-time' } });
     expect((await t.api('GET', `/transactions/${tx.id}`)).body.receiptDeliveryConfirmedAt).toBe('2025-01-02T03:04:05.000Z');
     expect((await t.api('POST', '/transactions/Transaction:0193f1d2-0000-7000-8000-000000000000/confirm')).status).toBe(404);
+  });
+
+  it('answers 400 for a leap second and leaves the confirmation alone; other RFC 3339 spellings are read as the instant they name', async () => {
+    const t = await build();
+    const usd = await fundedUsd(t);
+    const bank = await externalAccount(t, 'USD_ACCOUNT');
+    const tx = (await transferOut(t, usd.id, bank.id, 100)).body;
+    const confirm = (at: string) => t.api('POST', `/transactions/${tx.id}/confirm`, { body: { receiptDeliveryConfirmedAt: at } });
+    for (const leap of ['2016-12-31T23:59:60Z', '2016-12-31T23:59:60.250Z', '2016-12-31T18:59:60-05:00']) {
+      const reply = await confirm(leap);
+      expect(reply.status, leap).toBe(400);
+      expect(reply.body, leap).toEqual({
+        status: 400,
+        code: 'INVALID_INPUT',
+        message: 'receiptDeliveryConfirmedAt must not be a leap second (second 60): give 59 seconds or the next minute',
+        details: {
+          errors: [{ field: 'receiptDeliveryConfirmedAt', constraint: { format: 'date-time' }, message: 'must not be a leap second (second 60): give 59 seconds or the next minute' }],
+        },
+      });
+    }
+    expect((await t.api('GET', `/transactions/${tx.id}`)).body.receiptDeliveryConfirmedAt).toBeUndefined();
+    for (const spelling of ['2016-12-31t23:59:59z', '2016-12-31 23:59:59Z', '2017-01-01T00:59:59+0100', '2016-12-31T18:59:59-05:00']) {
+      const reply = await confirm(spelling);
+      expect(reply.status, spelling).toBe(200);
+      expect(reply.body.receiptDeliveryConfirmedAt, spelling).toBe('2016-12-31T23:59:59.000Z');
+    }
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TRANSFER_SCENARIOS } from '../../src/sandbox/magic.js';
-import { build } from '../helper.js';
+import { build, type TestApp } from '../helper.js';
 import { accountBody } from '../fixtures/accounts.js';
 import {
   balances, customerWithAccounts, eventsOf, expectBalancedBooks, externalAccount, fund, fundedUsd, platformAccount, transferIn, transferOut,
@@ -247,6 +247,58 @@ describe('POST /transfer-in', () => {
     await expectBalancedBooks(t);
   });
 
+  it('answers 404 REFERENCE_NOT_FOUND for an unknown source or destination, or another platform\'s, and writes nothing', async () => {
+    const t = await build();
+    const other = await t.newPlatform();
+    const destination = await platformAccount(t, 'USD');
+    const source = await externalAccount(t, 'USD_ACCOUNT');
+    const theirDestination = await platformAccount(other, 'USD');
+    const theirSource = await externalAccount(other, 'USD_ACCOUNT');
+    for (const [from, to, field, id] of [
+      ['ExternalAccount:0193f1d2-0000-7000-8000-000000000000', destination.id, 'source.accountId', 'ExternalAccount:0193f1d2-0000-7000-8000-000000000000'],
+      [theirSource.id, destination.id, 'source.accountId', theirSource.id],
+      [source.id, 'InternalAccount:0193f1d2-0000-7000-8000-000000000000', 'destination.accountId', 'InternalAccount:0193f1d2-0000-7000-8000-000000000000'],
+      [source.id, theirDestination.id, 'destination.accountId', theirDestination.id],
+    ]) {
+      const reply = await transferIn(t, from!, to!, 100);
+      expect(reply.status, field).toBe(404);
+      expect(reply.body).toEqual({
+        status: 404,
+        code: 'REFERENCE_NOT_FOUND',
+        message: `No ${field === 'source.accountId' ? 'external' : 'internal'} account ${id}`,
+        details: { field },
+      });
+    }
+    expect((await t.api('GET', '/transactions')).body.totalCount).toBe(0);
+    expect(await balances(t, destination.id)).toEqual({ balance: 0, totalBalance: 0 });
+  });
+
+  it('lists every invalid field of a body at once', async () => {
+    const t = await build();
+    const empty = await t.api('POST', '/transfer-in', { body: { source: {}, destination: { accountId: '' }, amount: 0 } });
+    expect(empty.status).toBe(400);
+    expect(empty.body).toEqual({
+      status: 400,
+      code: 'INVALID_INPUT',
+      message: '3 fields are invalid: source.accountId, destination.accountId, amount',
+      details: {
+        errors: [
+          { field: 'source.accountId', message: 'is required' },
+          { field: 'destination.accountId', constraint: { minLength: 1 }, message: 'must be at least 1 characters long' },
+          { field: 'amount', message: 'must be at least 1' },
+        ],
+      },
+    });
+    const mistyped = await t.api('POST', '/transfer-in', { body: { source: { accountId: 7 }, amount: 'ten' } });
+    expect(mistyped.body.details.errors).toEqual([
+      { field: 'destination', message: 'is required' },
+      { field: 'source.accountId', message: 'must be a string' },
+      { field: 'amount', message: 'must be an integer' },
+    ]);
+    const fraction = await t.api('POST', '/transfer-in', { body: { source: { accountId: 'a' }, destination: { accountId: 'b' }, amount: 1.5 } });
+    expect(fraction.body.details.errors.map((e: any) => e.field)).toEqual(['amount']);
+  });
+
   it('cannot pull from a wallet', async () => {
     const t = await build();
     const usdc = await platformAccount(t, 'USDC');
@@ -254,6 +306,62 @@ describe('POST /transfer-in', () => {
     const reply = await transferIn(t, wallet.id, usdc.id, 100);
     expect(reply.status).toBe(400);
     expect(reply.body.details.errors).toEqual([expect.objectContaining({ field: 'source.accountId', message: expect.stringContaining('cannot be pulled from') })]);
+  });
+});
+
+describe('INTERNAL_ACCOUNT.BALANCE_UPDATED on transfers', () => {
+  /** [balance, totalBalance] of each balance event of the account, oldest first. */
+  const balanceEvents = async (t: TestApp, accountId: string) =>
+    (await eventsOf(t, accountId)).map((e) => {
+      expect(e.type).toBe('INTERNAL_ACCOUNT.BALANCE_UPDATED');
+      return [e.data.balance.amount, e.data.totalBalance.amount];
+    });
+  /** The newest event shows the account exactly as the list shows it now. */
+  const expectLatestIsCurrent = async (t: TestApp, accountId: string) => {
+    const latest = (await eventsOf(t, accountId)).at(-1)!.data;
+    expect(latest).toEqual((await t.api('GET', '/platform/internal-accounts?currency=USD')).body.data.find((a: any) => a.id === accountId));
+  };
+
+  it('on the hold and on its release when a 005 transfer-out fails after 30 s', async () => {
+    const t = await build();
+    const usd = await fundedUsd(t, 50_000);
+    const slow = await externalAccount(t, 'USD_ACCOUNT', '005');
+    expect((await transferOut(t, usd.id, slow.id, 20_000)).body.status).toBe('PROCESSING');
+    expect(await balanceEvents(t, usd.id)).toEqual([[50_000, 50_000], [30_000, 50_000]]);
+    await t.advanceClock(29);
+    expect(await balanceEvents(t, usd.id)).toHaveLength(2);
+    await t.advanceClock(2);
+    expect(await balanceEvents(t, usd.id)).toEqual([[50_000, 50_000], [30_000, 50_000], [50_000, 50_000]]);
+    await expectLatestIsCurrent(t, usd.id);
+  });
+
+  it('on the hold and on its release when a transfer-out is cancelled', async () => {
+    const t = await build();
+    const usd = await fundedUsd(t, 50_000);
+    const slow = await externalAccount(t, 'USD_ACCOUNT', '005');
+    const pending = (await transferOut(t, usd.id, slow.id, 5_000)).body;
+    expect(await balanceEvents(t, usd.id)).toEqual([[50_000, 50_000], [45_000, 50_000]]);
+    expect((await t.api('POST', `/transactions/${pending.id}/cancel`)).status).toBe(200);
+    expect(await balanceEvents(t, usd.id)).toEqual([[50_000, 50_000], [45_000, 50_000], [50_000, 50_000]]);
+    await expectLatestIsCurrent(t, usd.id);
+  });
+
+  it('on a transfer-in: the pending credit in the total only, a completed one available at once', async () => {
+    const t = await build();
+    const usd = await platformAccount(t, 'USD');
+    const slow = await externalAccount(t, 'USD_ACCOUNT', '005');
+    const bank = await externalAccount(t, 'USD_ACCOUNT', '000');
+    expect((await transferIn(t, slow.id, usd.id, 700)).body.status).toBe('PENDING');
+    expect(await balanceEvents(t, usd.id)).toEqual([[0, 700]]);
+    await expectLatestIsCurrent(t, usd.id);
+    // Accepted and completed in one transaction: one event, with the money available.
+    expect((await transferIn(t, bank.id, usd.id, 300)).body.status).toBe('COMPLETED');
+    expect(await balanceEvents(t, usd.id)).toEqual([[0, 700], [300, 1_000]]);
+    await expectLatestIsCurrent(t, usd.id);
+    // The pending pull fails after 30 s: its credit leaves the total.
+    await t.advanceClock(31);
+    expect(await balanceEvents(t, usd.id)).toEqual([[0, 700], [300, 1_000], [300, 300]]);
+    await expectLatestIsCurrent(t, usd.id);
   });
 });
 
@@ -317,6 +425,9 @@ describe('transfer scenarios by the external account suffix', () => {
     // Failures release the hold in the ledger, never settle it.
     const kinds = await t.deps.db.k.selectFrom('ledger_postings').select('kind').where('transaction_id', '=', out.body.id).orderBy('id').execute();
     expect(kinds.map((k) => k.kind)).toEqual(['HOLD', outStatuses[2] === 'COMPLETED' ? 'SETTLE' : 'RELEASE']);
+    // A pull is credited as pending when accepted, then made available or taken back.
+    const inKinds = await t.deps.db.k.selectFrom('ledger_postings').select('kind').where('transaction_id', '=', incoming.body.id).orderBy('id').execute();
+    expect(inKinds.map((k) => k.kind)).toEqual(['INCOMING_ACCEPT', inStatuses[2] === 'COMPLETED' ? 'INCOMING_COMPLETE' : 'INCOMING_FAIL']);
   });
 
   it('reads the suffix of the user part of an identifier with a domain (PIX email keys)', async () => {

@@ -129,6 +129,19 @@ export async function findActiveCustomerByUmaAddress(q: Queryable, platformId: s
   return normalized === undefined ? undefined : store.findActiveByUmaAddress(q, platformId, normalized);
 }
 
+const activeCustomersPerPage = 500;
+
+/** Calls `visit` with the id of each live customer of the platform, in creation order, reading a page at a time. */
+export async function forEachActiveCustomer(q: Queryable, platformId: string, visit: (customerId: string) => Promise<void>): Promise<void> {
+  let after: store.CustomerKey | undefined;
+  for (;;) {
+    const page = await store.activeCustomerKeys(q, platformId, after, activeCustomersPerPage);
+    for (const key of page) await visit(key.id);
+    if (page.length < activeCustomersPerPage) return;
+    after = page[page.length - 1];
+  }
+}
+
 export async function findCustomerRow(q: Queryable, platformId: string, id: string): Promise<CustomerRow | undefined> {
   return store.findCustomer(q, platformId, id);
 }

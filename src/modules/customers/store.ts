@@ -33,6 +33,20 @@ export async function findActiveByUmaAddress(q: Queryable, platformId: string, u
     .executeTakeFirst();
 }
 
+export interface CustomerKey {
+  id: string;
+  created_at: string;
+}
+
+/** Up to `limit` customers of the platform not deleted, in creation order, after `after` when given. */
+export async function activeCustomerKeys(q: Queryable, platformId: string, after: CustomerKey | undefined, limit: number): Promise<CustomerKey[]> {
+  let query = q.selectFrom('customers').select(['id', 'created_at']).where('platform_id', '=', platformId).where('deleted_at', 'is', null);
+  if (after !== undefined) {
+    query = query.where((eb) => eb.or([eb('created_at', '>', after.created_at), eb.and([eb('created_at', '=', after.created_at), eb('id', '>', after.id)])]));
+  }
+  return query.orderBy('created_at').orderBy('id').limit(limit).execute();
+}
+
 export interface CustomerFilters {
   platformCustomerId?: string | undefined;
   customerType?: string | undefined;

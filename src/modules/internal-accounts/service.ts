@@ -11,8 +11,9 @@ import type { Ctx } from '../../http/context.js';
 import { apiError } from '../../http/errors.js';
 import { newId } from '../../ids.js';
 import { BalanceLimitExceeded, BALANCE_MAX, InsufficientFunds, openAccounts, openBooks, type Books } from '../../ledger/index.js';
+import { forEachActiveCustomer } from '../customers/service.js';
 import { bech32Encode, clabeCheckDigit, ibanCheckDigits, toBech32Words } from '../external-accounts/formats.js';
-import { readPlatformConfig } from '../platform/service.js';
+import { readPlatformConfig, readPlatformConfigShared } from '../platform/service.js';
 import type { InternalAccountType } from './schemas.js';
 import * as store from './store.js';
 
@@ -44,11 +45,29 @@ export interface ProvisionInput {
  * calls it in the transaction that creates the customer. Safe to repeat.
  */
 export async function provisionInternalAccounts(tx: Queryable, input: ProvisionInput): Promise<string[]> {
-  const config = await readPlatformConfig(tx, input.platformId);
+  const config = await readPlatformConfigShared(tx, input.platformId);
+  return provisionOwner(tx, input, config.supportedCurrencies.map((c) => c.currencyCode));
+}
+
+/**
+ * Gives the platform and each of its live customers what provisionInternalAccounts gives a
+ * new owner, for the currencies the platform supports now. A configuration change that adds
+ * a currency calls it in its own transaction, after writing the new configuration.
+ */
+export async function provisionEveryOwner(tx: Queryable, input: { platformId: string; now: Date }): Promise<void> {
+  const config = await readPlatformConfigShared(tx, input.platformId);
+  const currencies = config.supportedCurrencies.map((c) => c.currencyCode);
+  await provisionOwner(tx, { ...input, customerId: null }, currencies);
+  await forEachActiveCustomer(tx, input.platformId, async (customerId) => {
+    await provisionOwner(tx, { ...input, customerId }, currencies);
+  });
+}
+
+async function provisionOwner(tx: Queryable, input: ProvisionInput, currencies: string[]): Promise<string[]> {
   const existing = await store.ownerAccounts(tx, input.platformId, input.customerId);
   const created: string[] = [];
   const now = iso(input.now);
-  for (const { currencyCode } of config.supportedCurrencies) {
+  for (const currencyCode of currencies) {
     const type = accountTypeFor(currencyCode, input.customerId);
     if (existing.some((a) => a.type === type && a.currency === currencyCode)) continue;
     const id = newId('InternalAccount');

@@ -9,7 +9,7 @@ import { newId } from '../../ids.js';
 import { parseShared } from '../../json.js';
 import type { JobContext } from '../../jobs/queue.js';
 import { BALANCE_MAX } from '../../ledger/index.js';
-import { provisionInternalAccounts } from '../internal-accounts/service.js';
+import { provisionEveryOwner, provisionInternalAccounts } from '../internal-accounts/service.js';
 import { issueToken, pinToken, type ApiTokenView } from '../tokens/service.js';
 import * as store from './store.js';
 
@@ -176,7 +176,19 @@ export function requireWithinLimits(limits: CurrencyConfig, amount: bigint, fiel
 
 /** The platform's stored configuration, for other areas (limits, currencies, webhook endpoint); read-only. */
 export async function readPlatformConfig(q: Queryable, platformId: string): Promise<StoredConfig> {
-  const text = await store.findConfigText(q, platformId);
+  return storedConfig(platformId, await store.findConfigText(q, platformId));
+}
+
+/**
+ * readPlatformConfig for work that must agree with the currencies the platform supports
+ * (provisioning internal accounts): a configuration change running at the same time either
+ * waits for the caller's transaction or is seen by it, never missed.
+ */
+export async function readPlatformConfigShared(tx: Queryable, platformId: string): Promise<StoredConfig> {
+  return storedConfig(platformId, await store.findConfigTextShared(tx, platformId));
+}
+
+function storedConfig(platformId: string, text: string | undefined): StoredConfig {
   // The platform of an authenticated request always exists.
   if (text === undefined) throw new Error(`platform ${platformId} vanished`);
   return parseShared<StoredConfig>(text);
@@ -240,6 +252,9 @@ export async function updatePlatformConfig(ctx: Ctx, patch: Partial<StoredConfig
     if (patch.feeConfigs !== undefined) next.feeConfigs = patch.feeConfigs;
     const updatedAt = iso(ctx.now);
     await store.updatePlatform(tx, ctx.platformId, { config: JSON.stringify(next), updated_at: updatedAt });
+    // A currency added to the platform gives the platform and every customer their accounts in it now.
+    const before = new Set(config.supportedCurrencies.map((c) => c.currencyCode));
+    if (next.supportedCurrencies.some((c) => !before.has(c.currencyCode))) await provisionEveryOwner(tx, { platformId: ctx.platformId, now: ctx.now });
     // A new endpoint hears a TEST webhook first (sent after the commit, to the new endpoint).
     if (next.webhookEndpoint !== undefined && next.webhookEndpoint !== config.webhookEndpoint) {
       await recordEvent(tx, { platformId: ctx.platformId, type: 'TEST', resourceId: ctx.platformId, data: {}, now: ctx.now });
@@ -285,10 +300,9 @@ export const CLOCK_ADVANCE_SECONDS_MAX = 366 * 24 * 3600;
 export async function advanceClock(ctx: Ctx, seconds: number) {
   await store.addClockOffset(ctx.db.k, ctx.platformId, Math.round(seconds * 1000));
   ctx.deps.authCache?.clear();
-  // Everything that became due on the new time runs before the caller hears back.
-  const jobsRun = (await ctx.deps.jobs?.runDue(ctx.platformId)) ?? 0;
-  // The background poll may have taken some of them first: they too end before the answer.
-  await ctx.deps.jobs?.settleClaims();
+  // Everything that became due on the new time has run, here or on another instance, before the caller hears back.
+  const dueBy = await platformNowOf(ctx.deps, ctx.platformId);
+  const jobsRun = (await ctx.deps.jobs?.runDueEverywhere(ctx.platformId, dueBy.getTime())) ?? 0;
   return { ...(await getRailyardPlatform(ctx)), jobsRun };
 }
 

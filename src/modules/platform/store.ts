@@ -1,3 +1,4 @@
+import { PostgresAdapter } from 'kysely';
 import type { Queryable } from '../../db/index.js';
 import { prepare } from '../../db/prepared.js';
 import type { NewPlatformRow, PlatformRow } from '../../db/schema.js';
@@ -19,6 +20,20 @@ const configById = prepare<{ id: string }, Pick<PlatformRow, 'config'>>((k, para
 /** The platform's configuration as stored (JSON text). */
 export async function findConfigText(q: Queryable, id: string): Promise<string | undefined> {
   return (await configById.first(q, { id }))?.config;
+}
+
+const configByIdShared = prepare<{ id: string }, Pick<PlatformRow, 'config'>>((k, param) =>
+  k.selectFrom('platforms').select('config').where('id', '=', param('id')).forShare(),
+);
+
+/**
+ * The configuration as stored, read under a share lock on the platform's row on PostgreSQL
+ * (held until the transaction ends): a concurrent configuration change waits for this
+ * transaction, or this read waits for that change and sees it. SQLite transactions are
+ * exclusive already.
+ */
+export async function findConfigTextShared(q: Queryable, id: string): Promise<string | undefined> {
+  return (await (q.getExecutor().adapter instanceof PostgresAdapter ? configByIdShared : configById).first(q, { id }))?.config;
 }
 
 export async function firstPlatform(q: Queryable): Promise<PlatformRow | undefined> {
