@@ -64,6 +64,27 @@ describe('PATCH /config', () => {
     expect(cleared.body.webhookEndpoint).toBeUndefined();
   });
 
+  it('keeps every change of concurrent PATCHes that set different fields', async () => {
+    const t = await build();
+    for (let round = 0; round < 8; round++) {
+      const domain = `round${round}.example.com`;
+      const endpoint = `https://hooks.example.com/round-${round}`;
+      const rules = round % 2 === 0;
+      const replies = await Promise.all([
+        t.api('PATCH', '/config', { body: { umaDomain: domain } }),
+        t.api('PATCH', '/config', { body: { webhookEndpoint: endpoint } }),
+        t.raw('PATCH', '/_railyard/platform', { body: { name: `Platform ${round}` } }),
+        t.raw('PATCH', '/_railyard/platform', { body: { counterpartyRules: rules } }),
+      ]);
+      expect(replies.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+      // No change overwrote another with what it had read first.
+      const config = (await t.api('GET', '/config')).body;
+      expect([config.umaDomain, config.webhookEndpoint]).toEqual([domain, endpoint]);
+      const platform = (await t.raw('GET', '/_railyard/platform')).body;
+      expect([platform.name, platform.counterpartyRules]).toEqual([`Platform ${round}`, rules]);
+    }
+  });
+
   it('names every invalid field and changes nothing', async () => {
     const t = await build();
     const before = (await t.api('GET', '/config')).body;

@@ -168,6 +168,18 @@ describe('GET /transactions', () => {
   });
 });
 
+describe('GET /transactions with a bound past year 9999', () => {
+  it('reads the last day of year 9999 west of UTC (year 10000 in UTC) as after every transaction', async () => {
+    const t = await build();
+    const usd = await fundedUsd(t, 1_000);
+    const paid = await transferOut(t, usd.id, (await externalAccount(t, 'USD_ACCOUNT')).id, 100);
+    const before = await t.api('GET', `/transactions?endDate=${encodeURIComponent('9999-12-31T23:59:59-23:59')}`);
+    expect(before.body.data.map((tx: any) => tx.id)).toEqual([paid.body.id]);
+    const after = await t.api('GET', `/transactions?startDate=${encodeURIComponent('9999-12-31T23:59:59-23:59')}`);
+    expect(after.body.data).toEqual([]);
+  });
+});
+
 describe('GET /transactions/{transactionId}', () => {
   it('answers 404 TRANSACTION_NOT_FOUND for an unknown id or another platform\'s', async () => {
     const t = await build();

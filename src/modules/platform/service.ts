@@ -130,8 +130,9 @@ export async function bootstrap(deps: Deps): Promise<BootstrapResult> {
   return { platformId: created.platformId, clientId: created.token.clientId, clientSecret: created.token.clientSecret, created: true };
 }
 
-async function loadPlatform(q: Queryable, platformId: string): Promise<store.PlatformRow> {
-  const row = await store.findPlatform(q, platformId);
+/** The platform's row; `forUpdate`: locked for a change made from what it holds (see store.findPlatformForUpdate). */
+async function loadPlatform(q: Queryable, platformId: string, forUpdate = false): Promise<store.PlatformRow> {
+  const row = await (forUpdate ? store.findPlatformForUpdate(q, platformId) : store.findPlatform(q, platformId));
   // The platform of an authenticated request always exists.
   if (row === undefined) throw new Error(`platform ${platformId} vanished`);
   return row;
@@ -233,7 +234,7 @@ const CURRENCY_CONFIG_FIELDS = ['currencyCode', 'minAmount', 'maxAmount', 'requi
 export async function updatePlatformConfig(ctx: Ctx, patch: Partial<StoredConfig>) {
   checkConfigUpdate(patch);
   const row = await ctx.db.transaction(async (tx) => {
-    const current = await loadPlatform(tx, ctx.platformId);
+    const current = await loadPlatform(tx, ctx.platformId, true);
     const config = JSON.parse(current.config) as StoredConfig;
     const next: StoredConfig = { ...config };
     if (patch.umaDomain !== undefined) next.umaDomain = patch.umaDomain;
@@ -283,7 +284,7 @@ export async function getRailyardPlatform(ctx: Ctx) {
 
 export async function updateRailyardPlatform(ctx: Ctx, patch: { name?: string; counterpartyRules?: boolean }) {
   const row = await ctx.db.transaction(async (tx) => {
-    const current = await loadPlatform(tx, ctx.platformId);
+    const current = await loadPlatform(tx, ctx.platformId, true);
     const settings = { ...(JSON.parse(current.settings) as PlatformSettings) };
     if (patch.counterpartyRules !== undefined) settings.counterpartyRules = patch.counterpartyRules;
     const changes = { name: patch.name ?? current.name, settings: JSON.stringify(settings), updated_at: iso(ctx.now) };

@@ -15,6 +15,17 @@ export async function findPlatform(q: Queryable, id: string): Promise<PlatformRo
   return byId.first(q, { id });
 }
 
+const byIdForUpdate = prepare<{ id: string }, PlatformRow>((k, param) => k.selectFrom('platforms').selectAll().where('id', '=', param('id')).forUpdate());
+
+/**
+ * The platform's row for a change made from what it holds now (configuration, settings): on
+ * PostgreSQL its row lock, held until the transaction ends, makes a concurrent change wait and
+ * then read this one's result instead of overwriting it. SQLite transactions are exclusive already.
+ */
+export async function findPlatformForUpdate(q: Queryable, id: string): Promise<PlatformRow | undefined> {
+  return (q.getExecutor().adapter instanceof PostgresAdapter ? byIdForUpdate : byId).first(q, { id });
+}
+
 const configById = prepare<{ id: string }, Pick<PlatformRow, 'config'>>((k, param) => k.selectFrom('platforms').select('config').where('id', '=', param('id')));
 
 /** The platform's configuration as stored (JSON text). */
