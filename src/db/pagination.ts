@@ -39,16 +39,9 @@ function decodeCursor(cursor: string): CursorKey {
   return { createdAt, id };
 }
 
-/** The last instant whose ISO text (four-digit year) orders correctly among stored timestamps. */
-const STORED_TIME_MAX_MS = Date.parse('9999-12-31T23:59:59.999Z');
-
-/**
- * Normalizes a date-time filter to the stored form, so text comparison orders correctly. A
- * bound past year 9999 in UTC (an offset can carry 9999-12-31 over) is that last instant: its
- * own ISO text (+010000-…) would sort before every stored timestamp.
- */
+/** Normalizes a date-time filter to the stored form, so text comparison orders correctly. */
 export function storedTime(value: string): string {
-  return new Date(Math.min(Date.parse(value), STORED_TIME_MAX_MS)).toISOString();
+  return new Date(value).toISOString();
 }
 
 /** The page size a request asks for, within the reference's bounds. */

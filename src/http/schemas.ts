@@ -49,12 +49,22 @@ const rfc3339DateTime = (fullFormats['date-time'] as { validate: (value: string)
  * or compared date-time goes through Date, so those are refused as input here rather
  * than failing later.
  */
+const DATE_TIME_MIN_MS = Date.parse('0000-01-01T00:00:00.000Z');
+const DATE_TIME_MAX_MS = Date.parse('9999-12-31T23:59:59.999Z');
+
 function checkDateTime(value: string): string | null {
   if (!rfc3339DateTime(value)) return 'must be a valid date-time';
-  if (!Number.isNaN(Date.parse(value))) return null;
-  if (/[t\s]\d\d:\d\d:60/i.test(value)) return 'must not be a leap second (second 60): give 59 seconds or the next minute';
-  return 'must give its offset from UTC in hours and minutes (Z, ±hh:mm or ±hhmm)';
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) {
+    if (/[t\s]\d\d:\d\d:60/i.test(value)) return 'must not be a leap second (second 60): give 59 seconds or the next minute';
+    return 'must give its offset from UTC in hours and minutes (Z, ±hh:mm or ±hhmm)';
+  }
+  // Stored and compared as UTC text with a four-digit year: an offset must not carry the
+  // instant out of years 0000 to 9999.
+  if (ms < DATE_TIME_MIN_MS || ms > DATE_TIME_MAX_MS) return 'must fall between years 0000 and 9999 in UTC';
+  return null;
 }
+
 
 export const DateTime = Type.String({ format: defineFormat('date-time', checkDateTime) });
 

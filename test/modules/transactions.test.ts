@@ -168,15 +168,22 @@ describe('GET /transactions', () => {
   });
 });
 
-describe('GET /transactions with a bound past year 9999', () => {
-  it('reads the last day of year 9999 west of UTC (year 10000 in UTC) as after every transaction', async () => {
+describe('date-times whose instant leaves years 0000 to 9999', () => {
+  it('are 400s naming the field: an offset may not carry 9999-12-31 into year 10000, nor 0000-01-01 into year -1', async () => {
     const t = await build();
     const usd = await fundedUsd(t, 1_000);
-    const paid = await transferOut(t, usd.id, (await externalAccount(t, 'USD_ACCOUNT')).id, 100);
-    const before = await t.api('GET', `/transactions?endDate=${encodeURIComponent('9999-12-31T23:59:59-23:59')}`);
-    expect(before.body.data.map((tx: any) => tx.id)).toEqual([paid.body.id]);
-    const after = await t.api('GET', `/transactions?startDate=${encodeURIComponent('9999-12-31T23:59:59-23:59')}`);
-    expect(after.body.data).toEqual([]);
+    const paid = (await transferOut(t, usd.id, (await externalAccount(t, 'USD_ACCOUNT')).id, 100)).body;
+    const problem = { constraint: { format: 'date-time' }, message: 'must fall between years 0000 and 9999 in UTC' };
+    const late = await t.api('GET', `/transactions?endDate=${encodeURIComponent('9999-12-31T23:59:59-23:59')}`);
+    expect(late.status).toBe(400);
+    expect(late.body.details.errors).toEqual([{ field: 'endDate', ...problem }]);
+    const early = await t.api('POST', `/transactions/${paid.id}/confirm`, { body: { receiptDeliveryConfirmedAt: '0000-01-01T00:00:00+00:01' } });
+    expect(early.status).toBe(400);
+    expect(early.body.details.errors).toEqual([{ field: 'receiptDeliveryConfirmedAt', ...problem }]);
+    expect((await t.api('GET', `/transactions/${paid.id}`)).body.receiptDeliveryConfirmedAt).toBeUndefined();
+    // The edges themselves are fine.
+    expect((await t.api('GET', `/transactions?endDate=${encodeURIComponent('9999-12-31T23:59:59Z')}`)).body.data.map((tx: any) => tx.id)).toEqual([paid.id]);
+    expect((await t.api('GET', `/transactions?startDate=${encodeURIComponent('0000-01-01T00:00:00Z')}`)).body.data).toHaveLength(1);
   });
 });
 
