@@ -79,30 +79,44 @@ export interface CryptoNetwork {
 /**
  * The networks each crypto currency moves on, as the reference's payment-instruction shapes
  * pair them (assetType enums). The first is where funding instructions point when no network
- * is named.
+ * is named; `required`: a funding must name one (a stablecoin issued on several chains).
  */
-const CRYPTO_NETWORKS: Readonly<Record<string, readonly CryptoNetwork[]>> = {
-  BTC: [
-    { network: 'SPARK', accountType: 'SPARK_WALLET' },
-    { network: 'LIGHTNING', accountType: 'LIGHTNING' },
-    { network: 'BITCOIN', accountType: 'BITCOIN_L1' },
-  ],
-  USDB: [{ network: 'SPARK', accountType: 'SPARK_WALLET' }],
-  USDC: [
-    { network: 'SOLANA', accountType: 'SOLANA_WALLET' },
-    { network: 'BASE', accountType: 'BASE_WALLET' },
-    { network: 'POLYGON', accountType: 'POLYGON_WALLET' },
-    { network: 'ETHEREUM', accountType: 'ETHEREUM_WALLET' },
-  ],
-  USDT: [
-    { network: 'TRON', accountType: 'TRON_WALLET' },
-    { network: 'SOLANA', accountType: 'SOLANA_WALLET' },
-    { network: 'ETHEREUM', accountType: 'ETHEREUM_WALLET' },
-    { network: 'PLASMA', accountType: 'PLASMA_WALLET' },
-  ],
+const CRYPTO_NETWORKS: Readonly<Record<string, { required: boolean; networks: readonly CryptoNetwork[] }>> = {
+  BTC: {
+    required: false,
+    networks: [
+      { network: 'SPARK', accountType: 'SPARK_WALLET' },
+      { network: 'LIGHTNING', accountType: 'LIGHTNING' },
+      { network: 'BITCOIN', accountType: 'BITCOIN_L1' },
+    ],
+  },
+  USDB: { required: false, networks: [{ network: 'SPARK', accountType: 'SPARK_WALLET' }] },
+  USDC: {
+    required: true,
+    networks: [
+      { network: 'SOLANA', accountType: 'SOLANA_WALLET' },
+      { network: 'BASE', accountType: 'BASE_WALLET' },
+      { network: 'POLYGON', accountType: 'POLYGON_WALLET' },
+      { network: 'ETHEREUM', accountType: 'ETHEREUM_WALLET' },
+    ],
+  },
+  USDT: {
+    required: true,
+    networks: [
+      { network: 'TRON', accountType: 'TRON_WALLET' },
+      { network: 'SOLANA', accountType: 'SOLANA_WALLET' },
+      { network: 'ETHEREUM', accountType: 'ETHEREUM_WALLET' },
+      { network: 'PLASMA', accountType: 'PLASMA_WALLET' },
+    ],
+  },
 };
 
 /** The networks a crypto currency moves on (empty for fiat and unknown codes). */
 export function cryptoNetworksOf(currency: string): readonly CryptoNetwork[] {
-  return CRYPTO_NETWORKS[currency] ?? [];
+  return CRYPTO_NETWORKS[currency]?.networks ?? [];
+}
+
+/** True when a funding in `currency` must name its network (see CRYPTO_NETWORKS). */
+export function cryptoNetworkRequired(currency: string): boolean {
+  return CRYPTO_NETWORKS[currency]?.required === true;
 }

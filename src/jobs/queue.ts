@@ -252,16 +252,21 @@ async function claimDue(
 }
 
 /**
- * How many of the platform's jobs due by `dueByMs` (its clock) are not over yet: pending
- * (whether or not a transaction has claimed them) or running, on any instance.
+ * How many of the platform's state changes due by `dueByMs` (its clock) are not over yet: jobs
+ * of the transaction kinds, pending (whether or not a transaction on any instance has claimed
+ * them). Work over the network (external kinds: webhook deliveries, imports) is not counted:
+ * it changes no payment, and a slow receiver must not hold the sandbox clock.
  */
-export async function unfinishedDueJobs(q: Queryable, platformId: string, dueByMs: number): Promise<number> {
+export async function unfinishedDueChanges(q: Queryable, platformId: string, dueByMs: number): Promise<number> {
+  const kinds = [...KINDS].filter(([, kind]) => kind.mode === 'transaction').map(([name]) => name);
+  if (kinds.length === 0) return 0;
   const row = await q
     .selectFrom('jobs')
     .select(sql<string>`CAST(COUNT(*) AS TEXT)`.as('n'))
     .where('platform_id', '=', platformId)
     .where('status', 'in', ['PENDING', 'RUNNING'])
     .where('due_at_ms', '<=', dueByMs)
+    .where('kind', 'in', kinds)
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }

@@ -11,7 +11,7 @@ import { platformNow } from '../clock.js';
 import type { Deps } from '../http/context.js';
 import { BACKGROUND, type Queryable } from '../db/index.js';
 import {
-  claimDueExternal, claimNext, jobKind, markDone, markFailedAttempt, markRunning, registerRunner, toJob, unfinishedDueJobs, type ClaimedRow,
+  claimDueExternal, claimNext, jobKind, markDone, markFailedAttempt, markRunning, registerRunner, toJob, unfinishedDueChanges, type ClaimedRow,
   type ExternalJobKind,
 } from './queue.js';
 
@@ -133,12 +133,11 @@ export class JobRunner {
   }
 
   /**
-   * Runs the platform's due jobs and returns once none due by `dueByMs` (its clock) is
-   * pending or running anywhere, however many instances share the store: another instance
-   * may have claimed some first. Each look also runs what became free to claim meanwhile (a
-   * lease that lapsed because its instance died, say), so such a job does not hold the wait.
-   * After pausing `waitMsMax` in all it answers anyway, with a warning. Returns how many
-   * jobs this instance ran.
+   * Runs the platform's due jobs and returns once no state change (a job of a transaction
+   * kind) due by `dueByMs` (its clock) is pending anywhere, however many instances share the
+   * store: another instance may have claimed some first and still be running them. Each look
+   * also runs what became free to claim meanwhile. After `waitMsMax` of waiting it answers
+   * anyway, with a warning. Returns how many jobs this instance ran.
    */
   async runDueEverywhere(platformId: string, dueByMs: number, waitMsMax = CLOCK_ADVANCE_WAIT_MS_MAX): Promise<number> {
     let count = await this.runDue(platformId);
@@ -146,11 +145,13 @@ export class JobRunner {
     await this.settleClaims();
     // One process owns the embedded store, so nothing runs elsewhere.
     if (this.deps.db.dialect === 'sqlite') return count;
-    for (let waitedMs = 0; !this.stopping; waitedMs += ELSEWHERE_POLL_MS) {
-      const left = await unfinishedDueJobs(this.deps.db.k, platformId, dueByMs);
+    // note: a real-time bound (not the sandbox clock, which is what just moved).
+    const deadline = performance.now() + waitMsMax;
+    while (!this.stopping) {
+      const left = await unfinishedDueChanges(this.deps.db.k, platformId, dueByMs);
       if (left === 0) break;
-      if (waitedMs >= waitMsMax) {
-        this.log.warn({ platformId, jobs: left, waitedMs }, 'due jobs still unfinished elsewhere; answering without them');
+      if (performance.now() >= deadline) {
+        this.log.warn({ platformId, jobs: left, waitMsMax }, 'due jobs still unfinished elsewhere; answering without them');
         break;
       }
       await sleep(ELSEWHERE_POLL_MS);

@@ -228,7 +228,7 @@ export const QUOTE_EXECUTION_SCENARIOS: readonly MagicRow<QuoteExecutionScenario
   },
   {
     suffix: '006', outcome: { kind: 'CANCEL' },
-    behaviour: 'cancelled by the user: the held funds are released and refunded (reason USER_CANCELLATION), then the payment is closed COMPLETED (events REFUND_PENDING, REFUND_COMPLETED, COMPLETED)',
+    behaviour: 'cancelled by the user: the payer gets the money back (a hold is released; money that came from outside is refunded from SUSPENSE), reason USER_CANCELLATION, then the payment is closed COMPLETED (events REFUND_PENDING, REFUND_COMPLETED, COMPLETED)',
     source: `${quoteSource}; behaviours.md 2.1 (the webhook sequence of a cancellation)`,
   },
   {
@@ -241,7 +241,7 @@ export const QUOTE_EXECUTION_DEFAULT: QuoteExecutionScenario = { kind: 'COMPLETE
 // Spark wallets have a table of their own: 003 and 005 mean what they mean for transfers
 // (unavailable at once; pending 30 s, then failed), 002 and 004 what they mean for banks,
 // and every other suffix succeeds.
-const sparkSource = 'behaviours.md 1.3 (Spark wallet addresses follow the last-3-digit rule)';
+const sparkSource = 'behaviours.md 1.3 (the suffix table of Spark wallet destinations)';
 
 export const SPARK_QUOTE_EXECUTION_SCENARIOS: readonly MagicRow<QuoteExecutionScenario>[] = [
   { ...QUOTE_EXECUTION_SCENARIOS.find((row) => row.suffix === '002')!, source: sparkSource },
@@ -271,7 +271,7 @@ export type PullSourceScenario = { kind: 'INSUFFICIENT_FUNDS' };
 export const PULL_SOURCE_SCENARIOS: readonly MagicRow<PullSourceScenario>[] = [
   {
     suffix: '002', outcome: { kind: 'INSUFFICIENT_FUNDS' },
-    behaviour: 'the pull finds no funds: executing the quote (or immediatelyExecute) is refused with 400 INVALID_AMOUNT (insufficient funds) and nothing changes; the quote stays PENDING',
+    behaviour: 'the pull finds no funds: executing the quote is refused with 400 INVALID_AMOUNT (insufficient funds) and nothing changes (the quote keeps its status; with immediatelyExecute no quote is created)',
     source: 'behaviours.md 1.5 (quote execution from a 002 account)',
   },
 ];

@@ -65,6 +65,7 @@ describe('PATCH /config', () => {
   });
 
   it('keeps every change of concurrent PATCHes that set different fields', async () => {
+    // On the embedded store transactions run one at a time; the PostgreSQL run is what this guards.
     const t = await build();
     for (let round = 0; round < 8; round++) {
       const domain = `round${round}.example.com`;
@@ -189,6 +190,7 @@ describe('PATCH /config adding a currency', () => {
   });
 
   it('reaches customers created while the change runs (concurrent requests)', async () => {
+    // On the embedded store transactions run one at a time; the PostgreSQL run is what this guards.
     const t = await build();
     await supportCurrencies(t, ['USD']);
     const created = Array.from({ length: 30 }, (_, i) => createCustomer(t, individualBody(`Sam Race ${i}`)));

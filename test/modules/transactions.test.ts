@@ -369,4 +369,28 @@ describe('returned payments (a failure after completion)', () => {
     // The returned transfer is settled history: not cancellable.
     expect((await t.api('POST', `/transactions/${paid.id}/cancel`)).status).toBe(409);
   });
+
+  it('leaves a cancelled payment alone: it is COMPLETED but never settled, so nothing of it can come back', async () => {
+    const t = await build();
+    const usd = await fundedUsd(t, 10_000);
+    const slow = await externalAccount(t, 'USD_ACCOUNT', '005');
+    const pending = (await transferOut(t, usd.id, slow.id, 4_000)).body;
+    const cancelled = (await t.api('POST', `/transactions/${pending.id}/cancel`)).body;
+    expect(cancelled.status).toBe('COMPLETED');
+    const now = await platformNowOf(t.deps, t.platformId);
+    await t.deps.db.transaction((tx) =>
+      railStepJob.schedule(tx, {
+        platformId: t.platformId,
+        payload: { transactionId: pending.id, outcome: { kind: 'RETURNED', failureReason: 'PAYOUT_RETURNED' } },
+        dueAt: new Date(now.getTime() + 60_000),
+        now,
+      }),
+    );
+    await t.advanceClock(61);
+    // Neither refunded twice nor reversed: the transaction, the balance and the postings are as the cancel left them.
+    expect((await t.api('GET', `/transactions/${pending.id}`)).body).toEqual(cancelled);
+    expect(await balances(t, usd.id)).toEqual({ balance: 10_000, totalBalance: 10_000 });
+    expect(await postingKinds(t, pending.id)).toEqual(['HOLD', 'RELEASE']);
+    await expectBalancedBooks(t);
+  });
 });

@@ -4,14 +4,15 @@
 // refund, the ordered OUTGOING_PAYMENT events, the source account's balances at each step,
 // the ledger postings of the transaction, and balanced books after each flow.
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { PULL_SOURCE_SCENARIOS, QUOTE_EXECUTION_SCENARIOS, SPARK_QUOTE_EXECUTION_SCENARIOS } from '../../src/sandbox/magic.js';
 import { accountBody } from '../fixtures/accounts.js';
-import { balances, customerWithAccounts, eventsOf, expectBalancedBooks, externalAccount, fund, fundedUsd } from '../fixtures/money.js';
+import { balances, customerWithAccounts, eventsOf, expectBalancedBooks, externalAccount, fund, fundedUsd, platformAccount } from '../fixtures/money.js';
 import {
-  accountQuoteBody, buildAtStart, counts, createQuote, executeQuote, postingKinds, quoteOf, systemAccount, transactionOf,
+  accountQuoteBody, buildAtStart, counts, createQuote, executeQuote, postingKinds, quoteOf, START_MS, systemAccount, transactionOf,
 } from '../fixtures/quotes.js';
-import type { TestApp } from '../helper.js';
+import { databaseUrl, type TestApp } from '../helper.js';
 
 const FUNDED = 1_000_000;
 const SENT = 10_000;
@@ -351,7 +352,7 @@ describe('POST /quotes/{quoteId}/execute checks the quote\'s accounts again', ()
     expect((await t.api('DELETE', `/platform/external-accounts/${destination.id}`)).status).toBe(204);
     const refused = await executeQuote(t, quote.id);
     expect(refused.status).toBe(400);
-    expect(refused.body).toMatchObject({ code: 'INVALID_INPUT', details: { errors: [{ field: 'destination.accountId', message: `${destination.id} no longer exists` }] } });
+    expect(refused.body).toMatchObject({ code: 'INVALID_INPUT', details: { errors: [{ field: 'destination.accountId', message: `names ${destination.id}, which no longer exists` }] } });
     await expectUntouched(t, quote, source.id, FUNDED);
   });
 
@@ -364,7 +365,7 @@ describe('POST /quotes/{quoteId}/execute checks the quote\'s accounts again', ()
     expect((await t.api('DELETE', `/platform/external-accounts/${bank.id}`)).status).toBe(204);
     const refused = await executeQuote(t, quote.id);
     expect(refused.status).toBe(400);
-    expect(refused.body).toMatchObject({ code: 'INVALID_INPUT', details: { errors: [{ field: 'source.accountId', message: `${bank.id} no longer exists` }] } });
+    expect(refused.body).toMatchObject({ code: 'INVALID_INPUT', details: { errors: [{ field: 'source.accountId', message: `names ${bank.id}, which no longer exists` }] } });
     await expectUntouched(t, quote, platformUsd.id, FUNDED);
   });
 
@@ -377,7 +378,7 @@ describe('POST /quotes/{quoteId}/execute checks the quote\'s accounts again', ()
     await t.deps.db.k.updateTable('internal_accounts').set({ status: 'FROZEN' }).where('id', '=', source.id).execute();
     const refused = await executeQuote(t, quote.id);
     expect(refused.status).toBe(400);
-    expect(refused.body.details.errors).toEqual([{ field: 'source.accountId', message: `${source.id} is FROZEN` }]);
+    expect(refused.body.details.errors).toEqual([{ field: 'source.accountId', message: 'is FROZEN' }]);
     expect((await quoteOf(t, quote.id)).status).toBe('PENDING');
     expect(await postingKinds(t, quote.transactionId)).toEqual([]);
   });
@@ -422,7 +423,7 @@ describe('POST /quotes/{quoteId}/execute checks the quote\'s accounts again', ()
     await t.api('DELETE', `/platform/external-accounts/${destination.id}`);
     const refused = await t.api('POST', '/sandbox/send', { body: { quoteId: quote.id, currencyCode: 'USD' } });
     expect(refused.status).toBe(400);
-    expect(refused.body.details.errors).toEqual([{ field: 'destination.accountId', message: `${destination.id} no longer exists` }]);
+    expect(refused.body.details.errors).toEqual([{ field: 'destination.accountId', message: `names ${destination.id}, which no longer exists` }]);
     expect((await quoteOf(t, quote.id)).status).toBe('PENDING');
     expect(await postingKinds(t, quote.transactionId)).toEqual([]);
   });
@@ -532,4 +533,41 @@ describe('quote execution with money from outside, by destination suffix', () =>
       });
     }
   }
+});
+
+describe('POST /quotes/{quoteId}/execute re-checks under concurrency and for internal destinations', () => {
+  it('an internal destination no longer ACTIVE is a 400 naming destination.accountId', async () => {
+    const t = await buildAtStart();
+    const source = await fundedUsd(t, FUNDED);
+    const usdc = await platformAccount(t, 'USDC');
+    const quote = (await createQuote(t, accountQuoteBody(source.id, usdc.id, { amount: SENT }))).body;
+    // No operation freezes an internal account yet: the state is set in the store.
+    await t.deps.db.k.updateTable('internal_accounts').set({ status: 'FROZEN' }).where('id', '=', usdc.id).execute();
+    const refused = await executeQuote(t, quote.id);
+    expect(refused.status).toBe(400);
+    expect(refused.body.details.errors).toEqual([{ field: 'destination.accountId', message: 'is FROZEN' }]);
+    expect(await postingKinds(t, quote.transactionId)).toEqual([]);
+  });
+
+  it.skipIf(!databaseUrl)('on PostgreSQL, an execute that meets a delete of its destination in progress waits for it, then refuses', async () => {
+    const t = await buildAtStart();
+    const source = await fundedUsd(t, FUNDED);
+    const destination = await externalAccount(t, 'MXN_ACCOUNT');
+    const quote = (await createQuote(t, accountQuoteBody(source.id, destination.id, { amount: SENT }))).body;
+    let started!: () => void;
+    const deleteStarted = new Promise<void>((resolve) => (started = resolve));
+    // What DELETE /platform/external-accounts/{id} writes, held open while the execute arrives.
+    const deleting = t.deps.db.transaction(async (tx) => {
+      await tx.updateTable('external_accounts').set({ deleted_at: new Date(START_MS).toISOString() }).where('id', '=', destination.id).execute();
+      started();
+      await sleep(300);
+    });
+    await deleteStarted;
+    const refused = await executeQuote(t, quote.id);
+    await deleting;
+    expect(refused.status).toBe(400);
+    expect(refused.body.details.errors).toEqual([{ field: 'destination.accountId', message: `names ${destination.id}, which no longer exists` }]);
+    expect(await postingKinds(t, quote.transactionId)).toEqual([]);
+    await expectBalancedBooks(t);
+  });
 });

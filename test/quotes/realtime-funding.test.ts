@@ -237,7 +237,7 @@ describe('real-time funding', () => {
     });
   }
 
-  it('refuses a network the currency does not move on, and any network for fiat, naming the field', async () => {
+  it('refuses a network the currency does not move on, naming the field; a network given for fiat is ignored', async () => {
     const t = await buildAtStart();
     const destination = await externalAccount(t, 'MXN_ACCOUNT');
     const usdcOnTron = await createQuote(t, {
@@ -251,10 +251,10 @@ describe('real-time funding', () => {
       ...realtimeBody(undefined, destination.id, { lockedCurrencyAmount: 30_000 }), source: { sourceType: 'REALTIME_FUNDING', currency: 'BTC', cryptoNetwork: 'NOT_A_NETWORK' },
     });
     expect(unknown.body.details.errors).toEqual([expect.objectContaining({ field: 'source.cryptoNetwork', constraint: { enum: ['SPARK', 'LIGHTNING', 'BITCOIN'] } })]);
-    const fiat = await createQuote(t, { ...realtimeBody(undefined, destination.id), source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', cryptoNetwork: 'SOLANA' } });
-    expect(fiat.status).toBe(400);
-    expect(fiat.body.details.errors).toEqual([{ field: 'source.cryptoNetwork', message: 'applies to crypto currencies only; USD is not one' }]);
     expect(await counts(t)).toMatchObject({ quotes: 0 });
+    const fiat = await createQuote(t, { ...realtimeBody(undefined, destination.id), source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', cryptoNetwork: 'SOLANA' } });
+    expect(fiat.status).toBe(201);
+    expect(fiat.body.paymentInstructions[0].accountOrWalletInfo.accountType).toBe('USD_ACCOUNT');
   });
 
   it('encodes bech32 as BIP 173 does (the deposit addresses and invoices above use it)', () => {
@@ -484,6 +484,45 @@ describe('Strong Customer Authentication of real-time-funded quotes', () => {
     expect((await eventsOf(t, quote.transactionId)).map((e) => e.type)).toEqual([P('PENDING'), P('PENDING_AUTHORIZATION'), P('PROCESSING'), P('COMPLETED')]);
     expect((await t.api('POST', `/quotes/${quote.id}/authorize`, { body: { code: '123456' } })).status).toBe(409);
     await expectBalancedBooks(t);
+  });
+
+  it('an EU customer\'s quote whose destination is gone is refused at execute, before any challenge; gone after the challenge, at authorize', async () => {
+    const t = await buildAtStart();
+    const customer = await euCustomer(t);
+    const accounts = await t.api('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USD`);
+    const usd = accounts.body.data[0];
+    await t.api('POST', `/sandbox/internal-accounts/${usd.id}/fund`, { body: { amount: 50_000 } });
+    const newDestination = async () => (await t.api('POST', '/customers/external-accounts', { body: { ...accountBody('EUR_ACCOUNT'), customerId: customer.id } })).body;
+    const gone = async (id: string) => expect((await t.api('DELETE', `/customers/external-accounts/${id}`)).status).toBe(204);
+
+    const early = await newDestination();
+    const first = (await createQuote(t, accountQuoteBody(usd.id, early.id))).body;
+    await gone(early.id);
+    const refused = await executeQuote(t, first.id);
+    expect(refused.status).toBe(400);
+    expect(refused.body.details.errors).toEqual([{ field: 'destination.accountId', message: `names ${early.id}, which no longer exists` }]);
+    expect(await quoteOf(t, first.id)).toEqual(first);
+
+    const late = await newDestination();
+    const second = (await createQuote(t, accountQuoteBody(usd.id, late.id))).body;
+    expect((await executeQuote(t, second.id)).body.status).toBe('PENDING_AUTHORIZATION');
+    await gone(late.id);
+    const authorize = await t.api('POST', `/quotes/${second.id}/authorize`, { body: { code: '123456' } });
+    expect(authorize.status).toBe(400);
+    expect(authorize.body.details.errors).toEqual([{ field: 'destination.accountId', message: `names ${late.id}, which no longer exists` }]);
+    expect(await quoteOf(t, second.id)).toMatchObject({ status: 'PENDING_AUTHORIZATION', scaChallenge: { factor: 'SMS_OTP' } });
+    expect(await postingKinds(t, second.transactionId)).toEqual([]);
+  });
+
+  it('an EU customer funding in crypto gets, once authorized, instructions on the network the quote named', async () => {
+    const t = await buildAtStart();
+    const customer = await euCustomer(t);
+    const destination = await externalAccount(t, 'MXN_ACCOUNT');
+    const source = { sourceType: 'REALTIME_FUNDING', currency: 'USDC', customerId: customer.id, cryptoNetwork: 'BASE' };
+    const quote = (await createQuote(t, { ...realtimeBody(customer.id, destination.id, { lockedCurrencyAmount: 20_000_000 }), source })).body;
+    expect([quote.status, quote.paymentInstructions]).toEqual(['PENDING_AUTHORIZATION', undefined]);
+    const authorized = await t.api('POST', `/quotes/${quote.id}/authorize`, { body: { code: '123456' } });
+    expect(authorized.body.paymentInstructions[0].accountOrWalletInfo).toEqual({ accountType: 'BASE_WALLET', address: expect.stringMatching(/^0x[0-9a-f]{40}$/), assetType: 'USDC' });
   });
 
   it('an EU customer whose account cannot cover the payment is refused at authorize, and the challenge stays open', async () => {

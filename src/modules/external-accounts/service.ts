@@ -401,9 +401,14 @@ export async function umaDepositAccountFor(q: Queryable, platformId: string, cus
   return row !== undefined && row.currency === currency && row.status === 'ACTIVE' ? row.id : undefined;
 }
 
-/** A live external account of the platform (any owner), as transfers need it; read in the caller's transaction. */
-export async function findTransferCounterparty(q: Queryable, platformId: string, id: string): Promise<TransferCounterparty | undefined> {
-  const row = await store.findExternalAccount(q, platformId, id, 'any');
+/**
+ * A live external account of the platform (any owner), as transfers need it; read in the
+ * caller's transaction. `forPayment`: money moves with it in this transaction, so a
+ * concurrent delete or status change must not slip in before the commit (a share lock on
+ * PostgreSQL).
+ */
+export async function findTransferCounterparty(q: Queryable, platformId: string, id: string, forPayment = false): Promise<TransferCounterparty | undefined> {
+  const row = await store.findExternalAccount(q, platformId, id, 'any', forPayment);
   if (row === undefined) return undefined;
   const def = accountTypeDef(row.account_type)!;
   const info = JSON.parse(row.account_info) as AccountInfo;

@@ -1,3 +1,4 @@
+import { PostgresAdapter } from 'kysely';
 import type { Queryable } from '../../db/index.js';
 import { paginate, type PageRequest } from '../../db/pagination.js';
 import { prepare, preparedInsert } from '../../db/prepared.js';
@@ -63,13 +64,22 @@ const byIdAnyCustomer = prepare<ByIdParams, ExternalAccountRow>((k, param) => li
 const byIdPlatform = prepare<ByIdParams, ExternalAccountRow>((k, param) => liveById(k, param).where('customer_id', 'is', null));
 const byIdCustomer = prepare<ByIdParams, ExternalAccountRow>((k, param) => liveById(k, param).where('customer_id', '=', param('customerId')));
 
+const byIdAnyShared = prepare<ByIdParams, ExternalAccountRow>((k, param) => liveById(k, param).forShare());
+
+/**
+ * A live external account of the platform. `lock` (scope 'any'): read under a share lock on
+ * PostgreSQL, held until the transaction ends, for a payment made with it now: a delete (or
+ * any other change) waits for the payment, or the payment sees it. SQLite transactions are
+ * exclusive already.
+ */
 export async function findExternalAccount(
   q: Queryable,
   platformId: string,
   id: string,
   scope: AccountScope,
+  lock = false,
 ): Promise<ExternalAccountRow | undefined> {
-  if (scope === 'any') return byIdAny.first(q, { platformId, id });
+  if (scope === 'any') return (lock && q.getExecutor().adapter instanceof PostgresAdapter ? byIdAnyShared : byIdAny).first(q, { platformId, id });
   if (scope === 'anyCustomer') return byIdAnyCustomer.first(q, { platformId, id });
   if (scope.customerId === null) return byIdPlatform.first(q, { platformId, id });
   return byIdCustomer.first(q, { platformId, id, customerId: scope.customerId });

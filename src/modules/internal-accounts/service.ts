@@ -51,12 +51,12 @@ export async function provisionInternalAccounts(tx: Queryable, input: ProvisionI
 
 /**
  * Gives the platform and each of its live customers what provisionInternalAccounts gives a
- * new owner, for the currencies the platform supports now. A configuration change that adds
- * a currency calls it in its own transaction, after writing the new configuration.
+ * new owner, in `currencies` (the platform's supported currencies). A configuration change
+ * that adds a currency calls it in its own transaction, after writing the new configuration,
+ * with the platform's row locked.
  */
-export async function provisionEveryOwner(tx: Queryable, input: { platformId: string; now: Date }): Promise<void> {
-  const config = await readPlatformConfigShared(tx, input.platformId);
-  const currencies = config.supportedCurrencies.map((c) => c.currencyCode);
+export async function provisionEveryOwner(tx: Queryable, input: { platformId: string; now: Date; currencies: string[] }): Promise<void> {
+  const { currencies } = input;
   await provisionOwner(tx, { ...input, customerId: null }, currencies);
   await forEachActiveCustomer(tx, input.platformId, async (customerId) => {
     await provisionOwner(tx, { ...input, customerId }, currencies);

@@ -255,7 +255,9 @@ export async function updatePlatformConfig(ctx: Ctx, patch: Partial<StoredConfig
     await store.updatePlatform(tx, ctx.platformId, { config: JSON.stringify(next), updated_at: updatedAt });
     // A currency added to the platform gives the platform and every customer their accounts in it now.
     const before = new Set(config.supportedCurrencies.map((c) => c.currencyCode));
-    if (next.supportedCurrencies.some((c) => !before.has(c.currencyCode))) await provisionEveryOwner(tx, { platformId: ctx.platformId, now: ctx.now });
+    if (next.supportedCurrencies.some((c) => !before.has(c.currencyCode))) {
+      await provisionEveryOwner(tx, { platformId: ctx.platformId, now: ctx.now, currencies: next.supportedCurrencies.map((c) => c.currencyCode) });
+    }
     // A new endpoint hears a TEST webhook first (sent after the commit, to the new endpoint).
     if (next.webhookEndpoint !== undefined && next.webhookEndpoint !== config.webhookEndpoint) {
       await recordEvent(tx, { platformId: ctx.platformId, type: 'TEST', resourceId: ctx.platformId, data: {}, now: ctx.now });

@@ -19,7 +19,7 @@
 // PENDING_AUTHORIZATION instead of paying, and authorizing it pays.
 
 import { iso } from '../../clock.js';
-import { cryptoNetworksOf, currencyInfo, isFiat } from '../../currencies.js';
+import { cryptoNetworkRequired, cryptoNetworksOf, currencyInfo } from '../../currencies.js';
 import type { Queryable, Tx } from '../../db/index.js';
 import { runCommand, type Reply } from '../../http/command.js';
 import type { Ctx } from '../../http/context.js';
@@ -61,9 +61,6 @@ const SCA_COUNTRIES = new Set([
   'AT', 'BE', 'BG', 'HR', 'CY', 'CZ', 'DK', 'EE', 'FI', 'FR', 'DE', 'GR', 'HU', 'IE', 'IT', 'LV', 'LT', 'LU', 'MT', 'NL', 'PL', 'PT',
   'RO', 'SK', 'SI', 'ES', 'SE', 'IS', 'LI', 'NO',
 ]);
-
-/** Stablecoins exist on several networks; real-time funding in one must say which. */
-const MULTI_NETWORK_ASSETS = new Set(['USDC', 'USDT']);
 
 /** The network a real-time-funded quote is paid on, when one was named. */
 function realtimeNetwork(input: QuoteInput): string | undefined {
@@ -246,15 +243,18 @@ function invalid(field: string, message: string) {
   return apiError('INVALID_INPUT', `${field} ${message}`, { errors: [{ field, message }] });
 }
 
-/** The network of a real-time funding: required for a multi-network stablecoin, one that carries the currency, none for fiat. */
+/**
+ * The network of a crypto funding: one the currency moves on, and given where the currency
+ * needs it (src/currencies.ts). A fiat funding has no network; the field means nothing there
+ * and is left alone, as the reference does not refuse it.
+ */
 function checkCryptoNetwork(source: RealtimeSourceInput, errors: FieldErrors): void {
   const networks = cryptoNetworksOf(source.currency).map((n) => n.network);
+  if (networks.length === 0) return;
   if (source.cryptoNetwork === undefined) {
-    if (MULTI_NETWORK_ASSETS.has(source.currency)) {
+    if (cryptoNetworkRequired(source.currency)) {
       errors.add('source.cryptoNetwork', `is required when funding in ${source.currency}: name the network the funds arrive on`, { enum: networks });
     }
-  } else if (networks.length === 0) {
-    if (isFiat(source.currency)) errors.add('source.cryptoNetwork', `applies to crypto currencies only; ${source.currency} is not one`);
   } else if (!networks.includes(source.cryptoNetwork)) {
     errors.add('source.cryptoNetwork', `must be a network ${source.currency} moves on (${networks.join(', ')})`, { enum: networks });
   }
@@ -273,6 +273,38 @@ function checkCombinations(input: QuoteInput): void {
     if (parseUmaAddress(input.destination.umaAddress) === undefined) errors.add('destination.umaAddress', 'must be a UMA address such as $name@domain.example');
   }
   errors.throwIfAny();
+}
+
+/**
+ * An internal account a quote moves money from or to: it exists (else `missing`, what the
+ * request named) and is ACTIVE. Checked when the quote is made and again when it is executed.
+ */
+async function usableInternal(tx: Tx, ctx: Ctx, accountId: string, field: string, missing: string): Promise<InternalAccountView> {
+  const internal = await findInternalAccount(tx, ctx.platformId, accountId);
+  if (internal === undefined) throw invalid(field, missing);
+  if (internal.status !== 'ACTIVE') throw invalid(field, `is ${internal.status}`);
+  return internal;
+}
+
+/**
+ * An external account a quote moves money from or to: it is live (else `missing`), verified and
+ * ACTIVE. `forPayment`: money moves with it in this transaction, so it is read under a share
+ * lock on PostgreSQL (see findTransferCounterparty).
+ */
+async function usableExternal(tx: Tx, ctx: Ctx, accountId: string, field: string, missing: string, forPayment: boolean): Promise<TransferCounterparty> {
+  const external = await findTransferCounterparty(tx, ctx.platformId, accountId, forPayment);
+  if (external === undefined) throw invalid(field, missing);
+  requireActiveCounterparty(external, field);
+  return external;
+}
+
+/** A pull from a sandbox bank account whose identifier selects insufficient funds (src/sandbox/magic.ts) is refused. */
+function requirePullFunds(source: TransferCounterparty): void {
+  if (pullSourceScenarioFor(source.primaryIdentifier)?.kind !== 'INSUFFICIENT_FUNDS') return;
+  throw apiError('INVALID_AMOUNT', `Insufficient funds: the bank holding ${source.id} declined the pull`, {
+    reason: 'INSUFFICIENT_BALANCE',
+    errors: [{ field: 'source.accountId', message: 'has insufficient funds for this payment' }],
+  });
 }
 
 async function planSource(tx: Tx, ctx: Ctx, input: QuoteInput): Promise<SourcePlan> {
@@ -296,20 +328,19 @@ async function planSource(tx: Tx, ctx: Ctx, input: QuoteInput): Promise<SourcePl
     return (await customerNamedBy(tx, ctx.platformId, source.customerId, 'source.customerId')).id;
   };
   if (source.accountId.startsWith('InternalAccount:')) {
-    const internal = await findInternalAccount(tx, ctx.platformId, source.accountId);
-    if (internal === undefined) throw invalid('source.accountId', `names no internal account of this platform: ${source.accountId}`);
-    if (internal.status !== 'ACTIVE') throw invalid('source.accountId', `is ${internal.status}`);
+    const internal = await usableInternal(tx, ctx, source.accountId, 'source.accountId', `names no internal account of this platform: ${source.accountId}`);
     if (input.immediatelyExecute === true && internal.type === 'EMBEDDED_WALLET') {
       throw invalid('immediatelyExecute', 'cannot be true for an EMBEDDED_WALLET source: create the quote, then execute it with the wallet signature');
     }
     return { funding: 'INTERNAL_ACCOUNT', currency: internal.currency, customerId: await ownerCheck(internal.customer_id), internal, presented };
   }
-  const external = await findTransferCounterparty(tx, ctx.platformId, source.accountId);
-  if (external === undefined) throw invalid('source.accountId', `names no internal or external account of this platform: ${source.accountId}`);
+  // Executed in this very transaction (immediatelyExecute), the pull happens now.
+  const now = input.immediatelyExecute === true;
+  const external = await usableExternal(tx, ctx, source.accountId, 'source.accountId', `names no internal or external account of this platform: ${source.accountId}`, now);
   if (external.kind !== 'BANK') {
     throw invalid('source.accountId', `is a ${external.accountType}, which cannot be pulled from; fund the quote from an internal account or by real-time funding`);
   }
-  requireActiveCounterparty(external, 'source.accountId');
+  if (now) requirePullFunds(external);
   return { funding: 'EXTERNAL_ACCOUNT', currency: external.currency, customerId: await ownerCheck(external.customerId), external, presented };
 }
 
@@ -348,9 +379,8 @@ async function planDestination(tx: Tx, ctx: Ctx, input: QuoteInput): Promise<Des
     };
   }
   if (destination.accountId.startsWith('InternalAccount:')) return planInternalDestination(tx, ctx, input, destination);
-  const external = await findTransferCounterparty(tx, ctx.platformId, destination.accountId);
-  if (external === undefined) throw invalid('destination.accountId', `names no internal or external account of this platform: ${destination.accountId}`);
-  requireActiveCounterparty(external, 'destination.accountId');
+  const missing = `names no internal or external account of this platform: ${destination.accountId}`;
+  const external = await usableExternal(tx, ctx, destination.accountId, 'destination.accountId', missing, input.immediatelyExecute === true);
   let paymentRail: string | null = external.paymentRails?.[0] ?? null;
   let railSelectionMode: 'AUTO' | 'MANUAL' | null = paymentRail === null ? null : 'AUTO';
   if (destination.paymentRail !== undefined) {
@@ -383,9 +413,7 @@ async function planDestination(tx: Tx, ctx: Ctx, input: QuoteInput): Promise<Des
 
 /** An internal account as the destination: the conversion is a book transfer, credited at once. */
 async function planInternalDestination(tx: Tx, ctx: Ctx, input: QuoteInput, destination: AccountDestinationInput): Promise<DestinationPlan> {
-  const internal = await findInternalAccount(tx, ctx.platformId, destination.accountId);
-  if (internal === undefined) throw invalid('destination.accountId', `names no internal or external account of this platform: ${destination.accountId}`);
-  if (internal.status !== 'ACTIVE') throw invalid('destination.accountId', `is ${internal.status}`);
+  const internal = await usableInternal(tx, ctx, destination.accountId, 'destination.accountId', `names no internal or external account of this platform: ${destination.accountId}`);
   const errors = new FieldErrors();
   if (destination.paymentRail !== undefined) errors.add('destination.paymentRail', 'cannot be given for an internal account: the payment is a book transfer with no rail');
   if (input.lookupId !== undefined) errors.add('lookupId', 'cannot be given for an internal account: there is no receiver to look up');
@@ -492,7 +520,7 @@ interface ExpirePayload {
   transactionId: string;
 }
 
-/** At expiresAt, a quote that was neither executed nor funded becomes EXPIRED. */
+/** At expiresAt, a quote that was neither executed nor funded expires (or fails, when it still awaited authorization). */
 export const quoteExpiryJob = defineJob<ExpirePayload>('quote.expire', {
   mode: 'transaction',
   async run(tx, job, ctx) {
@@ -507,70 +535,53 @@ export const quoteExpiryJob = defineJob<ExpirePayload>('quote.expire', {
  * Executes an account-funded quote, unless its customer is in an SCA region: then the
  * payment waits in PENDING_AUTHORIZATION with a challenge, and authorizing it executes it.
  */
-async function executeOrChallenge(tx: Tx, ctx: Ctx, quote: store.QuoteRow, transaction: TransactionRow, fresh = false): Promise<store.QuoteRow> {
+async function executeOrChallenge(tx: Tx, ctx: Ctx, quote: store.QuoteRow, transaction: TransactionRow, options: { checked?: boolean } = {}): Promise<store.QuoteRow> {
   const customer = quote.customer_id === null ? undefined : await findCustomerRow(tx, ctx.platformId, quote.customer_id);
-  if (!inScaRegion(customer)) return (await execute(tx, ctx, quote, transaction, { fresh })).quote;
+  if (!inScaRegion(customer)) return (await execute(tx, ctx, quote, transaction, options)).quote;
+  // A payment that could not start is refused now, not after the customer answers the challenge.
+  if (options.checked !== true) await requirePayable(tx, ctx, transaction, JSON.parse(transaction.conversion!) as TransactionConversion);
   const after = await moveQuoteAuthorization(tx, transaction, ctx.now, 'PENDING_AUTHORIZATION');
   const challenged = { ...quote, status: after.status, sca_challenge: JSON.stringify(newChallenge(quote.expires_at, ctx.now)), updated_at: iso(ctx.now) };
   await store.saveQuoteState(tx, challenged);
   return challenged;
 }
 
-function noLongerPayable(field: string, message: string) {
-  return apiError('INVALID_INPUT', `This quote cannot be executed: its ${field} ${message}`, { errors: [{ field, message }] });
-}
-
-/** An internal account a payment moves money from or to, as it is now. */
-async function requireActiveInternal(tx: Tx, ctx: Ctx, accountId: string, field: string): Promise<void> {
-  const internal = await findInternalAccount(tx, ctx.platformId, accountId);
-  if (internal === undefined) throw noLongerPayable(field, `${accountId} no longer exists`);
-  if (internal.status !== 'ACTIVE') throw noLongerPayable(field, `${accountId} is ${internal.status}`);
-}
-
-/** An external account a payment moves money from or to, as it is now. */
-async function requireActiveExternal(tx: Tx, ctx: Ctx, accountId: string, field: string): Promise<TransferCounterparty> {
-  const external = await findTransferCounterparty(tx, ctx.platformId, accountId);
-  if (external === undefined) throw noLongerPayable(field, `${accountId} no longer exists`);
-  requireActiveCounterparty(external, field);
-  return external;
-}
-
 /**
- * The accounts of a quote, checked again when it is executed: either side may have been
+ * The accounts of a quote, checked again when its payment starts: either side may have been
  * deleted, frozen or lost its verification since the quote was made, and money must not move
- * from or to it then. `fresh`: the quote was made in this very transaction (immediatelyExecute),
- * so its accounts were just checked. A pull from a sandbox account ending 002 finds no funds
- * (src/sandbox/magic.ts).
+ * from or to it then. A pull also needs funds at the bank.
  */
-async function requirePayable(tx: Tx, ctx: Ctx, transaction: TransactionRow, conversion: TransactionConversion, fresh: boolean): Promise<void> {
-  if (conversion.funding === 'EXTERNAL_ACCOUNT') {
-    const source = fresh ? await findTransferCounterparty(tx, ctx.platformId, transaction.source_account_id) : await requireActiveExternal(tx, ctx, transaction.source_account_id, 'source.accountId');
-    if (source !== undefined && pullSourceScenarioFor(source.primaryIdentifier)?.kind === 'INSUFFICIENT_FUNDS') {
-      throw apiError('INVALID_AMOUNT', `Insufficient funds: the bank holding ${source.id} declined the pull of ${transaction.amount}`, {
-        reason: 'INSUFFICIENT_BALANCE',
-        errors: [{ field: 'source.accountId', message: 'has insufficient funds for this payment' }],
-      });
-    }
+async function requirePayable(tx: Tx, ctx: Ctx, transaction: TransactionRow, conversion: TransactionConversion): Promise<void> {
+  const gone = (id: string) => `names ${id}, which no longer exists`;
+  if (conversion.funding === 'INTERNAL_ACCOUNT') {
+    await usableInternal(tx, ctx, transaction.internal_account_id, 'source.accountId', gone(transaction.internal_account_id));
+  } else if (conversion.funding === 'EXTERNAL_ACCOUNT') {
+    requirePullFunds(await usableExternal(tx, ctx, transaction.source_account_id, 'source.accountId', gone(transaction.source_account_id), true));
   }
-  if (fresh) return;
-  if (conversion.funding === 'INTERNAL_ACCOUNT') await requireActiveInternal(tx, ctx, transaction.internal_account_id, 'source.accountId');
-  if (conversion.payout.destinationType === 'ACCOUNT') await requireActiveExternal(tx, ctx, transaction.destination_account_id, 'destination.accountId');
-  else if (conversion.payout.destinationType === 'INTERNAL_ACCOUNT') await requireActiveInternal(tx, ctx, conversion.payout.accountId, 'destination.accountId');
+  const { payout } = conversion;
+  if (payout.destinationType === 'ACCOUNT') {
+    await usableExternal(tx, ctx, transaction.destination_account_id, 'destination.accountId', gone(transaction.destination_account_id), true);
+  } else if (payout.destinationType === 'INTERNAL_ACCOUNT') {
+    await usableInternal(tx, ctx, payout.accountId, 'destination.accountId', gone(payout.accountId));
+  }
+}
+
+interface ExecuteOptions {
+  /** Real-time funding: the amount that arrived. */
+  paidAmount?: bigint | undefined;
+  /** The payment waited in PENDING_AUTHORIZATION for a challenge now satisfied. */
+  authorized?: boolean;
+  /** The quote was made in this very transaction (immediatelyExecute), its accounts checked and locked then. */
+  checked?: boolean;
 }
 
 /**
  * Starts the payment of a PENDING quote whose transaction row the caller holds locked (or of
  * one awaiting authorization, once `authorized`), after checking its accounts again.
  */
-async function execute(
-  tx: Tx,
-  ctx: Ctx,
-  quote: store.QuoteRow,
-  transaction: TransactionRow,
-  options: { paidAmount?: bigint | undefined; authorized?: boolean; fresh?: boolean } = {},
-) {
+async function execute(tx: Tx, ctx: Ctx, quote: store.QuoteRow, transaction: TransactionRow, options: ExecuteOptions = {}) {
   const conversion = JSON.parse(transaction.conversion!) as TransactionConversion;
-  await requirePayable(tx, ctx, transaction, conversion, options.fresh === true);
+  if (options.checked !== true) await requirePayable(tx, ctx, transaction, conversion);
   const { payout } = conversion;
   try {
     const after = await executeQuoteTransaction(tx, transaction, ctx.now, railFor(payout).planPayout(payout), options);
@@ -665,7 +676,7 @@ export async function createQuote(ctx: Ctx, input: QuoteInput, idempotencyKey: s
     await quoteExpiryJob.schedule(tx, { platformId: ctx.platformId, payload: { quoteId, transactionId }, dueAt: expiresAt, now });
 
     if (input.immediatelyExecute === true) {
-      quote = await executeOrChallenge(tx, ctx, quote, transaction, true);
+      quote = await executeOrChallenge(tx, ctx, quote, transaction, { checked: true });
     }
     return { status: sca ? 202 : 201, body: presentQuote(quote) };
   });
@@ -677,6 +688,7 @@ function checkExecutable(quote: store.QuoteRow, now: Date, conflict: (message: s
     throw conflict(`Quote ${quote.id} expired at ${quote.expires_at}; create a new quote`);
   }
   if (quote.status === 'PENDING_AUTHORIZATION') throw conflict(`Quote ${quote.id} awaits Strong Customer Authentication: authorize it first (POST /quotes/${quote.id}/authorize)`);
+  if (quote.status === 'FAILED') throw conflict(`Quote ${quote.id} failed and cannot be executed; create a new quote`);
   if (quote.status !== 'PENDING') throw conflict(`Quote ${quote.id} was already executed (it is ${quote.status})`);
 }
 

@@ -286,7 +286,7 @@ async function complete(work: Work, row: store.TransactionRow): Promise<store.Tr
     // The deposit account was chosen when the payment arrived; it may have been deleted or
     // stopped being usable while the payment waited for approval. Then the money cannot be
     // passed on, and goes back to the sender.
-    const destination = await findTransferCounterparty(work.tx, row.platform_id, row.destination_account_id);
+    const destination = await findTransferCounterparty(work.tx, row.platform_id, row.destination_account_id, true);
     if (destination?.status !== 'ACTIVE') return fail(work, row, 'OFFRAMP_FAILED');
     await work.books.forwardExternally(row.currency, amountOf(row), row.id);
   } else await work.books.completeIncoming(row.internal_account_id, row.currency, amountOf(row), row.id);
@@ -833,7 +833,9 @@ async function changeQuoteTransaction(
 /**
  * An SCA step of a quote's payment, PENDING <-> PENDING_AUTHORIZATION: executing an
  * account-funded quote of a customer in an SCA region asks for authorization first, and a
- * satisfied challenge moves it back to PENDING. A row in another state is left as it is.
+ * satisfied challenge of a real-time-funded one moves it back to PENDING, to wait for its
+ * funds (an account-funded one goes on to PROCESSING instead, see executeQuoteTransaction).
+ * A row in another state is left as it is.
  */
 export async function moveQuoteAuthorization(
   tx: Tx,

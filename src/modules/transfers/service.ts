@@ -96,7 +96,7 @@ async function checkTransfer(tx: Tx, ctx: Ctx, plan: TransferPlan, internal: Int
 async function transfer(tx: Tx, ctx: Ctx, plan: TransferPlan): Promise<TransactionView> {
   const internal = await findInternalAccount(tx, ctx.platformId, plan.internalAccountId);
   if (internal === undefined) throw referenceNotFound(plan.internalField, 'internal', plan.internalAccountId);
-  const external = await findTransferCounterparty(tx, ctx.platformId, plan.externalAccountId);
+  const external = await findTransferCounterparty(tx, ctx.platformId, plan.externalAccountId, true);
   if (external === undefined) throw referenceNotFound(plan.externalField, 'external', plan.externalAccountId);
   const checked = await checkTransfer(tx, ctx, plan, internal, external);
 
