@@ -3,6 +3,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import type { Tx } from '../../src/db/index.js';
 import { defineJob, markDone } from '../../src/jobs/queue.js';
 import { recordEvent } from '../../src/events/outbox.js';
 import { platformNowOf } from '../../src/modules/platform/service.js';
@@ -141,30 +142,42 @@ async function leaseElsewhere(t: TestApp, label: string, leaseMs: number): Promi
   return id;
 }
 
+/**
+ * Another instance's claim of a transactional job: a transaction holding the job's row for
+ * `holdMs`, then doing `then` (running it) before it commits. Resolves once the row is held,
+ * with the promise of that transaction.
+ */
+async function claimElsewhere(t: TestApp, label: string, holdMs: number, then?: (tx: Tx, id: string) => Promise<void>): Promise<{ done: Promise<void> }> {
+  const { id } = await jobOf(t, label);
+  let claimed!: () => void;
+  const claim = new Promise<void>((resolve) => (claimed = resolve));
+  const done = t.deps.db.transaction(async (tx) => {
+    await sql`SELECT id FROM jobs WHERE id = ${id} FOR UPDATE`.execute(tx);
+    claimed();
+    await sleep(holdMs);
+    await then?.(tx, id);
+  });
+  await claim;
+  return { done };
+}
+
 // Another instance is played at the database: a transaction that holds a job's row while it
 // runs the job (as a claim of a transactional job does), or a job RUNNING under its lease.
 describe.skipIf(!databaseUrl)('POST /_railyard/clock/advance with another instance on the store', () => {
   it('waits for a due job another instance claimed and is running', async () => {
     const t = await build();
     await schedule(t, touch, 'claimed-elsewhere', 30);
-    const { id } = await jobOf(t, 'claimed-elsewhere');
-    let claimed!: () => void;
-    const claim = new Promise<void>((resolve) => (claimed = resolve));
-    const elsewhere = t.deps.db.transaction(async (tx) => {
-      await sql`SELECT id FROM jobs WHERE id = ${id} FOR UPDATE`.execute(tx);
-      claimed();
-      await sleep(300);
+    const elsewhere = await claimElsewhere(t, 'claimed-elsewhere', 300, async (tx, id) => {
       const now = await platformNowOf(t.deps, t.platformId, tx);
       await recordEvent(tx, { platformId: t.platformId, type: 'TEST', resourceId: 'claimed-elsewhere', data: {}, now });
       await markDone(tx, id, now);
     });
-    await claim;
     const advanced = await t.advanceClock(31);
     // The other instance ran it; this one waited for its commit.
     expect(advanced.jobsRun).toBe(0);
     expect(await effects(t, 'claimed-elsewhere')).toBe(1);
     expect((await jobOf(t, 'claimed-elsewhere')).status).toBe('DONE');
-    await elsewhere;
+    await elsewhere.done;
   });
 
   it('does not wait for network work (an external job) running under another instance\'s lease', async () => {
@@ -194,15 +207,7 @@ describe.skipIf(!databaseUrl)('POST /_railyard/clock/advance with another instan
   it('answers after the maximum wait when another instance holds a due change longer', async () => {
     const t = await build();
     await schedule(t, touch, 'held-long', 0);
-    const { id } = await jobOf(t, 'held-long');
-    let claimed!: () => void;
-    const claim = new Promise<void>((resolve) => (claimed = resolve));
-    const elsewhere = t.deps.db.transaction(async (tx) => {
-      await sql`SELECT id FROM jobs WHERE id = ${id} FOR UPDATE`.execute(tx);
-      claimed();
-      await sleep(1_500);
-    });
-    await claim;
+    const elsewhere = await claimElsewhere(t, 'held-long', 1_500);
     const dueBy = (await platformNowOf(t.deps, t.platformId)).getTime();
     const started = performance.now();
     expect(await t.deps.jobs!.runDueEverywhere(t.platformId, dueBy, 200)).toBe(0);
@@ -210,6 +215,6 @@ describe.skipIf(!databaseUrl)('POST /_railyard/clock/advance with another instan
     expect(waited).toBeGreaterThanOrEqual(200);
     expect(waited).toBeLessThan(1_500);
     expect((await jobOf(t, 'held-long')).status).toBe('PENDING');
-    await elsewhere;
+    await elsewhere.done;
   });
 });

@@ -334,6 +334,19 @@ describe('POST /transactions/{transactionId}/cancel', () => {
   });
 });
 
+/** No suffix returns a transfer: the rail reports a return through its job, due `inSeconds` from now, as it would later. */
+async function scheduleReturn(t: TestApp, transactionId: string, inSeconds: number): Promise<void> {
+  const now = await platformNowOf(t.deps, t.platformId);
+  await t.deps.db.transaction((tx) =>
+    railStepJob.schedule(tx, {
+      platformId: t.platformId,
+      payload: { transactionId, outcome: { kind: 'RETURNED', failureReason: 'PAYOUT_RETURNED' } },
+      dueAt: new Date(now.getTime() + inSeconds * 1000),
+      now,
+    }),
+  );
+}
+
 describe('returned payments (a failure after completion)', () => {
   it('reverses the settlement, fails the payout with PAYOUT_RETURNED and records the refund', async () => {
     const t = await build();
@@ -341,16 +354,7 @@ describe('returned payments (a failure after completion)', () => {
     const bank = await externalAccount(t, 'USD_ACCOUNT');
     const paid = (await transferOut(t, usd.id, bank.id, 4_000)).body;
     expect(await balances(t, usd.id)).toEqual({ balance: 6_000, totalBalance: 6_000 });
-    // No transfer suffix returns a payment; the rail reports one through its job, as it would later.
-    const now = await platformNowOf(t.deps, t.platformId);
-    await t.deps.db.transaction((tx) =>
-      railStepJob.schedule(tx, {
-        platformId: t.platformId,
-        payload: { transactionId: paid.id, outcome: { kind: 'RETURNED', failureReason: 'PAYOUT_RETURNED' } },
-        dueAt: new Date(now.getTime() + 3_600_000),
-        now,
-      }),
-    );
+    await scheduleReturn(t, paid.id, 3_600);
     await t.advanceClock(3_601);
     const returned = (await t.api('GET', `/transactions/${paid.id}`)).body;
     expect(returned).toMatchObject({
@@ -377,15 +381,7 @@ describe('returned payments (a failure after completion)', () => {
     const pending = (await transferOut(t, usd.id, slow.id, 4_000)).body;
     const cancelled = (await t.api('POST', `/transactions/${pending.id}/cancel`)).body;
     expect(cancelled.status).toBe('COMPLETED');
-    const now = await platformNowOf(t.deps, t.platformId);
-    await t.deps.db.transaction((tx) =>
-      railStepJob.schedule(tx, {
-        platformId: t.platformId,
-        payload: { transactionId: pending.id, outcome: { kind: 'RETURNED', failureReason: 'PAYOUT_RETURNED' } },
-        dueAt: new Date(now.getTime() + 60_000),
-        now,
-      }),
-    );
+    await scheduleReturn(t, pending.id, 60);
     await t.advanceClock(61);
     // Neither refunded twice nor reversed: the transaction, the balance and the postings are as the cancel left them.
     expect((await t.api('GET', `/transactions/${pending.id}`)).body).toEqual(cancelled);
