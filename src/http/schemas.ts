@@ -43,15 +43,15 @@ export function StringEnum<const T extends readonly string[]>(values: T, options
 // date-time is a definition object with a validate function).
 const rfc3339DateTime = (fullFormats['date-time'] as { validate: (value: string) => boolean }).validate;
 
-/**
- * RFC 3339 date-times that JavaScript's Date can hold. RFC 3339 also allows a leap second
- * (second 60) and an offset of hours alone (`+01`); Date parses neither, and every stored
- * or compared date-time goes through Date, so those are refused as input here rather
- * than failing later.
- */
 const DATE_TIME_MIN_MS = Date.parse('0000-01-01T00:00:00.000Z');
 const DATE_TIME_MAX_MS = Date.parse('9999-12-31T23:59:59.999Z');
 
+/**
+ * RFC 3339 date-times that JavaScript's Date can hold, in years 0000 to 9999 of UTC. RFC 3339
+ * also allows a leap second (second 60) and an offset of hours alone (`+01`); Date parses
+ * neither, and every stored or compared date-time goes through Date, so those are refused as
+ * input here rather than failing later.
+ */
 function checkDateTime(value: string): string | null {
   if (!rfc3339DateTime(value)) return 'must be a valid date-time';
   const ms = Date.parse(value);
@@ -64,7 +64,6 @@ function checkDateTime(value: string): string | null {
   if (ms < DATE_TIME_MIN_MS || ms > DATE_TIME_MAX_MS) return 'must fall between years 0000 and 9999 in UTC';
   return null;
 }
-
 
 export const DateTime = Type.String({ format: defineFormat('date-time', checkDateTime) });
 

@@ -335,12 +335,12 @@ async function planSource(tx: Tx, ctx: Ctx, input: QuoteInput): Promise<SourcePl
     return { funding: 'INTERNAL_ACCOUNT', currency: internal.currency, customerId: await ownerCheck(internal.customer_id), internal, presented };
   }
   // Executed in this very transaction (immediatelyExecute), the pull happens now.
-  const now = input.immediatelyExecute === true;
-  const external = await usableExternal(tx, ctx, source.accountId, 'source.accountId', `names no internal or external account of this platform: ${source.accountId}`, now);
+  const pullsNow = input.immediatelyExecute === true;
+  const external = await usableExternal(tx, ctx, source.accountId, 'source.accountId', `names no internal or external account of this platform: ${source.accountId}`, pullsNow);
   if (external.kind !== 'BANK') {
     throw invalid('source.accountId', `is a ${external.accountType}, which cannot be pulled from; fund the quote from an internal account or by real-time funding`);
   }
-  if (now) requirePullFunds(external);
+  if (pullsNow) requirePullFunds(external);
   return { funding: 'EXTERNAL_ACCOUNT', currency: external.currency, customerId: await ownerCheck(external.customerId), external, presented };
 }
 
