@@ -109,10 +109,17 @@ describe('railyard start', () => {
     const server = await startServer({ DATA_DIR: dataDir, PORT: String(await freePort()) });
     const headers = authHeader(server.clientId, server.clientSecret);
     const body = JSON.stringify({ name: 'drain', permissions: ['VIEW'] });
-    const inFlight = Array.from({ length: 40 }, () =>
-      fetch(`${server.baseUrl}/tokens`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body }).then((r) => r.status),
+    // SIGTERM goes once the server has answered one request, so it is at work on the others:
+    // a fixed pause before it proved too short for a busy machine (none had been read yet).
+    let firstAnswered!: () => void;
+    const working = new Promise<void>((resolve) => (firstAnswered = resolve));
+    const inFlight = Array.from({ length: 100 }, () =>
+      fetch(`${server.baseUrl}/tokens`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body }).then((r) => {
+        firstAnswered();
+        return r.status;
+      }),
     );
-    await new Promise((r) => setTimeout(r, 5));
+    await working;
     server.child.kill('SIGTERM');
     const statuses = await Promise.all(inFlight.map((p) => p.catch(() => 'refused')));
     expect(await exited(server.child)).toBe(0);
