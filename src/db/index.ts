@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
 import { groupCommit } from './group-commit.js';
@@ -288,6 +288,14 @@ export function redactUrl(url: string): string {
   } catch {
     return 'the configured URL';
   }
+}
+
+/**
+ * True when `q` runs on PostgreSQL: where a read that decides a change needs its row lock
+ * (SQLite transactions are exclusive, so a plain read is already final there).
+ */
+export function onPostgres(q: Queryable): boolean {
+  return q.getExecutor().adapter instanceof PostgresAdapter;
 }
 
 /** True when err is a unique-constraint violation on either store. */

@@ -1,7 +1,7 @@
 // The ledger's SQL. Only src/ledger/ imports this file.
 
-import { PostgresAdapter, sql } from 'kysely';
-import type { Queryable } from '../db/index.js';
+import { sql } from 'kysely';
+import { onPostgres, type Queryable } from '../db/index.js';
 import { prepare, preparedInsert } from '../db/prepared.js';
 import type { LedgerAccountsTable } from '../db/schema.js';
 
@@ -34,7 +34,7 @@ const lockBalance = prepare<{ id: string; platformId: string }, BalanceRow>((k, 
  * decision that needs the balance as it will stay (SQLite transactions are exclusive already).
  */
 export async function findBalance(q: Queryable, platformId: string, id: string, lock = false): Promise<BalanceRow | undefined> {
-  return (lock && q.getExecutor().adapter instanceof PostgresAdapter ? lockBalance : readBalance).first(q, { id, platformId });
+  return (lock && onPostgres(q) ? lockBalance : readBalance).first(q, { id, platformId });
 }
 
 const changeBalance = prepare<{ id: string; available: bigint; held: bigint; total: bigint; max: bigint; updatedAt: string }, { available: string; held: string }>(

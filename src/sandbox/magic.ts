@@ -277,7 +277,7 @@ export const PULL_SOURCE_SCENARIOS: readonly MagicRow<PullSourceScenario>[] = [
 ];
 
 export function pullSourceScenarioFor(primaryIdentifier: string): PullSourceScenario | undefined {
-  return PULL_SOURCE_SCENARIOS.find((row) => row.suffix === scenarioSuffix(primaryIdentifier))?.outcome;
+  return lookup<PullSourceScenario | undefined>(PULL_SOURCE_SCENARIOS, undefined, scenarioSuffix(primaryIdentifier));
 }
 
 /**

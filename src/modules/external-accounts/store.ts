@@ -1,5 +1,4 @@
-import { PostgresAdapter } from 'kysely';
-import type { Queryable } from '../../db/index.js';
+import { onPostgres, type Queryable } from '../../db/index.js';
 import { paginate, type PageRequest } from '../../db/pagination.js';
 import { prepare, preparedInsert } from '../../db/prepared.js';
 import type { ExternalAccountsTable, OwnershipChallengesTable } from '../../db/schema.js';
@@ -79,7 +78,7 @@ export async function findExternalAccount(
   scope: AccountScope,
   lock = false,
 ): Promise<ExternalAccountRow | undefined> {
-  if (scope === 'any') return (lock && q.getExecutor().adapter instanceof PostgresAdapter ? byIdAnyShared : byIdAny).first(q, { platformId, id });
+  if (scope === 'any') return (lock && onPostgres(q) ? byIdAnyShared : byIdAny).first(q, { platformId, id });
   if (scope === 'anyCustomer') return byIdAnyCustomer.first(q, { platformId, id });
   if (scope.customerId === null) return byIdPlatform.first(q, { platformId, id });
   return byIdCustomer.first(q, { platformId, id, customerId: scope.customerId });

@@ -1,5 +1,4 @@
-import { PostgresAdapter } from 'kysely';
-import type { Queryable } from '../../db/index.js';
+import { onPostgres, type Queryable } from '../../db/index.js';
 import { prepare } from '../../db/prepared.js';
 import type { NewPlatformRow, PlatformRow } from '../../db/schema.js';
 
@@ -23,7 +22,7 @@ const byIdForUpdate = prepare<{ id: string }, PlatformRow>((k, param) => k.selec
  * then read this one's result instead of overwriting it. SQLite transactions are exclusive already.
  */
 export async function findPlatformForUpdate(q: Queryable, id: string): Promise<PlatformRow | undefined> {
-  return (q.getExecutor().adapter instanceof PostgresAdapter ? byIdForUpdate : byId).first(q, { id });
+  return (onPostgres(q) ? byIdForUpdate : byId).first(q, { id });
 }
 
 const configById = prepare<{ id: string }, Pick<PlatformRow, 'config'>>((k, param) => k.selectFrom('platforms').select('config').where('id', '=', param('id')));
@@ -44,7 +43,7 @@ const configByIdShared = prepare<{ id: string }, Pick<PlatformRow, 'config'>>((k
  * exclusive already.
  */
 export async function findConfigTextShared(q: Queryable, id: string): Promise<string | undefined> {
-  return (await (q.getExecutor().adapter instanceof PostgresAdapter ? configByIdShared : configById).first(q, { id }))?.config;
+  return (await (onPostgres(q) ? configByIdShared : configById).first(q, { id }))?.config;
 }
 
 export async function firstPlatform(q: Queryable): Promise<PlatformRow | undefined> {

@@ -736,8 +736,8 @@ export async function authorizeQuote(ctx: Ctx, quoteId: string, input: ScaAuthor
     if (hasPasskey) throw invalid('passkeyAssertion', `cannot satisfy this challenge: its factor is ${challenge.factor}`);
     if (input.code !== SCA_SANDBOX_CODE) throw invalid('code', 'is not the code of this challenge (the sandbox code is 123456)');
 
-    const realtime = (JSON.parse(quote.source) as { sourceType: string }).sourceType === 'REALTIME_FUNDING';
-    if (!realtime) {
+    const source = JSON.parse(quote.source) as { sourceType: string; cryptoNetwork?: string };
+    if (source.sourceType !== 'REALTIME_FUNDING') {
       // Funded from an account: the execute that asked for this authorization happens now,
       // straight from PENDING_AUTHORIZATION to PROCESSING.
       const authorized: store.QuoteRow = { ...quote, sca_challenge: null, updated_at: iso(ctx.now) };
@@ -747,10 +747,9 @@ export async function authorizeQuote(ctx: Ctx, quoteId: string, input: ScaAuthor
     // Real-time funding: back to PENDING with the instructions released; paying them executes the quote.
     const after = await moveQuoteAuthorization(tx, transaction, ctx.now, 'PENDING');
     const conversion = { sendingCurrency: quote.sending_currency, totalSending: BigInt(quote.sending_amount) } as Conversion;
-    const { cryptoNetwork } = JSON.parse(quote.source) as { cryptoNetwork?: string };
     const authorized: store.QuoteRow = {
       ...quote, status: after.status, sca_challenge: null, updated_at: iso(ctx.now),
-      payment_instructions: JSON.stringify(realtimeInstructions(quote.id, conversion, cryptoNetwork)),
+      payment_instructions: JSON.stringify(realtimeInstructions(quote.id, conversion, source.cryptoNetwork)),
     };
     await store.saveQuoteState(tx, authorized);
     return presentQuote(authorized);

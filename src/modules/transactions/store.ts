@@ -1,5 +1,5 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
-import type { Queryable } from '../../db/index.js';
+import { sql, type Kysely } from 'kysely';
+import { onPostgres, type Queryable } from '../../db/index.js';
 import { paginate, paginatePrepared, storedTime, type PageRequest } from '../../db/pagination.js';
 import { prepare, preparedInsert } from '../../db/prepared.js';
 import type { TransactionsTable } from '../../db/schema.js';
@@ -43,7 +43,7 @@ const byIdLocked = prepare<{ platformId: string; id: string }, TransactionRow>((
  * exclusive already).
  */
 export async function lockTransaction(q: Queryable, platformId: string, id: string): Promise<TransactionRow | undefined> {
-  return (q.getExecutor().adapter instanceof PostgresAdapter ? byIdLocked : byId).first(q, { platformId, id });
+  return (onPostgres(q) ? byIdLocked : byId).first(q, { platformId, id });
 }
 
 /** The columns a transition changes. */
