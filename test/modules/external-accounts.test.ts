@@ -4,7 +4,7 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { describe, expect, it } from 'vitest';
 import { ACCOUNT_TYPES } from '../../src/modules/external-accounts/account-types.js';
 import { accountBody, base58Encode, clabe, iban } from '../fixtures/accounts.js';
-import { build } from '../helper.js';
+import { build, type TestApp } from '../helper.js';
 
 const PATH = '/platform/external-accounts';
 
@@ -12,9 +12,14 @@ function fieldsOf(reply: { body: { details?: { errors?: { field: string }[] } } 
   return (reply.body.details?.errors ?? []).map((e) => e.field).sort();
 }
 
+// The tests run once per account type share one server (a fresh store costs a schema and its
+// migrations on PostgreSQL); each gets a platform of its own, so none sees another's accounts.
+let shared: Promise<TestApp> | undefined;
+const freshPlatform = async () => (await (shared ??= build())).newPlatform();
+
 describe('POST /platform/external-accounts', () => {
   it.each(ACCOUNT_TYPES.map((def) => def.accountType))('registers a valid %s account', async (accountType) => {
-    const t = await build();
+    const t = await freshPlatform();
     const body = accountBody(accountType);
     const created = await t.api('POST', PATH, { body: { ...body, platformAccountId: `ops-${accountType}` } });
     expect(created.status).toBe(201);
@@ -40,7 +45,7 @@ describe('POST /platform/external-accounts', () => {
   // One broken body per type: its first required identifying field is removed (or, for
   // types identified by any of several fields, all of them), and the 400 names it.
   it.each(ACCOUNT_TYPES.map((def) => def.accountType))('rejects an invalid %s account and names the field', async (accountType) => {
-    const t = await build();
+    const t = await freshPlatform();
     const def = ACCOUNT_TYPES.find((d) => d.accountType === accountType)!;
     const body = accountBody(accountType);
     const info = { ...body.accountInfo };
