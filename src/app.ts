@@ -10,10 +10,11 @@ import { ADMIN_PREFIX, BASE_PATH } from './config.js';
 import { authenticate, cachedPrincipal, checkPermission, type Principal } from './http/auth.js';
 import type { Ctx, Deps, Permission } from './http/context.js';
 import { installErrorHandling, installStatusCheck } from './http/error-handler.js';
+import { apiError, invalidInput } from './http/errors.js';
 import { OpenApiCollector } from './http/openapi.js';
 import { attachRecorder } from './http/recorder.js';
 import { isOperationSchema } from './http/route.js';
-import { createValidators } from './http/validation.js';
+import { createValidators, nulFields } from './http/validation.js';
 import { JobRunner } from './jobs/runner.js';
 import { beneficialOwnerRoutes } from './modules/beneficial-owners/routes.js';
 import { customerImportRoutes } from './modules/customer-imports/routes.js';
@@ -88,7 +89,10 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     const text = body as string;
     if (text.trim() === '') return done(null, undefined);
     try {
-      done(null, sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
+      const parsed: unknown = sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
+      // JSON can carry U+0000 only as this escape, so most bodies skip the walk.
+      const nul = text.includes('\\u0000') ? nulFields(parsed) : [];
+      done(nul.length > 0 ? invalidInput(nul) : null, parsed);
     } catch (err) {
       const error = err as Error & { statusCode?: number; code?: string };
       error.statusCode = 400;
@@ -155,10 +159,19 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     const schema = request.routeOptions.schema;
     if (request.body === undefined && isOperationSchema(schema) && schema['x-body-optional'] === true) request.body = {};
   };
+  // U+0000 in the path or query (sent as %00): no id holds it, so a path parameter with one
+  // names nothing (404, as any id of an impossible shape); a query parameter is a 400.
+  const nulInUrl = (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
+    if (!request.url.includes('%00')) return done();
+    if (nulFields(request.params).length > 0) return done(apiError('REFERENCE_NOT_FOUND', 'No such resource'));
+    const query = nulFields(request.query);
+    done(query.length > 0 ? invalidInput(query) : undefined);
+  };
 
   await app.register(
     async (grid) => {
       grid.addHook('onRequest', authHook);
+      grid.addHook('preValidation', nulInUrl);
       grid.addHook('preValidation', optionalBody);
       await grid.register(platformConfigRoutes);
       await grid.register(tokenRoutes);
@@ -189,6 +202,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   await app.register(
     async (admin) => {
       admin.addHook('onRequest', authHook);
+      admin.addHook('preValidation', nulInUrl);
       await admin.register(railyardRoutes);
       await admin.register(webhookDeliveryRoutes);
     },

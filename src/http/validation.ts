@@ -206,3 +206,22 @@ export function attachedFieldErrors(error: { validation?: unknown; validationCon
   const root = error.validationContext === 'body' ? validators.body : validators.text;
   return toFieldErrors(error.validation as ErrorObject[], root);
 }
+
+// ----------------------------------------------------------------------------- NUL characters
+
+const NUL_MESSAGE = 'must not contain the NUL character (U+0000)';
+
+/**
+ * The fields of a parsed value whose text (a string, or a key) holds U+0000, named as field
+ * errors name them (`source.accountId`, `items[0]`). PostgreSQL cannot hold that character
+ * in text, so such input is refused on either store rather than failing in the database.
+ */
+export function nulFields(value: unknown, at = ''): FieldError[] {
+  if (typeof value === 'string') return value.includes('\u0000') ? [{ field: at === '' ? 'body' : at, message: NUL_MESSAGE }] : [];
+  if (value === null || typeof value !== 'object') return [];
+  if (Array.isArray(value)) return value.flatMap((item, i) => nulFields(item, `${at}[${i}]`));
+  return Object.entries(value).flatMap(([key, item]) => {
+    const field = join(at, key);
+    return key.includes('\u0000') ? [{ field, message: NUL_MESSAGE }] : nulFields(item, field);
+  });
+}

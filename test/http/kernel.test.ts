@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { accountBody } from '../fixtures/accounts.js';
 import { basic, build } from '../helper.js';
+import { balances, externalAccount, fundedUsd, transferOut } from '../fixtures/money.js';
 
 const envelope = (status: number, code: string) => ({ status, code, message: expect.any(String) });
 
@@ -147,6 +148,45 @@ describe('the error envelope', () => {
     expect(reply.status).toBe(500);
     expect(reply.body).toEqual({ status: 500, code: 'INTERNAL_ERROR', message: expect.stringContaining('req-for-500') });
     expect(reply.text).not.toMatch(/select|sqlite|postgres|destroyed|\bat\b .*\(/i);
+  });
+});
+
+describe('the NUL character (U+0000), which PostgreSQL cannot store in text', () => {
+  it('is a 404 in a path id, a 400 naming the query field, and a 400 naming every body field, on either store', async () => {
+    const t = await build();
+    const usd = await fundedUsd(t, 10_000);
+    const bank = await externalAccount(t, 'USD_ACCOUNT', '000');
+    const paths: [string, string][] = [
+      ['GET', '/transactions/Transaction%3Aabc%00'],
+      ['POST', '/transactions/abc%00/cancel'],
+      ['POST', '/sandbox/internal-accounts/abc%00/fund'],
+      ['GET', '/platform/external-accounts/ExternalAccount%3A%00'],
+    ];
+    for (const [method, path] of paths) {
+      const reply = await t.api(method, path, method === 'POST' ? { body: { amount: 1 } } : {});
+      expect(reply.status, `${method} ${path}`).toBe(404);
+      expect(reply.body).toMatchObject(envelope(404, 'REFERENCE_NOT_FOUND'));
+    }
+
+    for (const query of ['customerId=abc%00', 'reference=RY%00', 'accountIdentifier=%00x']) {
+      const reply = await t.api('GET', `/transactions?${query}`);
+      expect(reply.status, query).toBe(400);
+      expect(reply.body).toMatchObject(envelope(400, 'INVALID_INPUT'));
+      expect(reply.body.details.errors).toEqual([{ field: query.split('=')[0], message: expect.stringContaining('U+0000') }]);
+    }
+
+    const body = { source: { accountId: `${usd.id}\u0000` }, destination: { accountId: bank.id }, amount: 1, remittanceInformation: 'a\u0000b' };
+    const reply = await transferOut(t, body.source.accountId, bank.id, 1, {});
+    expect(reply.status).toBe(400);
+    expect(reply.body.details.errors.map((e: { field: string }) => e.field)).toEqual(['source.accountId']);
+    const both = await t.api('POST', '/transfer-out', { body, headers: { 'idempotency-key': 'nul-1' } });
+    expect(both.status).toBe(400);
+    expect(both.body.details.errors.map((e: { field: string }) => e.field)).toEqual(['source.accountId', 'remittanceInformation']);
+    // Nothing moved, and the key was not taken.
+    expect((await balances(t, usd.id)).balance).toBe(10_000);
+    expect((await t.api('GET', '/transactions')).body.totalCount).toBe(0);
+    const clean = await t.api('POST', '/transfer-out', { body: { ...body, source: { accountId: usd.id }, remittanceInformation: 'ab' }, headers: { 'idempotency-key': 'nul-1' } });
+    expect(clean.status).toBe(201);
   });
 });
 
