@@ -39,9 +39,17 @@ function decodeCursor(cursor: string): CursorKey {
   return { createdAt, id };
 }
 
-/** Normalizes a date-time filter to the stored form, so text comparison orders correctly. */
-export function storedTime(value: string): string {
-  return new Date(value).toISOString();
+/**
+ * Normalizes a date-time filter to the stored form (millisecond precision), so text
+ * comparison orders correctly. A bound with digits past the millisecond keeps its meaning:
+ * a lower bound (`from`, inclusive) moves up to the next whole millisecond, an upper one
+ * (`to`, inclusive) down, so nothing stored outside the instant asked for matches.
+ */
+export function storedTime(value: string, bound: 'from' | 'to'): string {
+  const fraction = /\.(\d+)/.exec(value)?.[1] ?? '';
+  const exact = fraction.length <= 3 ? value : value.replace(`.${fraction}`, `.${fraction.slice(0, 3)}`);
+  const up = bound === 'from' && /[1-9]/.test(fraction.slice(3)) ? 1 : 0;
+  return new Date(Date.parse(exact) + up).toISOString();
 }
 
 /** The page size a request asks for, within the reference's bounds. */

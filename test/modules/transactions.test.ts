@@ -61,6 +61,12 @@ describe('GET /transactions', () => {
     expect(await q(`startDate=${w.in1.createdAt}`)).toEqual([w.mine.id, w.pending.id, w.in1.id]);
     expect(await q(`endDate=${w.in1.createdAt}`)).toEqual([w.in1.id, w.out1.id]);
     expect(await q(`startDate=${w.in1.createdAt}&endDate=${w.in1.createdAt}`)).toEqual([w.in1.id]);
+    // Digits past the millisecond count: 0.9 ms after in1 was created excludes it as a start
+    // and keeps it as an end; an offset names the same instant.
+    const justAfter = w.in1.createdAt.replace(/Z$/, '900Z');
+    expect(await q(`startDate=${justAfter}`)).toEqual([w.mine.id, w.pending.id]);
+    expect(await q(`endDate=${justAfter}`)).toEqual([w.in1.id, w.out1.id]);
+    expect(await q(`startDate=${w.in1.createdAt.replace(/Z$/, '000%2B00:00')}&endDate=${w.in1.createdAt.replace(/Z$/, '0001Z')}`)).toEqual([w.in1.id]);
 
     const page1 = await t.api('GET', '/transactions?limit=3');
     expect(page1.body).toMatchObject({ hasMore: true, totalCount: 4 });

@@ -74,10 +74,10 @@ export async function listCustomers(q: Queryable, platformId: string, filters: C
       ? query.where('currencies', 'like', `%${JSON.stringify(filters.currency)}%`)
       : query.where(sql<boolean>`1 = 0`);
   }
-  if (filters.createdAfter !== undefined) query = query.where('created_at', '>=', storedTime(filters.createdAfter));
-  if (filters.createdBefore !== undefined) query = query.where('created_at', '<=', storedTime(filters.createdBefore));
-  if (filters.updatedAfter !== undefined) query = query.where('updated_at', '>=', storedTime(filters.updatedAfter));
-  if (filters.updatedBefore !== undefined) query = query.where('updated_at', '<=', storedTime(filters.updatedBefore));
+  if (filters.createdAfter !== undefined) query = query.where('created_at', '>=', storedTime(filters.createdAfter, 'from'));
+  if (filters.createdBefore !== undefined) query = query.where('created_at', '<=', storedTime(filters.createdBefore, 'to'));
+  if (filters.updatedAfter !== undefined) query = query.where('updated_at', '>=', storedTime(filters.updatedAfter, 'from'));
+  if (filters.updatedBefore !== undefined) query = query.where('updated_at', '<=', storedTime(filters.updatedBefore, 'to'));
   return paginate(query, 'customers', page);
 }
 

@@ -33,10 +33,10 @@ export interface TokenFilters {
 export async function listTokens(q: Queryable, platformId: string, filters: TokenFilters, page: PageRequest) {
   let query = q.selectFrom('api_tokens').selectAll().where('platform_id', '=', platformId).where('deleted_at', 'is', null);
   if (filters.name !== undefined) query = query.where('name', '=', filters.name);
-  if (filters.createdAfter !== undefined) query = query.where('created_at', '>=', storedTime(filters.createdAfter));
-  if (filters.createdBefore !== undefined) query = query.where('created_at', '<=', storedTime(filters.createdBefore));
-  if (filters.updatedAfter !== undefined) query = query.where('updated_at', '>=', storedTime(filters.updatedAfter));
-  if (filters.updatedBefore !== undefined) query = query.where('updated_at', '<=', storedTime(filters.updatedBefore));
+  if (filters.createdAfter !== undefined) query = query.where('created_at', '>=', storedTime(filters.createdAfter, 'from'));
+  if (filters.createdBefore !== undefined) query = query.where('created_at', '<=', storedTime(filters.createdBefore, 'to'));
+  if (filters.updatedAfter !== undefined) query = query.where('updated_at', '>=', storedTime(filters.updatedAfter, 'from'));
+  if (filters.updatedBefore !== undefined) query = query.where('updated_at', '<=', storedTime(filters.updatedBefore, 'to'));
   return paginate(query, 'api_tokens', page);
 }
 

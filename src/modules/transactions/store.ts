@@ -139,7 +139,7 @@ export async function listTransactions(q: Queryable, platformId: string, filters
   if (filters.status !== undefined) query = query.where('status', '=', filters.status);
   if (filters.type !== undefined) query = query.where('type', '=', filters.type);
   if (filters.reference !== undefined) query = query.where('reference', '=', filters.reference);
-  if (filters.startDate !== undefined) query = query.where('created_at', '>=', storedTime(filters.startDate));
-  if (filters.endDate !== undefined) query = query.where('created_at', '<=', storedTime(filters.endDate));
+  if (filters.startDate !== undefined) query = query.where('created_at', '>=', storedTime(filters.startDate, 'from'));
+  if (filters.endDate !== undefined) query = query.where('created_at', '<=', storedTime(filters.endDate, 'to'));
   return paginate(query, 'transactions', page);
 }
