@@ -14,7 +14,10 @@ import type { FastifyBaseLogger } from 'fastify';
 export interface JobContext {
   deps: Deps;
   platformId: string;
-  /** Now on the platform's clock. */
+  /**
+   * The moment the job runs at, on the platform's clock: now for external jobs; for
+   * transactional ones the moment they were due (see JobRunner.runOne).
+   */
   now: Date;
   log: FastifyBaseLogger;
   /**

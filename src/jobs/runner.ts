@@ -220,13 +220,18 @@ export class JobRunner {
           await markFailedAttempt(tx, row, undefined, `no handler for job kind ${row.kind}`, now.getTime(), now);
           return 'ran';
         }
+        // A state change happens at the moment it was due, not when it is carried out: a
+        // clock advance that passes several runs each at its own moment (a 005 failure 30 s
+        // after its payment, not at the end of an hour's jump), and whatever a job schedules
+        // counts from there. Late work after a restart is stamped when it was due as well.
+        const at = new Date(Math.min(now.getTime(), Number(row.due_at_ms)));
         try {
-          await kind.run(tx, toJob(row), { deps: this.deps, platformId: row.platform_id, now, log: this.log });
+          await kind.run(tx, toJob(row), { deps: this.deps, platformId: row.platform_id, now: at, log: this.log });
         } catch (error) {
           failed = { row, error };
           throw error;
         }
-        await markDone(tx, row.id, now);
+        await markDone(tx, row.id, at);
         return 'ran';
       }, { background })
       .catch(async (error) => {

@@ -430,6 +430,25 @@ describe('transfer scenarios by the external account suffix', () => {
     expect(inKinds.map((k) => k.kind)).toEqual(['INCOMING_ACCEPT', inStatuses[2] === 'COMPLETED' ? 'INCOMING_COMPLETE' : 'INCOMING_FAIL']);
   });
 
+  it('stamps a delayed outcome at the moment it was due when one clock advance passes it by far', async () => {
+    const t = await build();
+    const usd = await fundedUsd(t, 50_000);
+    const slow = await externalAccount(t, 'USD_ACCOUNT', '005');
+    const created = (await transferOut(t, usd.id, slow.id, 20_000)).body;
+    const advanced = await t.advanceClock(3600);
+    const after = (await t.api('GET', `/transactions/${created.id}`)).body;
+    expect(after).toMatchObject({ status: 'FAILED', failureReason: 'QUOTE_EXECUTION_FAILED' });
+    // 30 s after the payment, not an hour: the failure, its event and the balance event.
+    const due = new Date(Date.parse(created.createdAt) + 30_000).toISOString();
+    expect(after.updatedAt).toBe(due);
+    const failed = (await eventsOf(t, created.id)).find((e) => e.type === 'OUTGOING_PAYMENT.FAILED')!;
+    expect(failed.data.updatedAt).toBe(due);
+    const released = (await eventsOf(t, usd.id)).filter((e) => e.type === 'INTERNAL_ACCOUNT.BALANCE_UPDATED').at(-1)!;
+    expect(released.data.updatedAt).toBe(due);
+    expect(Date.parse(advanced.now) - Date.parse(due)).toBeGreaterThanOrEqual(3_569_000);
+    expect(await balances(t, usd.id)).toEqual({ balance: 50_000, totalBalance: 50_000 });
+  });
+
   it('reads the suffix of the user part of an identifier with a domain (PIX email keys)', async () => {
     const t = await build();
     const config = (await t.api('GET', '/config')).body;
