@@ -113,10 +113,10 @@ const CRYPTO_NETWORKS: Readonly<Record<string, { required: boolean; networks: re
 
 /** The networks a crypto currency moves on (empty for fiat and unknown codes). */
 export function cryptoNetworksOf(currency: string): readonly CryptoNetwork[] {
-  return CRYPTO_NETWORKS[currency]?.networks ?? [];
+  return Object.hasOwn(CRYPTO_NETWORKS, currency) ? CRYPTO_NETWORKS[currency]!.networks : [];
 }
 
 /** True when a funding in `currency` must name its network (see CRYPTO_NETWORKS). */
 export function cryptoNetworkRequired(currency: string): boolean {
-  return CRYPTO_NETWORKS[currency]?.required === true;
+  return Object.hasOwn(CRYPTO_NETWORKS, currency) && CRYPTO_NETWORKS[currency]!.required;
 }

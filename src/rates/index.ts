@@ -46,7 +46,7 @@ const UNITS_PER_USD: Record<string, number> = {
 const PEGGED = new Set(['USD', 'USDC', 'USDT', 'USDB']);
 
 export function hasRate(currency: string): boolean {
-  return UNITS_PER_USD[currency] !== undefined && currencyInfo(currency) !== undefined;
+  return Object.hasOwn(UNITS_PER_USD, currency) && currencyInfo(currency) !== undefined;
 }
 
 export function ratedCurrencies(): string[] {
@@ -84,7 +84,7 @@ function driftBps(currency: string, window: number): number {
 
 /** Whole units of `currency` per US dollar in the window of `at`. */
 export function unitsPerUsd(currency: string, at: Date): number {
-  const base = UNITS_PER_USD[currency];
+  const base = Object.hasOwn(UNITS_PER_USD, currency) ? UNITS_PER_USD[currency] : undefined;
   if (base === undefined) throw new Error(`no rate for ${currency}`);
   return base * (1 + driftBps(currency, rateWindow(at)) / 10_000);
 }

@@ -62,6 +62,21 @@ describe('POST /crypto/estimate-withdrawal-fee', () => {
     expect(currency.body.code).toBe('INVALID_CURRENCY');
   });
 
+  it.each([
+    ['USDC', 'constructor', 'cryptoNetwork'],
+    ['USDC', 'toString', 'cryptoNetwork'],
+    ['constructor', 'SOLANA', 'currency'],
+    ['__proto__', 'SOLANA', 'currency'],
+  ])('answers 400 for currency %s on network %s, names that match nothing but built-in object members', async (currency, cryptoNetwork, field) => {
+    const t = await build();
+    const account = await platformAccount(t, 'USDC');
+    const reply = await t.api('POST', '/crypto/estimate-withdrawal-fee', {
+      body: { internalAccountId: account.id, currency, cryptoNetwork, amount: 2_500_000, destinationAddress: solana() },
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body.details.errors.map((e: { field: string }) => e.field)).toEqual([field]);
+  });
+
   it('answers 404 for an unknown internal account or another platform\'s', async () => {
     const t = await build();
     const other = await t.newPlatform();

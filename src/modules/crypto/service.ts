@@ -64,7 +64,8 @@ export interface EstimateInput {
 
 export async function estimateCryptoWithdrawalFee(ctx: Ctx, body: EstimateInput) {
   const errors = new FieldErrors();
-  const networks = WITHDRAWAL_FEES[body.currency];
+  // note: own keys only; request text such as "constructor" must not find Object's members.
+  const networks = Object.hasOwn(WITHDRAWAL_FEES, body.currency) ? WITHDRAWAL_FEES[body.currency] : undefined;
   let currencyWrong = false;
   if (networks === undefined) {
     currencyWrong = true;
@@ -73,7 +74,7 @@ export async function estimateCryptoWithdrawalFee(ctx: Ctx, body: EstimateInput)
       enum: Object.keys(WITHDRAWAL_FEES),
     });
   }
-  const fee = networks?.[body.cryptoNetwork];
+  const fee = networks !== undefined && Object.hasOwn(networks, body.cryptoNetwork) ? networks[body.cryptoNetwork] : undefined;
   if (networks !== undefined && fee === undefined) {
     errors.add('cryptoNetwork', `is not a network ${body.currency} can be withdrawn on`, { enum: Object.keys(networks) });
   }

@@ -127,7 +127,7 @@ function rowToBody(header: string[], cells: string[]): { body: Record<string, un
     if (cell !== '') value[name] = cell;
   });
   const type = value.customerType ?? '';
-  const missing = [...REQUIRED_FOR_ALL, ...(REQUIRED_FOR[type] ?? [])]
+  const missing = [...REQUIRED_FOR_ALL, ...(Object.hasOwn(REQUIRED_FOR, type) ? REQUIRED_FOR[type]! : [])]
     .filter((column) => value[column] === undefined)
     .map((column) => ({ field: column, message: 'is required in the CSV' }));
 
