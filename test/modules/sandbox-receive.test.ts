@@ -203,7 +203,7 @@ describe('POST /sandbox/uma/receive', () => {
       await expectBalancedBooks(t);
     });
 
-    it('sends the money back (FAILED, OFFRAMP_FAILED) when the deposit account is deleted before the approval', async () => {
+    it('sends the money back (FAILED, OFFRAMP_FAILED, refunded) when the deposit account is deleted before the approval', async () => {
       const { t, customer, receiver } = await withReceiver({ status: 202 });
       const external = await depositAccount(t, customer.id, 'USD_ACCOUNT');
       const reply = await receive(t, { senderUmaAddress: SENDER, customerId: customer.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 4_200 });
@@ -212,11 +212,21 @@ describe('POST /sandbox/uma/receive', () => {
       const approved = await t.api('POST', `/transactions/${reply.body.id}/approve`);
       expect(approved.status).toBe(200);
       expect(approved.body).toMatchObject({ id: reply.body.id, status: 'FAILED', failureReason: 'OFFRAMP_FAILED', destination: { accountId: external.id } });
+      // Accepted, then failed: the money going back to the sender is a refund, and says so.
+      expect(approved.body.refund).toEqual({
+        reference: `${approved.body.reconciliationInstructions.reference}-R`,
+        initiatedAt: approved.body.updatedAt,
+        settledAt: approved.body.updatedAt,
+        status: 'COMPLETED',
+        reason: 'TRANSACTION_FAILED',
+      });
       expect((await t.api('GET', `/transactions/${reply.body.id}`)).body).toEqual(approved.body);
       expect(await postingsOf(t, reply.body.id)).toEqual(['FUNDING_RECEIVED', 'REFUND']);
       expect(await balances(t, customer.id)).toEqual({ balance: 0, totalBalance: 0 });
       await t.runDueJobs();
-      expect(receiver.hits.filter((h) => h.json.data?.id === reply.body.id).map((h) => h.type)).toEqual(['INCOMING_PAYMENT.PENDING', 'INCOMING_PAYMENT.FAILED']);
+      expect(receiver.hits.filter((h) => h.json.data?.id === reply.body.id).map((h) => h.type)).toEqual([
+        'INCOMING_PAYMENT.PENDING', 'INCOMING_PAYMENT.FAILED', 'INCOMING_PAYMENT.REFUND_PENDING', 'INCOMING_PAYMENT.REFUND_COMPLETED',
+      ]);
       expectAllConform(receiver);
       await expectBalancedBooks(t);
     });

@@ -285,9 +285,9 @@ async function complete(work: Work, row: store.TransactionRow): Promise<store.Tr
   else if (depositsExternally(row)) {
     // The deposit account was chosen when the payment arrived; it may have been deleted or
     // stopped being usable while the payment waited for approval. Then the money cannot be
-    // passed on, and goes back to the sender.
+    // passed on, and goes back to the sender: a payment accepted, then failed, is refunded.
     const destination = await findTransferCounterparty(work.tx, row.platform_id, row.destination_account_id, true);
-    if (destination?.status !== 'ACTIVE') return fail(work, row, 'OFFRAMP_FAILED');
+    if (destination?.status !== 'ACTIVE') return refund(work, await fail(work, row, 'OFFRAMP_FAILED'), 'TRANSACTION_FAILED');
     await work.books.forwardExternally(row.currency, amountOf(row), row.id);
   } else await work.books.completeIncoming(row.internal_account_id, row.currency, amountOf(row), row.id);
   const completed = next(work, row, { status: 'COMPLETED', settled_at: iso(work.now) });
