@@ -105,6 +105,27 @@ describe('POST /quotes validation', () => {
     await expectNothingWritten(t, before, source.id, 1_000_000);
   });
 
+  it('names what the schema refuses and what the service refuses in the same 400', async () => {
+    const { t, source, destination } = await setup();
+    const before = await counts(t);
+    // The schema refuses the remittance text; the service refuses TOTP and the UMA address.
+    const mixed = await createQuote(t, {
+      ...accountQuoteBody(source.id, destination.id, { extra: { scaFactor: 'TOTP', remittanceInformation: 'r'.repeat(81) } }),
+      destination: { destinationType: 'UMA_ADDRESS', umaAddress: 'not-an-address' },
+    });
+    expect(mixed.status).toBe(400);
+    expect(mixed.body.details.errors.map((e: any) => e.field).sort()).toEqual(['destination.umaAddress', 'lookupId', 'remittanceInformation', 'scaFactor']);
+    // Both sides unusable: both named, not only the source.
+    const unknown = await createQuote(t, accountQuoteBody('InternalAccount:0193f1d2-0000-7000-8000-000000000000', 'ExternalAccount:0193f1d2-0000-7000-8000-000000000001'));
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.details.errors.map((e: any) => e.field).sort()).toEqual(['destination.accountId', 'source.accountId']);
+    // A body of the wrong type altogether is named as such.
+    const list = await t.api('POST', '/quotes', { body: [1, 2] });
+    expect(list.status).toBe(400);
+    expect(list.body.details.errors.map((e: any) => e.field)).toContain('body');
+    await expectNothingWritten(t, before, source.id, 1_000_000);
+  });
+
   it.each([
     ['zero', 0],
     ['negative', -5],

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { sendReply } from '../../http/command.js';
 import { op } from '../../http/route.js';
 import { IdempotencyHeaders } from '../../http/schemas.js';
+import { attachedFieldErrors } from '../../http/validation.js';
 import { TransactionOneOf } from '../transactions/schemas.js';
 import {
   ExchangeRateListResponse, ExchangeRatesQuery, ExecuteQuoteRequest, Quote, QuoteIdParams, QuoteRequest, SandboxSendRequest, ScaAuthorization,
@@ -18,7 +19,10 @@ export const quoteRoutes: FastifyPluginAsyncTypebox = async (app) => {
       headers: IdempotencyHeaders, body: Type.Ref(QuoteRequest), success: { 201: Type.Ref(Quote), 202: Type.Ref(Quote) },
       errors: [400, 401, 403, 412, 424, 429, 500, 501],
     }),
-  }, async (request, reply) => sendReply(reply, await service.createQuote(request.ctx, request.body as service.QuoteInput, request.headers['idempotency-key'])));
+    // The schema's findings join the service's own checks, so one 400 names every field.
+    attachValidation: true,
+  }, async (request, reply) =>
+    sendReply(reply, await service.createQuote(request.ctx, request.body as service.QuoteInput, request.headers['idempotency-key'], attachedFieldErrors(request.validationError))));
 
   app.get('/quotes/:quoteId', {
     schema: op({

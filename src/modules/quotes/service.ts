@@ -23,7 +23,7 @@ import { cryptoNetworkRequired, cryptoNetworksOf, currencyInfo } from '../../cur
 import type { Queryable, Tx } from '../../db/index.js';
 import { runCommand, type Reply } from '../../http/command.js';
 import type { Ctx } from '../../http/context.js';
-import { apiError, FieldErrors } from '../../http/errors.js';
+import { ApiError, apiError, FieldErrors, invalidInput, type FieldError } from '../../http/errors.js';
 import { newId } from '../../ids.js';
 import { defineJob } from '../../jobs/queue.js';
 import { openSystemAccounts } from '../../ledger/index.js';
@@ -260,19 +260,57 @@ function checkCryptoNetwork(source: RealtimeSourceInput, errors: FieldErrors): v
   }
 }
 
-/** Step 1: what the request's shape cannot say. */
-function checkCombinations(input: QuoteInput): void {
+/**
+ * Step 1: the request's shape (`schemaErrors`, what the schema found) and what the shape
+ * cannot say, reported together. With schema errors the body may be anything, so each rule
+ * looks only at parts of the expected type.
+ */
+function checkCombinations(input: QuoteInput, schemaErrors: FieldError[]): void {
   const errors = new FieldErrors();
-  if (input.scaFactor === 'TOTP') errors.add('scaFactor', 'cannot be TOTP: a TOTP code cannot be bound to this payment; use SMS_OTP or PASSKEY', { enum: ['SMS_OTP', 'PASSKEY'] });
-  if (input.immediatelyExecute === true && input.source.sourceType === 'REALTIME_FUNDING') {
+  errors.errors.push(...schemaErrors);
+  const body = (input !== null && typeof input === 'object' ? input : {}) as Partial<QuoteInput>;
+  const objectAt = <T>(value: T | undefined): T | undefined => (value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined);
+  const source = objectAt(body.source);
+  const destination = objectAt(body.destination);
+  if (body.scaFactor === 'TOTP') errors.add('scaFactor', 'cannot be TOTP: a TOTP code cannot be bound to this payment; use SMS_OTP or PASSKEY', { enum: ['SMS_OTP', 'PASSKEY'] });
+  if (body.immediatelyExecute === true && source?.sourceType === 'REALTIME_FUNDING') {
     errors.add('immediatelyExecute', 'cannot be true for a REALTIME_FUNDING source: such a quote is executed by paying its instructions');
   }
-  if (input.source.sourceType === 'REALTIME_FUNDING') checkCryptoNetwork(input.source, errors);
-  if (input.destination.destinationType === 'UMA_ADDRESS') {
-    if (input.lookupId === undefined) errors.add('lookupId', 'is required to pay a UMA address: look the receiver up first (GET /receiver/uma/{receiverUmaAddress})');
-    if (parseUmaAddress(input.destination.umaAddress) === undefined) errors.add('destination.umaAddress', 'must be a UMA address such as $name@domain.example');
+  if (source?.sourceType === 'REALTIME_FUNDING' && typeof source.currency === 'string') checkCryptoNetwork(source, errors);
+  if (destination?.destinationType === 'UMA_ADDRESS') {
+    if (body.lookupId === undefined) errors.add('lookupId', 'is required to pay a UMA address: look the receiver up first (GET /receiver/uma/{receiverUmaAddress})');
+    if (typeof destination.umaAddress === 'string' && parseUmaAddress(destination.umaAddress) === undefined) {
+      errors.add('destination.umaAddress', 'must be a UMA address such as $name@domain.example');
+    }
   }
-  errors.throwIfAny();
+  // A field the schema already refused is named once.
+  const seen = new Set<string>();
+  const unique = errors.errors.filter((e) => !seen.has(e.field) && seen.add(e.field));
+  if (unique.length > 0) throw invalidInput(unique);
+}
+
+/**
+ * Step 2 for both sides: each is planned even when the other fails. The first refusal
+ * decides the answer; when it is a 400 INVALID_INPUT, it names the unusable fields of both
+ * sides at once.
+ */
+async function planSides(tx: Tx, ctx: Ctx, input: QuoteInput): Promise<{ source: SourcePlan; destination: DestinationPlan }> {
+  const listed = (err: unknown) => (err instanceof ApiError && err.code === 'INVALID_INPUT' ? (err.details?.errors as FieldError[] | undefined) : undefined);
+  let first: unknown;
+  const fieldErrors: FieldError[] = [];
+  const attempt = async <T>(plan: () => Promise<T>): Promise<T | undefined> => {
+    try {
+      return await plan();
+    } catch (err) {
+      first ??= err;
+      if (listed(first) !== undefined) fieldErrors.push(...(listed(err) ?? []));
+      return undefined;
+    }
+  };
+  const source = await attempt(() => planSource(tx, ctx, input));
+  const destination = await attempt(() => planDestination(tx, ctx, input));
+  if (first !== undefined) throw listed(first) !== undefined ? invalidInput(fieldErrors) : first;
+  return { source: source!, destination: destination! };
 }
 
 /**
@@ -591,11 +629,10 @@ async function execute(tx: Tx, ctx: Ctx, quote: store.QuoteRow, transaction: Tra
   }
 }
 
-export async function createQuote(ctx: Ctx, input: QuoteInput, idempotencyKey: string | undefined): Promise<Reply> {
+export async function createQuote(ctx: Ctx, input: QuoteInput, idempotencyKey: string | undefined, schemaErrors: FieldError[] = []): Promise<Reply> {
+  checkCombinations(input, schemaErrors);
   return runCommand(ctx, { operationId: 'createQuote', idempotencyKey, request: input }, async (tx) => {
-    checkCombinations(input);
-    const source = await planSource(tx, ctx, input);
-    const destination = await planDestination(tx, ctx, input);
+    const { source, destination } = await planSides(tx, ctx, input);
     if (destination.destinationId === (source.internal?.id ?? source.external?.id)) throw invalid('destination.accountId', 'is the source account');
     checkCurrencies(input, source.currency, destination.currency);
     const config = await readPlatformConfig(tx, ctx.platformId);
