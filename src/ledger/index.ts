@@ -32,7 +32,8 @@
 // and a returned payout reverses both into the funds' owner.
 
 import { iso } from '../clock.js';
-import { afterCommit, type Queryable } from '../db/index.js';
+import { sql } from 'kysely';
+import { afterCommit, onPostgres, type Db, type Queryable } from '../db/index.js';
 import { newId } from '../ids.js';
 import * as store from './store.js';
 
@@ -521,4 +522,16 @@ export async function audit(q: Queryable, platformId: string): Promise<LedgerAud
     currencies,
     accounts: checked,
   };
+}
+
+/**
+ * audit() on one snapshot of the books. On PostgreSQL its reads would otherwise each see the
+ * payments committed by then, and a payment committing between two of them made correct books
+ * look unbalanced; a repeatable-read transaction reads them all as of one moment.
+ */
+export async function auditBooks(db: Db, platformId: string): Promise<LedgerAudit> {
+  return db.transaction(async (tx) => {
+    if (onPostgres(tx)) await sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY`.execute(tx);
+    return audit(tx, platformId);
+  });
 }

@@ -9,7 +9,7 @@ import { op } from '../http/route.js';
 import { DateTime } from '../http/schemas.js';
 import { END_USER_TERMS_VERSION } from '../modules/customers/service.js';
 import { documentFile } from '../modules/documents/service.js';
-import { audit } from '../ledger/index.js';
+import { auditBooks } from '../ledger/index.js';
 import { completeLiveness, describeLiveness } from '../modules/external-accounts/service.js';
 import { ExternalAccount } from '../modules/external-accounts/schemas.js';
 import { RailyardPlatform, RailyardPlatformUpdate } from '../modules/platform/schemas.js';
@@ -72,7 +72,7 @@ export const railyardRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'railyardLedgerAudit', tag, summary: "Re-check the platform's books", permission: 'VIEW',
       success: { 200: LedgerAudit }, errors: [401, 500],
     }),
-  }, async (request) => audit(request.ctx.db.k, request.ctx.platformId));
+  }, async (request) => auditBooks(request.ctx.db, request.ctx.platformId));
 
   app.get('/webhook-public-key', {
     schema: op({

@@ -87,6 +87,31 @@ describe('concurrent POST /transfer-out from one account', () => {
   });
 });
 
+describe('GET /_railyard/ledger while payments commit', () => {
+  it('reads one snapshot of the books, so it never reports balanced books as unbalanced', async () => {
+    const t = await build();
+    const source = await fundedUsd(t, 10_000_000);
+    const destination = await externalAccount(t, 'USD_ACCOUNT');
+    let stop = false;
+    const audits: { balanced: boolean; accounts: { id: string; consistent: boolean }[] }[] = [];
+    const poll = (async () => {
+      while (!stop) {
+        audits.push((await t.raw('GET', '/_railyard/ledger')).body);
+        // Let the transfers in between two reads (inject alone never yields to them).
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    const replies = await Promise.all(Array.from({ length: 300 }, () => transferOut(t, source.id, destination.id, 100)));
+    stop = true;
+    await poll;
+    expect(replies.every((r) => r.status === 201)).toBe(true);
+    await expectBalancedBooks(t);
+    // Each payment moved its money in one database transaction: the books were right throughout.
+    expect(audits.length).toBeGreaterThan(1);
+    expect(audits.filter((a) => !a.balanced).map((a) => a.accounts.filter((x) => !x.consistent).map((x) => x.id))).toEqual([]);
+  });
+});
+
 describe.skipIf(!databaseUrl)('two server instances sharing one PostgreSQL database', () => {
   const schema = `two_${randomBytes(5).toString('hex')}`;
   const servers: ServerProcess[] = [];
