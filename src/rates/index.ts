@@ -191,7 +191,8 @@ export interface Conversion {
 /** Why a conversion is impossible for this amount. */
 export class ConversionOutOfRange extends Error {}
 
-function feesFor(total: bigint, schedule: FeeSchedule) {
+/** The fees a sending amount of `total` is charged (all of them in `all`), whether or not it can be quoted. */
+export function feesFor(total: bigint, schedule: FeeSchedule) {
   const gridVariable = bpsOf(total, schedule.gridBps);
   const platformVariable = bpsOf(total, schedule.platformBps);
   const platform = schedule.platformFixed + platformVariable;

@@ -69,6 +69,14 @@ describe('GET /exchange-rates', () => {
     expect([quote.exchangeRate, quote.totalReceivingAmount, quote.feesIncluded]).toEqual([rate.exchangeRate, rate.receivingAmount, rate.fees.total]);
   });
 
+  it('charges an amount too small to quote its whole fee, variable part included', async () => {
+    const t = await buildAtStart();
+    const small = (await t.api('GET', '/exchange-rates?sourceCurrency=USD&destinationCurrency=EUR&sendingAmount=5')).body.data[0];
+    // 10 cents fixed, and 0.3% of 5 cents rounded up to 1: more than the amount, so nothing is received.
+    expect(small).toMatchObject({ sendingAmount: 5, receivingAmount: 0, fees: { fixed: 10, total: Number(feesOf('USD', 5n, START).all) } });
+    expect(small.fees.total).toBe(11);
+  });
+
   it('without filters, lists every corridor from each of the platform\'s currencies, never to itself', async () => {
     const t = await buildAtStart();
     const reply = await t.api('GET', '/exchange-rates');

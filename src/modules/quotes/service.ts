@@ -29,7 +29,7 @@ import { defineJob } from '../../jobs/queue.js';
 import { openSystemAccounts } from '../../ledger/index.js';
 import { railFor, type QuotePayout } from '../../rails/index.js';
 import {
-  AMOUNT_MAX, ConversionOutOfRange, convertReceiving, convertSending, customerRate, decimalToNumber, decimalToString, GRID_VARIABLE_FEE_BPS,
+  AMOUNT_MAX, ConversionOutOfRange, convertReceiving, convertSending, customerRate, decimalToNumber, decimalToString, feesFor, GRID_VARIABLE_FEE_BPS,
   gridFixedFee, hasRate, parseDecimal, ratedCurrencies, rateUpdatedAt, unitsPerUsd, type Conversion, type FeeSchedule,
 } from '../../rates/index.js';
 import { parseUmaAddress, pullSourceScenarioFor, SCA_SANDBOX_CODE } from '../../sandbox/magic.js';
@@ -883,7 +883,8 @@ export async function getExchangeRates(ctx: Ctx, query: ExchangeRatesQuery) {
       if (to === from || rail === undefined) continue;
       const rate = customerRate(from, to, ctx.now);
       let receivingAmount = 0;
-      let fees = schedule.gridFixed + schedule.platformFixed;
+      // An amount too small to quote still shows what it would be charged, variable part included.
+      let fees = feesFor(amount, schedule).all;
       try {
         const conversion = convertSending(from, to, rate, amount, schedule);
         receivingAmount = Number(conversion.totalReceiving);
