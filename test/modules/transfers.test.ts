@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TRANSFER_SCENARIOS } from '../../src/sandbox/magic.js';
-import { build, type TestApp } from '../helper.js';
+import { build, ManualClock, type TestApp } from '../helper.js';
 import { accountBody } from '../fixtures/accounts.js';
 import {
   balances, customerWithAccounts, eventsOf, expectBalancedBooks, externalAccount, fund, fundedUsd, platformAccount, transferIn, transferOut,
@@ -447,6 +447,27 @@ describe('transfer scenarios by the external account suffix', () => {
     expect(released.data.updatedAt).toBe(due);
     expect(Date.parse(advanced.now) - Date.parse(due)).toBeGreaterThanOrEqual(3_569_000);
     expect(await balances(t, usd.id)).toEqual({ balance: 50_000, totalBalance: 50_000 });
+  });
+
+  it('stamps a late outcome the clock did not jump over when it runs, so nothing goes back in time', async () => {
+    // The wall clock moves an hour with no job running (a stopped server, say), and another
+    // payment changes the account meanwhile: the 005 failure then runs at the moment it runs.
+    const clock = new ManualClock(Date.parse('2026-03-02T00:00:00.000Z'));
+    const t = await build({ clock });
+    const usd = await fundedUsd(t, 50_000);
+    const slow = await externalAccount(t, 'USD_ACCOUNT', '005');
+    const bank = await externalAccount(t, 'USD_ACCOUNT', '000');
+    const late = (await transferOut(t, usd.id, slow.id, 20_000)).body;
+    clock.advance(3_600_000);
+    const paid = (await transferOut(t, usd.id, bank.id, 1_000)).body;
+    expect(await t.runDueJobs()).toBe(1);
+    const after = (await t.api('GET', `/transactions/${late.id}`)).body;
+    expect(after).toMatchObject({ status: 'FAILED', updatedAt: paid.createdAt });
+    const account = (await t.api('GET', '/platform/internal-accounts?currency=USD')).body.data.find((a: { id: string }) => a.id === usd.id);
+    expect(account).toMatchObject({ balance: { amount: 49_000 }, updatedAt: paid.createdAt });
+    // The newest balance event is the newest balance.
+    const updates = (await eventsOf(t, usd.id)).filter((e) => e.type === 'INTERNAL_ACCOUNT.BALANCE_UPDATED');
+    expect(updates.at(-1)!.data.balance.amount).toBe(49_000);
   });
 
   it('reads the suffix of the user part of an identifier with a domain (PIX email keys)', async () => {
