@@ -8,6 +8,7 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { FieldError } from './errors.js';
+import { NUL_MESSAGE } from './validation.js';
 
 export interface UploadedFile {
   fieldName: string;
@@ -54,13 +55,21 @@ export async function readMultipart(request: FastifyRequest, limits: MultipartLi
         parts: fieldsMax + filesMax,
       },
     });
+    // U+0000 cannot be stored as text on PostgreSQL: a name or value holding it is a problem
+    // of the form, and is kept with U+FFFD in its place, so nothing downstream meets it.
+    const nul = (text: string) => text.includes('\u0000');
+    const clean = (text: string) => text.replaceAll('\u0000', '\uFFFD');
     for await (const part of parts) {
+      const fieldName = clean(part.fieldname);
       if (part.type === 'file') {
         const data = await part.toBuffer();
-        form.files.push({ fieldName: part.fieldname, fileName: part.filename, data, truncated: part.file.truncated });
+        if (nul(part.fieldname) || nul(part.filename)) form.problems.push({ field: fieldName, message: `(its name or file name) ${NUL_MESSAGE}` });
+        form.files.push({ fieldName, fileName: clean(part.filename), data, truncated: part.file.truncated });
       } else {
-        if (part.valueTruncated) form.problems.push({ field: part.fieldname, message: 'is longer than the server accepts' });
-        if (!Object.hasOwn(form.fields, part.fieldname)) form.fields[part.fieldname] = String(part.value);
+        const value = String(part.value);
+        if (nul(part.fieldname) || nul(value)) form.problems.push({ field: fieldName, message: NUL_MESSAGE });
+        if (part.valueTruncated) form.problems.push({ field: fieldName, message: 'is longer than the server accepts' });
+        if (!Object.hasOwn(form.fields, fieldName)) form.fields[fieldName] = clean(value);
       }
     }
   } catch (err) {

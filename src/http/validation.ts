@@ -209,7 +209,7 @@ export function attachedFieldErrors(error: { validation?: unknown; validationCon
 
 // ----------------------------------------------------------------------------- NUL characters
 
-const NUL_MESSAGE = 'must not contain the NUL character (U+0000)';
+export const NUL_MESSAGE = 'must not contain the NUL character (U+0000)';
 
 /**
  * The fields of a parsed value whose text (a string, or a key) holds U+0000, named as field

@@ -95,6 +95,13 @@ describe('POST /customers/bulk/csv and GET /customers/bulk/jobs/{jobId}', () => 
     expect(job).toMatchObject({ status: 'FAILED', errors: [{ code: 'INVALID_INPUT', message: 'The upload has no file part named file', correlationId: 'file' }] });
   });
 
+  it('fails the job for a file holding a NUL byte, which PostgreSQL cannot store as text', async () => {
+    const t = await build();
+    const job = await upload(t, `${HEADER}\nana.diaz@pay.example.com,ana-\u00001,INDIVIDUAL,Ana Diaz,1990-02-03,1 Main St,,Austin,TX,78701,US,,,,,,,`);
+    expect(job).toMatchObject({ status: 'FAILED', errors: [{ code: 'INVALID_INPUT', message: expect.stringContaining('NUL'), correlationId: 'file' }] });
+    expect((await t.api('GET', '/customers')).body.totalCount).toBe(0);
+  });
+
   // The operation declares no client error, so a body that is not multipart at all gets a
   // job that fails. Such an exchange is outside the contract by construction, so this test
   // does not record it for the conformance check.

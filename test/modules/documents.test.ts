@@ -54,6 +54,18 @@ describe('POST /documents', () => {
     expect((await t.api('GET', '/documents')).body.totalCount).toBe(0);
   });
 
+  it('refuses U+0000 in a text field or a file name with 400 naming the field, on either store', async () => {
+    const t = await build();
+    const customer = await createCustomer(t, individualBody('Jordan Rivera 002'));
+    const inField = await t.api('POST', '/documents', multipart({ ...documentFields(customer.id), documentNumber: 'AB\u00001234' }, [{ fileName: 'id.png', data: PNG() }]));
+    expect(inField.status).toBe(400);
+    expect(inField.body.details.errors).toEqual([expect.objectContaining({ field: 'documentNumber', message: expect.stringContaining('U+0000') })]);
+    const inName = await t.api('POST', '/documents', multipart(documentFields(customer.id), [{ fileName: 'id\u0000.png', data: PNG() }]));
+    expect(inName.status).toBe(400);
+    expect(inName.body.details.errors.map((e: { field: string }) => e.field)).toContain('file');
+    expect((await t.api('GET', '/documents')).body.totalCount).toBe(0);
+  });
+
   it('accepts a file of exactly 10 MB and refuses one byte more', async () => {
     const t = await build();
     const customer = await createCustomer(t, individualBody('Jordan Rivera 001'));

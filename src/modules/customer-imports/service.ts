@@ -196,6 +196,7 @@ export async function uploadCustomersCsv(ctx: Ctx, form: MultipartForm | null) {
   else if (form.problems.length > 0) problem = `The upload is malformed: ${form.problems.map((p) => `${p.field} ${p.message}`).join('; ')}`;
   else if (file === undefined) problem = 'The upload has no file part named file';
   else if (file.truncated) problem = `The file is larger than ${CSV_BYTES_MAX / (1024 * 1024)} MB`;
+  else if (file.data.includes(0)) problem = 'The file holds a NUL byte (U+0000), which CSV text does not';
   else csv = file.data.toString('utf8');
 
   const now = iso(ctx.now);
