@@ -49,8 +49,13 @@ export function storedTime(value: string, bound: 'from' | 'to'): string {
   const fraction = /\.(\d+)/.exec(value)?.[1] ?? '';
   const exact = fraction.length <= 3 ? value : value.replace(`.${fraction}`, `.${fraction.slice(0, 3)}`);
   const up = bound === 'from' && /[1-9]/.test(fraction.slice(3)) ? 1 : 0;
-  return new Date(Date.parse(exact) + up).toISOString();
+  // Past the last instant stored times can hold (year 9999): nothing is that late, and the
+  // text stays above every stored one.
+  const ms = Math.min(Date.parse(exact) + up, LAST_STORED_MS + 1);
+  return ms > LAST_STORED_MS ? '9999-12-31T23:59:59.999Z~' : new Date(ms).toISOString();
 }
+
+const LAST_STORED_MS = Date.parse('9999-12-31T23:59:59.999Z');
 
 /** The page size a request asks for, within the reference's bounds. */
 function pageLimit(page: PageRequest): number {

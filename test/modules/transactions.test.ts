@@ -67,6 +67,9 @@ describe('GET /transactions', () => {
     expect(await q(`startDate=${justAfter}`)).toEqual([w.mine.id, w.pending.id]);
     expect(await q(`endDate=${justAfter}`)).toEqual([w.in1.id, w.out1.id]);
     expect(await q(`startDate=${w.in1.createdAt.replace(/Z$/, '000%2B00:00')}&endDate=${w.in1.createdAt.replace(/Z$/, '0001Z')}`)).toEqual([w.in1.id]);
+    // Rounded up past the last instant a date can name, the bound still matches nothing.
+    expect(await q('startDate=9999-12-31T23:59:59.9995Z')).toEqual([]);
+    expect(await q('endDate=9999-12-31T23:59:59.9995Z')).toHaveLength(4);
 
     const page1 = await t.api('GET', '/transactions?limit=3');
     expect(page1.body).toMatchObject({ hasMore: true, totalCount: 4 });

@@ -302,6 +302,8 @@ async function planSides(tx: Tx, ctx: Ctx, input: QuoteInput): Promise<{ source:
     try {
       return await plan();
     } catch (err) {
+      // Only refusals are gathered: anything else (a bug, a PostgreSQL conflict to retry) goes up as it is.
+      if (!(err instanceof ApiError)) throw err;
       first ??= err;
       if (listed(first) !== undefined) fieldErrors.push(...(listed(err) ?? []));
       return undefined;
