@@ -200,11 +200,22 @@ export function toFieldErrors(errors: ErrorObject[], root: Ajv): FieldError[] {
  * (routes with `attachValidation: true`), so a service can add its own findings and answer
  * every problem of a body in one 400. Empty when the request was valid.
  */
-export function attachedFieldErrors(error: { validation?: unknown; validationContext?: string } | undefined): FieldError[] {
+export function attachedFieldErrors(
+  error: { validation?: unknown; validationContext?: string } | undefined,
+  headers?: { schema: TSchema; value: unknown },
+): FieldError[] {
   if (error?.validation === undefined) return [];
   const validators = createValidators();
   const root = error.validationContext === 'body' ? validators.body : validators.text;
-  return toFieldErrors(error.validation as ErrorObject[], root);
+  const found = toFieldErrors(error.validation as ErrorObject[], root);
+  // Fastify stops at the first part that fails, and the body comes before the headers: when
+  // the body failed, `headers` (the route's header schema and the request's headers) are
+  // checked here too, so one answer names both.
+  if (error.validationContext === 'body' && headers !== undefined) {
+    const validate = validators.compile(headers.schema, 'text');
+    if (!validate({ ...(headers.value as object) })) found.push(...toFieldErrors(validate.errors ?? [], validators.text));
+  }
+  return found;
 }
 
 // ----------------------------------------------------------------------------- NUL characters

@@ -119,6 +119,13 @@ describe('POST /quotes validation', () => {
     const unknown = await createQuote(t, accountQuoteBody('InternalAccount:0193f1d2-0000-7000-8000-000000000000', 'ExternalAccount:0193f1d2-0000-7000-8000-000000000001'));
     expect(unknown.status).toBe(400);
     expect(unknown.body.details.errors.map((e: any) => e.field).sort()).toEqual(['destination.accountId', 'source.accountId']);
+    // A header the schema refuses is named along with the body's fields.
+    const withKey = await t.api('POST', '/quotes', {
+      body: accountQuoteBody(source.id, destination.id, { extra: { remittanceInformation: 'r'.repeat(81) } }),
+      headers: { 'idempotency-key': 'k'.repeat(256) },
+    });
+    expect(withKey.status).toBe(400);
+    expect(withKey.body.details.errors.map((e: any) => e.field).sort()).toEqual(['idempotency-key', 'remittanceInformation']);
     // A body of the wrong type altogether is named as such.
     const list = await t.api('POST', '/quotes', { body: [1, 2] });
     expect(list.status).toBe(400);

@@ -22,7 +22,7 @@ export const quoteRoutes: FastifyPluginAsyncTypebox = async (app) => {
     // The schema's findings join the service's own checks, so one 400 names every field.
     attachValidation: true,
   }, async (request, reply) =>
-    sendReply(reply, await service.createQuote(request.ctx, request.body as service.QuoteInput, request.headers['idempotency-key'], attachedFieldErrors(request.validationError))));
+    sendReply(reply, await service.createQuote(request.ctx, request.body as service.QuoteInput, request.headers['idempotency-key'], attachedFieldErrors(request.validationError, { schema: IdempotencyHeaders, value: request.headers }))));
 
   app.get('/quotes/:quoteId', {
     schema: op({
