@@ -2,6 +2,8 @@
 // assets of the wallet networks. Amounts are integers in the smallest unit, so `decimals`
 // says how many of those units make one whole unit.
 
+import { ownEntry } from './json.js';
+
 export interface CurrencyInfo {
   code: string;
   name: string;
@@ -113,10 +115,10 @@ const CRYPTO_NETWORKS: Readonly<Record<string, { required: boolean; networks: re
 
 /** The networks a crypto currency moves on (empty for fiat and unknown codes). */
 export function cryptoNetworksOf(currency: string): readonly CryptoNetwork[] {
-  return Object.hasOwn(CRYPTO_NETWORKS, currency) ? CRYPTO_NETWORKS[currency]!.networks : [];
+  return ownEntry(CRYPTO_NETWORKS, currency)?.networks ?? [];
 }
 
 /** True when a funding in `currency` must name its network (see CRYPTO_NETWORKS). */
 export function cryptoNetworkRequired(currency: string): boolean {
-  return Object.hasOwn(CRYPTO_NETWORKS, currency) && CRYPTO_NETWORKS[currency]!.required;
+  return ownEntry(CRYPTO_NETWORKS, currency)?.required === true;
 }

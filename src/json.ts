@@ -23,3 +23,11 @@ export function parseShared<T>(text: string): T {
   }
   return value as T;
 }
+
+/**
+ * The entry of `table` under `key`, only when the table itself has that key: a key taken
+ * from a request, such as "constructor" or "__proto__", must not find Object's members.
+ */
+export function ownEntry<V>(table: Readonly<Record<string, V>>, key: string): V | undefined {
+  return Object.hasOwn(table, key) ? table[key] : undefined;
+}

@@ -20,6 +20,7 @@
 
 import { createHash } from 'node:crypto';
 import { currencyInfo } from '../currencies.js';
+import { ownEntry } from '../json.js';
 import { BALANCE_MAX } from '../ledger/index.js';
 
 /** Rates change only when the platform's clock crosses a multiple of this. */
@@ -46,7 +47,7 @@ const UNITS_PER_USD: Record<string, number> = {
 const PEGGED = new Set(['USD', 'USDC', 'USDT', 'USDB']);
 
 export function hasRate(currency: string): boolean {
-  return Object.hasOwn(UNITS_PER_USD, currency) && currencyInfo(currency) !== undefined;
+  return ownEntry(UNITS_PER_USD, currency) !== undefined && currencyInfo(currency) !== undefined;
 }
 
 export function ratedCurrencies(): string[] {
@@ -84,7 +85,7 @@ function driftBps(currency: string, window: number): number {
 
 /** Whole units of `currency` per US dollar in the window of `at`. */
 export function unitsPerUsd(currency: string, at: Date): number {
-  const base = Object.hasOwn(UNITS_PER_USD, currency) ? UNITS_PER_USD[currency] : undefined;
+  const base = ownEntry(UNITS_PER_USD, currency);
   if (base === undefined) throw new Error(`no rate for ${currency}`);
   return base * (1 + driftBps(currency, rateWindow(at)) / 10_000);
 }

@@ -12,6 +12,7 @@
 import { currencyInfo } from '../../currencies.js';
 import type { Ctx } from '../../http/context.js';
 import { apiError, FieldErrors } from '../../http/errors.js';
+import { ownEntry } from '../../json.js';
 import { checkEvmAddress, checkSolanaAddress, checkSparkAddress, checkTronAddress } from '../external-accounts/formats.js';
 import { findInternalAccount } from '../internal-accounts/service.js';
 
@@ -65,7 +66,7 @@ export interface EstimateInput {
 export async function estimateCryptoWithdrawalFee(ctx: Ctx, body: EstimateInput) {
   const errors = new FieldErrors();
   // note: own keys only; request text such as "constructor" must not find Object's members.
-  const networks = Object.hasOwn(WITHDRAWAL_FEES, body.currency) ? WITHDRAWAL_FEES[body.currency] : undefined;
+  const networks = ownEntry(WITHDRAWAL_FEES, body.currency);
   let currencyWrong = false;
   if (networks === undefined) {
     currencyWrong = true;
@@ -74,7 +75,7 @@ export async function estimateCryptoWithdrawalFee(ctx: Ctx, body: EstimateInput)
       enum: Object.keys(WITHDRAWAL_FEES),
     });
   }
-  const fee = networks !== undefined && Object.hasOwn(networks, body.cryptoNetwork) ? networks[body.cryptoNetwork] : undefined;
+  const fee = networks === undefined ? undefined : ownEntry(networks, body.cryptoNetwork);
   if (networks !== undefined && fee === undefined) {
     errors.add('cryptoNetwork', `is not a network ${body.currency} can be withdrawn on`, { enum: Object.keys(networks) });
   }

@@ -6,6 +6,7 @@ import { apiError, ApiError, type FieldError } from '../../http/errors.js';
 import type { MultipartForm } from '../../http/multipart.js';
 import { newId } from '../../ids.js';
 import { defineJob } from '../../jobs/queue.js';
+import { ownEntry } from '../../json.js';
 import { createPreparedCustomer, prepareCustomer } from '../customers/service.js';
 import { platformCtx } from '../platform/service.js';
 import * as store from './store.js';
@@ -127,7 +128,7 @@ function rowToBody(header: string[], cells: string[]): { body: Record<string, un
     if (cell !== '') value[name] = cell;
   });
   const type = value.customerType ?? '';
-  const missing = [...REQUIRED_FOR_ALL, ...(Object.hasOwn(REQUIRED_FOR, type) ? REQUIRED_FOR[type]! : [])]
+  const missing = [...REQUIRED_FOR_ALL, ...(ownEntry(REQUIRED_FOR, type) ?? [])]
     .filter((column) => value[column] === undefined)
     .map((column) => ({ field: column, message: 'is required in the CSV' }));
 
