@@ -57,6 +57,21 @@ export function storedTime(value: string, bound: 'from' | 'to'): string {
 
 const LAST_STORED_MS = Date.parse('9999-12-31T23:59:59.999Z');
 
+/** The createdAfter / createdBefore / updatedAfter / updatedBefore filters of a list, as bounds on its columns. */
+export function createdUpdatedBounds(filters: {
+  createdAfter?: string | undefined;
+  createdBefore?: string | undefined;
+  updatedAfter?: string | undefined;
+  updatedBefore?: string | undefined;
+}): ['created_at' | 'updated_at', '>=' | '<=', string][] {
+  const bounds: ['created_at' | 'updated_at', '>=' | '<=', string][] = [];
+  if (filters.createdAfter !== undefined) bounds.push(['created_at', '>=', storedTime(filters.createdAfter, 'from')]);
+  if (filters.createdBefore !== undefined) bounds.push(['created_at', '<=', storedTime(filters.createdBefore, 'to')]);
+  if (filters.updatedAfter !== undefined) bounds.push(['updated_at', '>=', storedTime(filters.updatedAfter, 'from')]);
+  if (filters.updatedBefore !== undefined) bounds.push(['updated_at', '<=', storedTime(filters.updatedBefore, 'to')]);
+  return bounds;
+}
+
 /** The page size a request asks for, within the reference's bounds. */
 function pageLimit(page: PageRequest): number {
   return Math.min(Math.max(page.limit ?? PAGE_SIZE_DEFAULT, 1), PAGE_SIZE_MAX);

@@ -1,5 +1,5 @@
 import { sql, type Queryable } from '../../db/index.js';
-import { paginate, storedTime, type PageRequest } from '../../db/pagination.js';
+import { createdUpdatedBounds, paginate, type PageRequest } from '../../db/pagination.js';
 import type { CustomersTable } from '../../db/schema.js';
 
 export type CustomerRow = CustomersTable;
@@ -74,10 +74,7 @@ export async function listCustomers(q: Queryable, platformId: string, filters: C
       ? query.where('currencies', 'like', `%${JSON.stringify(filters.currency)}%`)
       : query.where(sql<boolean>`1 = 0`);
   }
-  if (filters.createdAfter !== undefined) query = query.where('created_at', '>=', storedTime(filters.createdAfter, 'from'));
-  if (filters.createdBefore !== undefined) query = query.where('created_at', '<=', storedTime(filters.createdBefore, 'to'));
-  if (filters.updatedAfter !== undefined) query = query.where('updated_at', '>=', storedTime(filters.updatedAfter, 'from'));
-  if (filters.updatedBefore !== undefined) query = query.where('updated_at', '<=', storedTime(filters.updatedBefore, 'to'));
+  for (const [column, op, value] of createdUpdatedBounds(filters)) query = query.where(column, op, value);
   return paginate(query, 'customers', page);
 }
 

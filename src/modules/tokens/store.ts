@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/index.js';
-import { paginate, storedTime, type PageRequest } from '../../db/pagination.js';
+import { createdUpdatedBounds, paginate, type PageRequest } from '../../db/pagination.js';
 import type { ApiTokensTable } from '../../db/schema.js';
 
 export type TokenRow = ApiTokensTable;
@@ -33,10 +33,7 @@ export interface TokenFilters {
 export async function listTokens(q: Queryable, platformId: string, filters: TokenFilters, page: PageRequest) {
   let query = q.selectFrom('api_tokens').selectAll().where('platform_id', '=', platformId).where('deleted_at', 'is', null);
   if (filters.name !== undefined) query = query.where('name', '=', filters.name);
-  if (filters.createdAfter !== undefined) query = query.where('created_at', '>=', storedTime(filters.createdAfter, 'from'));
-  if (filters.createdBefore !== undefined) query = query.where('created_at', '<=', storedTime(filters.createdBefore, 'to'));
-  if (filters.updatedAfter !== undefined) query = query.where('updated_at', '>=', storedTime(filters.updatedAfter, 'from'));
-  if (filters.updatedBefore !== undefined) query = query.where('updated_at', '<=', storedTime(filters.updatedBefore, 'to'));
+  for (const [column, op, value] of createdUpdatedBounds(filters)) query = query.where(column, op, value);
   return paginate(query, 'api_tokens', page);
 }
 
