@@ -15,9 +15,6 @@ export interface PlatformsTable {
   /** JSON: railyard's own per-platform settings (see modules/platform/schemas.ts). */
   settings: string;
   clock_offset_ms: Int64;
-  /** The stretch of platform time the last clock advance jumped over (null: never moved). */
-  clock_advanced_from_ms: ColumnType<string | number | null, string | number | bigint | null | undefined, string | number | bigint | null>;
-  clock_advanced_to_ms: ColumnType<string | number | null, string | number | bigint | null | undefined, string | number | bigint | null>;
   webhook_private_key: string;
   webhook_public_key: string;
   created_at: string;

@@ -14,11 +14,7 @@ import type { FastifyBaseLogger } from 'fastify';
 export interface JobContext {
   deps: Deps;
   platformId: string;
-  /**
-   * The moment the job runs at, on the platform's clock: now, except for a transactional
-   * job the last clock advance jumped over, which runs at the moment it was due (see
-   * jobMoment in runner.ts).
-   */
+  /** Now on the platform's clock. */
   now: Date;
   log: FastifyBaseLogger;
   /**
@@ -201,8 +197,6 @@ export interface ClaimedRow {
   due_at_ms: string | number;
   attempts: number;
   clock_offset_ms: string | number;
-  /** The stretch of platform time the platform's last clock advance jumped over. */
-  skipped?: { fromMs: number; toMs: number };
 }
 
 /**
@@ -231,10 +225,8 @@ async function claimDue(
   // single query that compares due_at_ms with a per-platform sum cannot use the index: on
   // PostgreSQL it scanned every pending job at each claim (6 ms with 18k quote expiries
   // waiting), and deliveries crawled.
-  const platforms = await sql<{ id: string; offset: string; advanced_from: string | null; advanced_to: string | null }>`
-    SELECT id, CAST(clock_offset_ms AS TEXT) AS ${sql.ref('offset')},
-      CAST(clock_advanced_from_ms AS TEXT) AS advanced_from, CAST(clock_advanced_to_ms AS TEXT) AS advanced_to
-    FROM platforms
+  const platforms = await sql<{ id: string; offset: string }>`
+    SELECT id, CAST(clock_offset_ms AS TEXT) AS ${sql.ref('offset')} FROM platforms
     ${options.platformId === undefined ? sql`` : sql`WHERE id = ${options.platformId}`}
     ORDER BY id`.execute(tx);
   const kindFilter = options.kinds === undefined ? sql`` : sql`AND j.kind IN (${sql.join(options.kinds)})`;
@@ -254,8 +246,7 @@ async function claimDue(
       ORDER BY j.due_at_ms, j.id
       LIMIT ${limit}
       ${lock}`.execute(tx);
-    const skipped = platform.advanced_from === null || platform.advanced_to === null ? undefined : { fromMs: Number(platform.advanced_from), toMs: Number(platform.advanced_to) };
-    for (const row of result.rows) claimed.push({ ...row, clock_offset_ms: platform.offset, ...(skipped ? { skipped } : {}) });
+    for (const row of result.rows) claimed.push({ ...row, clock_offset_ms: platform.offset });
   }
   return claimed;
 }

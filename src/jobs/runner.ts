@@ -29,19 +29,6 @@ const ELSEWHERE_POLL_MS = 20;
 
 type Outcome = 'ran' | 'none';
 
-/**
- * The moment a state change is recorded at. One the last clock advance jumped over happened
- * at the moment it was due: a one-hour advance runs a 005 failure 30 s after its payment,
- * not at the end of the hour, and what the job schedules counts from there. Any other job
- * runs now (late work, say after a restart, is not backdated), so no row it changes goes
- * back before a change already recorded.
- */
-function jobMoment(row: ClaimedRow, now: Date): Date {
-  const dueMs = Number(row.due_at_ms);
-  const skipped = row.skipped !== undefined && dueMs > row.skipped.fromMs && dueMs <= row.skipped.toMs;
-  return skipped ? new Date(Math.min(dueMs, now.getTime())) : now;
-}
-
 export class JobRunner {
   readonly instanceId = randomUUID();
   private timer: NodeJS.Timeout | undefined;
@@ -233,14 +220,13 @@ export class JobRunner {
           await markFailedAttempt(tx, row, undefined, `no handler for job kind ${row.kind}`, now.getTime(), now);
           return 'ran';
         }
-        const at = jobMoment(row, now);
         try {
-          await kind.run(tx, toJob(row), { deps: this.deps, platformId: row.platform_id, now: at, log: this.log });
+          await kind.run(tx, toJob(row), { deps: this.deps, platformId: row.platform_id, now, log: this.log });
         } catch (error) {
           failed = { row, error };
           throw error;
         }
-        await markDone(tx, row.id, at);
+        await markDone(tx, row.id, now);
         return 'ran';
       }, { background })
       .catch(async (error) => {

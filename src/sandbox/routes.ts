@@ -59,7 +59,7 @@ export const railyardRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/clock/advance', {
     schema: op({
       operationId: 'railyardAdvanceClock', tag, summary: "Move the platform's sandbox clock forward", permission: 'MANAGE',
-      body: Type.Object({ seconds: Type.Number({ exclusiveMinimum: 0, maximum: platforms.CLOCK_ADVANCE_SECONDS_MAX }) }),
+      body: Type.Object({ seconds: Type.Number({ minimum: 0.001, maximum: platforms.CLOCK_ADVANCE_SECONDS_MAX }) }),
       success: { 200: Type.Object({ now: DateTime, offsetSeconds: Type.Number(), jobsRun: Type.Integer() }) }, errors: [400, 401, 500],
     }),
   }, async (request) => {

@@ -230,8 +230,10 @@ describe('the sandbox clock', () => {
     expect(advanced.status).toBe(200);
     expect(advanced.body.offsetSeconds).toBe(3600);
     expect(Date.parse(advanced.body.now) - Date.parse(before.body.now)).toBeGreaterThanOrEqual(3600_000);
+    expect((await t.raw('POST', '/_railyard/clock/advance', { body: { seconds: 0.001 } })).body.offsetSeconds).toBe(3600.001);
     expect((await other.raw('GET', '/_railyard/clock')).body.offsetSeconds).toBe(0);
-    for (const seconds of [0, -5, 'soon']) {
+    // Less than a millisecond would not move the clock at all.
+    for (const seconds of [0, 0.0001, -5, 'soon']) {
       const reply = await t.raw('POST', '/_railyard/clock/advance', { body: { seconds } });
       expect(reply.status).toBe(400);
       expect(reply.body.details.errors[0].field).toBe('seconds');

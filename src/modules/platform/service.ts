@@ -301,7 +301,7 @@ export const CLOCK_ADVANCE_SECONDS_MAX = 366 * 24 * 3600;
 
 /** Moves the platform's sandbox clock forward by `seconds` (fractions allowed, never backwards). */
 export async function advanceClock(ctx: Ctx, seconds: number) {
-  await store.addClockOffset(ctx.db.k, ctx.platformId, Math.round(seconds * 1000), ctx.deps.clock.nowMs());
+  await store.addClockOffset(ctx.db.k, ctx.platformId, Math.round(seconds * 1000));
   ctx.deps.authCache?.clear();
   // Everything that became due on the new time has run, here or on another instance, before the caller hears back.
   const dueBy = await platformNowOf(ctx.deps, ctx.platformId);

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { onPostgres, type Queryable } from '../../db/index.js';
 import { prepare } from '../../db/prepared.js';
 import type { NewPlatformRow, PlatformRow } from '../../db/schema.js';
@@ -59,20 +58,11 @@ export async function updatePlatform(
   await q.updateTable('platforms').set(changes).where('id', '=', id).execute();
 }
 
-/**
- * Moves a platform's clock forward (the offset never decreases), and records the stretch of
- * its time the move jumps over: from its time now (`wallNowMs` plus the offset) to that plus
- * `deltaMs`.
- */
-export async function addClockOffset(q: Queryable, id: string, deltaMs: number, wallNowMs: number): Promise<void> {
+/** Moves a platform's clock forward; the offset never decreases. */
+export async function addClockOffset(q: Queryable, id: string, deltaMs: number): Promise<void> {
   await q
     .updateTable('platforms')
-    .set((eb) => ({
-      // Every right-hand side reads the row as it was before this update.
-      clock_advanced_from_ms: sql<number>`${wallNowMs} + clock_offset_ms`,
-      clock_advanced_to_ms: sql<number>`${wallNowMs} + clock_offset_ms + ${deltaMs}`,
-      clock_offset_ms: eb('clock_offset_ms', '+', deltaMs),
-    }))
+    .set((eb) => ({ clock_offset_ms: eb('clock_offset_ms', '+', deltaMs) }))
     .where('id', '=', id)
     .execute();
 }
