@@ -383,6 +383,9 @@ export class Books {
     const wanted = this.current.get(id)!;
     const stored = this.stored.get(id)!;
     const change = { available: wanted.available - stored.available, held: wanted.held - stored.held };
+    // Postings that cancel out (a hold released at once) leave the account as it was: no
+    // write, so its updatedAt stays that of its last change, the one its last event shows.
+    if (change.available === 0n && change.held === 0n) return;
     // A refusal is checked against a fresh read; a balance that fits again by then is tried
     // once more.
     for (let attempt = 0; attempt < 3; attempt++) {

@@ -705,8 +705,9 @@ async function applyIncomingDecision(tx: Tx, input: DecisionInput): Promise<Inco
         ...(outcome.receiverCustomerInfo !== undefined ? { receiverCustomerInfo: outcome.receiverCustomerInfo } : {}),
       }));
       if (detailsOf(row).umaScenario === 'PENDING_LONG') {
-        // Approved, but the sender's side takes long: the credit stays pending until then.
-        after = next(work, approved, {});
+        // Approved, but the sender's side takes long: the credit stays pending until then. The
+        // payment looks as it did (no event), so its updatedAt stays that of its last event.
+        after = approved;
         await railStepJob.schedule(tx, {
           platformId: input.platformId,
           payload: { transactionId: row.id, outcome: { kind: 'COMPLETED' } },
