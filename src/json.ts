@@ -31,3 +31,11 @@ export function parseShared<T>(text: string): T {
 export function ownEntry<V>(table: Readonly<Record<string, V>>, key: string): V | undefined {
   return Object.hasOwn(table, key) ? table[key] : undefined;
 }
+
+/**
+ * `value` when it is a plain JSON object (not null, not an array), else undefined: for input
+ * whose shape is not known yet. `T` names the shape the caller expects of it.
+ */
+export function plainObject<T extends object = Record<string, unknown>>(value: unknown): T | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as T) : undefined;
+}

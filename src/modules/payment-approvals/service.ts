@@ -15,6 +15,7 @@ import { recordEvent } from '../../events/outbox.js';
 import type { Ctx } from '../../http/context.js';
 import { apiError, type FieldError } from '../../http/errors.js';
 import { defineJob } from '../../jobs/queue.js';
+import { plainObject } from '../../json.js';
 import { readPlatformConfig } from '../platform/service.js';
 import type { IncomingTransactionView } from './schemas.js';
 import * as store from './store.js';
@@ -156,8 +157,7 @@ const approvalTimeout = defineJob<{ transactionId: string; eventId: string }>('i
 function parseJson(text: string | undefined): Record<string, unknown> {
   if (text === undefined || text.trim() === '') return {};
   try {
-    const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+    return plainObject(JSON.parse(text)) ?? {};
   } catch {
     return {};
   }
@@ -168,10 +168,6 @@ function missingMandatory(approval: store.ApprovalRow, info: Record<string, unkn
   return fields.filter((f) => f.mandatory && (info?.[f.name] === undefined || info[f.name] === null || info[f.name] === '')).map((f) => f.name);
 }
 
-function objectOrUndefined(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-}
-
 /** What the receiver's answer to INCOMING_PAYMENT.PENDING decides. */
 function outcomeOfAnswer(approval: store.ApprovalRow, answer: AnswerContext['answer']): ApprovalOutcome | 'LATER' {
   const { status } = answer;
@@ -179,7 +175,7 @@ function outcomeOfAnswer(approval: store.ApprovalRow, answer: AnswerContext['ans
   if (status === 202) return 'LATER';
   const body = parseJson(answer.body);
   if (status >= 200 && status < 300) {
-    const info = objectOrUndefined(body.receiverCustomerInfo);
+    const info = plainObject(body.receiverCustomerInfo);
     const missing = missingMandatory(approval, info);
     if (missing.length > 0) return { kind: 'MISSING_RECEIVER_INFO', by: 'WEBHOOK', missingFields: missing };
     return { kind: 'APPROVED', by: 'WEBHOOK', ...(info ? { receiverCustomerInfo: info } : {}) };

@@ -26,6 +26,7 @@ import type { Ctx } from '../../http/context.js';
 import { ApiError, apiError, FieldErrors, invalidInput, type FieldError } from '../../http/errors.js';
 import { newId } from '../../ids.js';
 import { defineJob } from '../../jobs/queue.js';
+import { plainObject } from '../../json.js';
 import { openSystemAccounts } from '../../ledger/index.js';
 import { railFor, type QuotePayout } from '../../rails/index.js';
 import {
@@ -268,10 +269,9 @@ function checkCryptoNetwork(source: RealtimeSourceInput, errors: FieldErrors): v
 function checkCombinations(input: QuoteInput, schemaErrors: FieldError[]): void {
   const errors = new FieldErrors();
   errors.errors.push(...schemaErrors);
-  const body = (input !== null && typeof input === 'object' ? input : {}) as Partial<QuoteInput>;
-  const objectAt = <T>(value: T | undefined): T | undefined => (value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined);
-  const source = objectAt(body.source);
-  const destination = objectAt(body.destination);
+  const body = plainObject<Partial<QuoteInput>>(input) ?? {};
+  const source = plainObject<QuoteInput['source']>(body.source);
+  const destination = plainObject<QuoteInput['destination']>(body.destination);
   if (body.scaFactor === 'TOTP') errors.add('scaFactor', 'cannot be TOTP: a TOTP code cannot be bound to this payment; use SMS_OTP or PASSKEY', { enum: ['SMS_OTP', 'PASSKEY'] });
   if (body.immediatelyExecute === true && source?.sourceType === 'REALTIME_FUNDING') {
     errors.add('immediatelyExecute', 'cannot be true for a REALTIME_FUNDING source: such a quote is executed by paying its instructions');
