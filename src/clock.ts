@@ -2,6 +2,13 @@
 // offset, which only ever grows (POST /_railyard/clock/advance), so a tester can move
 // a platform's time forward without disturbing other platforms on a shared server.
 
+/**
+ * The range of instants railyard keeps: stored as UTC text with a four-digit year, so years
+ * 0000 to 9999. Date-time input outside it is refused (http/schemas.ts).
+ */
+export const FIRST_INSTANT_MS = Date.parse('0000-01-01T00:00:00.000Z');
+export const LAST_INSTANT_MS = Date.parse('9999-12-31T23:59:59.999Z');
+
 export interface Clock {
   /** Milliseconds since the epoch, before any platform offset. */
   nowMs(): number;

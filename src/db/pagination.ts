@@ -3,6 +3,7 @@
 // `nextCursor` appears only when another page exists.
 
 import { sql, type SelectQueryBuilder } from 'kysely';
+import { LAST_INSTANT_MS } from '../clock.js';
 import { invalidInput } from '../http/errors.js';
 
 export const PAGE_SIZE_DEFAULT = 20;
@@ -49,13 +50,11 @@ export function storedTime(value: string, bound: 'from' | 'to'): string {
   const fraction = /\.(\d+)/.exec(value)?.[1] ?? '';
   const exact = fraction.length <= 3 ? value : value.replace(`.${fraction}`, `.${fraction.slice(0, 3)}`);
   const up = bound === 'from' && /[1-9]/.test(fraction.slice(3)) ? 1 : 0;
-  // Past the last instant stored times can hold (year 9999): nothing is that late, and the
-  // text stays above every stored one.
-  const ms = Math.min(Date.parse(exact) + up, LAST_STORED_MS + 1);
-  return ms > LAST_STORED_MS ? '9999-12-31T23:59:59.999Z~' : new Date(ms).toISOString();
+  const ms = Date.parse(exact) + up;
+  // Past the last instant railyard keeps (year 10000 as text sorts before year 2026): a text
+  // above every stored time, so a lower bound there matches nothing.
+  return ms > LAST_INSTANT_MS ? '9999-12-31T23:59:59.999Z~' : new Date(ms).toISOString();
 }
-
-const LAST_STORED_MS = Date.parse('9999-12-31T23:59:59.999Z');
 
 /** The createdAfter / createdBefore / updatedAfter / updatedBefore filters of a list, as bounds on its columns. */
 export function createdUpdatedBounds(filters: {

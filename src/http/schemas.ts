@@ -4,6 +4,7 @@
 
 import { Type, type TSchema } from '@sinclair/typebox';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
+import { FIRST_INSTANT_MS, LAST_INSTANT_MS } from '../clock.js';
 import { ERROR_CODES, type ErrorStatus } from './errors.js';
 
 /** Named schemas: registered once, referenced with Type.Ref, listed as OpenAPI components. */
@@ -43,9 +44,6 @@ export function StringEnum<const T extends readonly string[]>(values: T, options
 // date-time is a definition object with a validate function).
 const rfc3339DateTime = (fullFormats['date-time'] as { validate: (value: string) => boolean }).validate;
 
-const DATE_TIME_MIN_MS = Date.parse('0000-01-01T00:00:00.000Z');
-const DATE_TIME_MAX_MS = Date.parse('9999-12-31T23:59:59.999Z');
-
 /**
  * RFC 3339 date-times that JavaScript's Date can hold, in years 0000 to 9999 of UTC. RFC 3339
  * also allows a leap second (second 60) and an offset of hours alone (`+01`); Date parses
@@ -61,7 +59,7 @@ function checkDateTime(value: string): string | null {
   }
   // Stored and compared as UTC text with a four-digit year: an offset must not carry the
   // instant out of years 0000 to 9999.
-  if (ms < DATE_TIME_MIN_MS || ms > DATE_TIME_MAX_MS) return 'must fall between years 0000 and 9999 in UTC';
+  if (ms < FIRST_INSTANT_MS || ms > LAST_INSTANT_MS) return 'must fall between years 0000 and 9999 in UTC';
   return null;
 }
 
