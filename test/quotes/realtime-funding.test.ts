@@ -37,6 +37,19 @@ async function euCustomer(t: TestApp) {
   return createCustomer(t, individualBody('Lena Vogel', { address: berlin, nationality: 'DE', phoneNumber: '+4915123456789' }));
 }
 
+/** A customer's USD internal account, as listed now. */
+async function customerUsd(t: TestApp, customerId: string) {
+  return (await t.api('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}&currency=USD`)).body.data[0];
+}
+
+/** An EU customer and its USD internal account, funded with `amount` when given. */
+async function euCustomerWithUsd(t: TestApp, amount?: number) {
+  const customer = await euCustomer(t);
+  const usd = await customerUsd(t, customer.id);
+  if (amount !== undefined) await t.api('POST', `/sandbox/internal-accounts/${usd.id}/fund`, { body: { amount } });
+  return { customer, usd };
+}
+
 describe('real-time funding', () => {
   it('a US customer\'s quote is 201 PENDING with payment instructions; /sandbox/send pays it and it completes', async () => {
     const t = await buildAtStart();
@@ -445,10 +458,7 @@ describe('Strong Customer Authentication of real-time-funded quotes', () => {
 
   it('an EU customer paying from an internal account is challenged at execute; authorizing it pays', async () => {
     const t = await buildAtStart();
-    const customer = await euCustomer(t);
-    const accounts = await t.api('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USD`);
-    const usd = accounts.body.data[0];
-    await t.api('POST', `/sandbox/internal-accounts/${usd.id}/fund`, { body: { amount: 50_000 } });
+    const { customer, usd } = await euCustomerWithUsd(t, 50_000);
     const destination = await t.api('POST', '/customers/external-accounts', {
       body: { ...accountBody('EUR_ACCOUNT'), customerId: customer.id },
     });
@@ -458,10 +468,7 @@ describe('Strong Customer Authentication of real-time-funded quotes', () => {
     expect(reply.body.scaChallenge).toBeUndefined();
     expect(await counts(t)).toMatchObject({ quotes: 1 });
     const quote = reply.body;
-    const usdBalance = async () => {
-      const list = await t.api('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USD`);
-      return list.body.data[0].balance.amount;
-    };
+    const usdBalance = async () => (await customerUsd(t, customer.id)).balance.amount;
 
     // Execute does not pay yet: it opens a challenge.
     const executed = await executeQuote(t, quote.id);
@@ -488,10 +495,7 @@ describe('Strong Customer Authentication of real-time-funded quotes', () => {
 
   it('an EU customer\'s quote whose destination is gone is refused at execute, before any challenge; gone after the challenge, at authorize', async () => {
     const t = await buildAtStart();
-    const customer = await euCustomer(t);
-    const accounts = await t.api('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USD`);
-    const usd = accounts.body.data[0];
-    await t.api('POST', `/sandbox/internal-accounts/${usd.id}/fund`, { body: { amount: 50_000 } });
+    const { customer, usd } = await euCustomerWithUsd(t, 50_000);
     const newDestination = async () => (await t.api('POST', '/customers/external-accounts', { body: { ...accountBody('EUR_ACCOUNT'), customerId: customer.id } })).body;
     const gone = async (id: string) => expect((await t.api('DELETE', `/customers/external-accounts/${id}`)).status).toBe(204);
 
@@ -527,9 +531,7 @@ describe('Strong Customer Authentication of real-time-funded quotes', () => {
 
   it('an EU customer whose account cannot cover the payment is refused at authorize, and the challenge stays open', async () => {
     const t = await buildAtStart();
-    const customer = await euCustomer(t);
-    const accounts = await t.api('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USD`);
-    const usd = accounts.body.data[0];
+    const { customer, usd } = await euCustomerWithUsd(t);
     const destination = await t.api('POST', '/customers/external-accounts', { body: { ...accountBody('EUR_ACCOUNT'), customerId: customer.id } });
     const quote = (await createQuote(t, accountQuoteBody(usd.id, destination.body.id))).body;
     expect((await executeQuote(t, quote.id)).body.status).toBe('PENDING_AUTHORIZATION');
