@@ -9,11 +9,12 @@ import sjson from 'secure-json-parse';
 import { ADMIN_PREFIX, BASE_PATH } from './config.js';
 import { authenticate, cachedPrincipal, checkPermission, type Principal } from './http/auth.js';
 import type { Ctx, Deps, Permission } from './http/context.js';
-import { installErrorHandling, installStatusCheck } from './http/error-handler.js';
-import { apiError, invalidInput } from './http/errors.js';
+import { answerClientError, answerFrameworkError, installErrorHandling, installStatusCheck } from './http/error-handler.js';
+import { invalidInput } from './http/errors.js';
 import { OpenApiCollector } from './http/openapi.js';
 import { attachRecorder } from './http/recorder.js';
 import { isOperationSchema } from './http/route.js';
+import { checkUrl, rewriteBadlyEncodedUrl, ROUTER_PARAM_CHARS_MAX } from './http/url.js';
 import { createValidators, nulFields } from './http/validation.js';
 import { JobRunner } from './jobs/runner.js';
 import { beneficialOwnerRoutes } from './modules/beneficial-owners/routes.js';
@@ -62,6 +63,12 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     requestIdHeader: 'x-request-id',
     bodyLimit: BODY_LIMIT_BYTES,
     return503OnClosing: true,
+    // What the router and Node's HTTP parser refuse on their own leaves in the envelope too
+    // (src/http/url.ts, src/http/error-handler.ts).
+    rewriteUrl: rewriteBadlyEncodedUrl,
+    routerOptions: { maxParamLength: ROUTER_PARAM_CHARS_MAX },
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('deps', deps);
@@ -159,19 +166,11 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     const schema = request.routeOptions.schema;
     if (request.body === undefined && isOperationSchema(schema) && schema['x-body-optional'] === true) request.body = {};
   };
-  // U+0000 in the path or query (sent as %00): no id holds it, so a path parameter with one
-  // names nothing (404, as any id of an impossible shape); a query parameter is a 400.
-  const nulInUrl = (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
-    if (!request.url.includes('%00')) return done();
-    if (nulFields(request.params).length > 0) return done(apiError('REFERENCE_NOT_FOUND', 'No such resource'));
-    const query = nulFields(request.query);
-    done(query.length > 0 ? invalidInput(query) : undefined);
-  };
 
   await app.register(
     async (grid) => {
       grid.addHook('onRequest', authHook);
-      grid.addHook('preValidation', nulInUrl);
+      grid.addHook('preValidation', checkUrl);
       grid.addHook('preValidation', optionalBody);
       await grid.register(platformConfigRoutes);
       await grid.register(tokenRoutes);
@@ -202,7 +201,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   await app.register(
     async (admin) => {
       admin.addHook('onRequest', authHook);
-      admin.addHook('preValidation', nulInUrl);
+      admin.addHook('preValidation', checkUrl);
       await admin.register(railyardRoutes);
       await admin.register(webhookDeliveryRoutes);
     },

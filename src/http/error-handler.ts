@@ -1,5 +1,6 @@
 // Every failure leaves as the reference's error envelope {status, code, message, details?}.
 
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, invalidInput, type ErrorBody } from './errors.js';
 import { isOperationSchema } from './route.js';
@@ -7,6 +8,78 @@ import { toFieldErrors, type Validators } from './validation.js';
 
 function send(reply: FastifyReply, body: ErrorBody) {
   return reply.code(body.status).type('application/json; charset=utf-8').send(body);
+}
+
+/**
+ * How much of a refused body is read and thrown away before the answer. A client that is
+ * still sending when the server closes the connection gets a reset (EPIPE or ECONNRESET)
+ * instead of the 400, so the rest of the body is read first; past this bound the answer is
+ * sent and the connection closed all the same.
+ */
+export const DISCARDED_BODY_BYTES_MAX = 64 * 1024 * 1024;
+
+/**
+ * Calls `answer` once the rest of a refused, unread body (one over the size limit) has been
+ * read and thrown away, or once DISCARDED_BODY_BYTES_MAX more bytes have come, whichever is
+ * first. The connection stays open for the client's next request when the whole body came.
+ */
+function afterRestOfBody(request: FastifyRequest, reply: FastifyReply, answer: () => void): void {
+  // Fastify asks for the connection to be closed after such an answer, which would close it
+  // with the rest of the body unread.
+  reply.removeHeader('connection');
+  const raw = request.raw;
+  if (raw.complete || raw.destroyed) return answer();
+  let discarded = 0;
+  let answered = false;
+  const once = () => {
+    if (answered) return;
+    answered = true;
+    raw.removeListener('data', onData);
+    answer();
+  };
+  const onData = (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded <= DISCARDED_BODY_BYTES_MAX) return;
+    reply.header('connection', 'close');
+    once();
+  };
+  raw.on('data', onData);
+  raw.once('end', once);
+  raw.once('close', once);
+  raw.resume();
+}
+
+/**
+ * Fastify's frameworkErrors option: what the router refuses before a route is known (a path
+ * it cannot decode, a parameter longer than it matches; see src/http/url.ts, which makes both
+ * rare). Neither can name a resource, so both are a 404 in the envelope.
+ */
+export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  request.log.debug({ code: error.code }, 'request refused by the router');
+  send(reply, { status: 404, code: 'REFERENCE_NOT_FOUND', message: 'No such resource' });
+}
+
+/**
+ * Fastify's clientErrorHandler: a request Node's HTTP parser refuses (a malformed request
+ * line or header, headers over the size limit, a request that took too long to arrive). No
+ * operation is known yet; the answer is a 400 in the envelope, and the connection closes.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const field = error.code === 'HPE_HEADER_OVERFLOW' ? 'headers' : 'request';
+  const message =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? 'are larger than the server accepts'
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? 'did not arrive in time'
+        : 'is not a well-formed HTTP request';
+  const body = JSON.stringify(invalidInput([{ field, message }]).toBody());
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }
 
 /** Fastify's own request errors (content type, body size, JSON syntax) as 400 INVALID_INPUT. */
@@ -43,7 +116,10 @@ export function installErrorHandling(app: FastifyInstance, validators: Validator
       return send(reply, invalidInput(errors).toBody());
     }
     const problem = requestProblem(error);
-    if (problem !== null) return send(reply, problem.toBody());
+    if (problem !== null) {
+      if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return void afterRestOfBody(request, reply, () => send(reply, problem.toBody()));
+      return send(reply, problem.toBody());
+    }
     request.log.error({ err: error }, 'unhandled error');
     return send(reply, {
       status: 500,
@@ -53,7 +129,7 @@ export function installErrorHandling(app: FastifyInstance, validators: Validator
   });
 
   app.setNotFoundHandler((request, reply) =>
-    send(reply, { status: 404, code: 'REFERENCE_NOT_FOUND', message: `No operation at ${request.method} ${request.url.split('?')[0]}` }),
+    send(reply, { status: 404, code: 'REFERENCE_NOT_FOUND', message: `No operation at ${request.method} ${request.originalUrl.split('?')[0]}` }),
   );
 }
 

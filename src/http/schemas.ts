@@ -73,7 +73,10 @@ export const DateTime = Type.String({ format: defineFormat('date-time', checkDat
 export function DiscriminatedUnion<S = unknown>(propertyName: string, variants: TSchema[], mapping?: Record<string, string>) {
   const discriminator: Record<string, unknown> = { propertyName };
   if (mapping !== undefined) discriminator.mapping = mapping;
-  return Type.Unsafe<S>({ oneOf: variants, discriminator });
+  // note: `type: 'object'` is what refuses null, a number, a string or an array here. Ajv's
+  // discriminator keyword applies to objects only, and it takes the place of the oneOf, so
+  // without it a value that is not an object passed unchecked.
+  return Type.Unsafe<S>({ type: 'object', oneOf: variants, discriminator });
 }
 
 const FieldConstraint = Type.Object({

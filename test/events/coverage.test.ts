@@ -77,7 +77,8 @@ describe('webhooks of every area that exists', () => {
     const csv = 'umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,city,state,postalCode,country\n' +
       'emery@pay.example.com,cov-1,INDIVIDUAL,Emery Quinn,1991-05-06,9 Elm St,Austin,TX,78701,US\n';
     await t.api('POST', '/customers/bulk/csv', multipart({}, [{ fileName: 'ok.csv', data: Buffer.from(csv), contentType: 'text/csv' }]));
-    await t.api('POST', '/customers/bulk/csv', multipart({ note: 'no file' }));
+    // A file the job cannot read (no header row) fails the job.
+    await t.api('POST', '/customers/bulk/csv', multipart({}, [{ fileName: 'empty.csv', data: Buffer.from(''), contentType: 'text/csv' }]));
     await t.runDueJobs();
 
     const logged = await deliveries(t, '?limit=100');

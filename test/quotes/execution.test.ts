@@ -73,13 +73,13 @@ const EXPECTED: Record<string, Expected> = {
     suspense: 0,
   },
   '005': {
-    behaviour: 'COMPLETED, then returned by the receiving bank 10 minutes later: FAILED PAYOUT_RETURNED, refunded',
+    behaviour: 'COMPLETED, then returned by the receiving bank 30 seconds later: FAILED PAYOUT_RETURNED, refunded',
     atExecute: {
       status: 'COMPLETED', events: [...START_EVENTS, P('COMPLETED')], postings: ['HOLD', 'CONVERT', 'PAYOUT'],
       balance: FUNDED - SENT, totalBalance: FUNDED - SENT,
     },
     later: {
-      seconds: 10 * 60,
+      seconds: 30,
       stage: {
         status: 'FAILED', failureReason: 'PAYOUT_RETURNED', refund: { status: 'COMPLETED', reason: 'TRANSACTION_FAILED' },
         events: [...START_EVENTS, P('COMPLETED'), P('FAILED'), P('REFUND_PENDING'), P('REFUND_COMPLETED')],
@@ -465,7 +465,7 @@ const OUTSIDE_EXPECTED: Record<string, { atExecute: OutsideStage; later?: { seco
   '005': {
     atExecute: { status: 'COMPLETED', events: [P('COMPLETED')], postings: [RECEIVED, 'CONVERT', 'PAYOUT'], suspense: 0 },
     later: {
-      seconds: 10 * 60,
+      seconds: 30,
       stage: {
         status: 'FAILED', failureReason: 'PAYOUT_RETURNED', refund: { status: 'COMPLETED', reason: 'TRANSACTION_FAILED' },
         events: [P('COMPLETED'), P('FAILED'), P('REFUND_PENDING'), P('REFUND_COMPLETED')],

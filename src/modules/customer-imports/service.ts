@@ -2,7 +2,7 @@ import { iso } from '../../clock.js';
 import type { Queryable, Tx } from '../../db/index.js';
 import { recordEvent } from '../../events/outbox.js';
 import type { Ctx } from '../../http/context.js';
-import { apiError, ApiError, type FieldError } from '../../http/errors.js';
+import { apiError, ApiError, FieldErrors, type FieldError } from '../../http/errors.js';
 import type { MultipartForm } from '../../http/multipart.js';
 import { newId } from '../../ids.js';
 import { defineJob } from '../../jobs/queue.js';
@@ -190,14 +190,19 @@ const importJob = defineJob<{ jobId: string }>('customers.bulk-import', {
 
 /** Accepts a CSV upload as a job; the rows are processed by the job runner right after the answer. */
 export async function uploadCustomersCsv(ctx: Ctx, form: MultipartForm | null) {
+  // The upload itself must hold a usable file; what the file says is the job's to judge.
+  const errors = new FieldErrors();
+  const file = form?.files.find((f) => f.fieldName === 'file');
+  if (form === null) errors.add('file', 'is required: send multipart/form-data with the CSV in a file part named file');
+  else if (form.problems.length > 0) for (const p of form.problems) errors.add(p.field, p.message);
+  else if (file === undefined) errors.add('file', 'is required: the form has no file part named file');
+  else if (file.truncated) errors.add('file', `is larger than ${CSV_BYTES_MAX / (1024 * 1024)} MB`);
+  errors.throwIfAny();
+  if (file === undefined) throw new Error('unreachable: a form without its file was refused above');
+
   let csv: string | null = null;
   let problem: string | undefined;
-  const file = form?.files.find((f) => f.fieldName === 'file');
-  if (form === null) problem = 'The upload must be multipart/form-data with the CSV in a file part named file';
-  else if (form.problems.length > 0) problem = `The upload is malformed: ${form.problems.map((p) => `${p.field} ${p.message}`).join('; ')}`;
-  else if (file === undefined) problem = 'The upload has no file part named file';
-  else if (file.truncated) problem = `The file is larger than ${CSV_BYTES_MAX / (1024 * 1024)} MB`;
-  else if (file.data.includes(0)) problem = 'The file holds a NUL byte (U+0000), which CSV text does not';
+  if (file.data.includes(0)) problem = 'The file holds a NUL byte (U+0000), which CSV text does not';
   else csv = file.data.toString('utf8');
 
   const now = iso(ctx.now);
