@@ -204,6 +204,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       admin.addHook('preValidation', checkUrl);
       await admin.register(railyardRoutes);
       await admin.register(webhookDeliveryRoutes);
+      admin.get('/openapi.json', async () => openapi.document(ADMIN_PREFIX));
     },
     { prefix: ADMIN_PREFIX },
   );

@@ -1,9 +1,11 @@
-// The project's own OpenAPI 3.1 document, built from the same schemas the routes validate
-// with: every operation registered with op() metadata, and every named component.
+// The project's own OpenAPI 3.1 documents, built from the same schemas the routes validate
+// with: every operation registered with op() metadata, and every named component. One
+// document describes the Grid API under its base path, another railyard's own endpoints
+// under /_railyard.
 
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import type { TSchema } from '@sinclair/typebox';
-import { API_VERSION, BASE_PATH } from '../config.js';
+import { ADMIN_PREFIX, API_VERSION, BASE_PATH } from '../config.js';
 import { isOperationSchema, type OperationSchema } from './route.js';
 import { components } from './schemas.js';
 
@@ -48,11 +50,13 @@ export class OpenApiCollector {
     });
   }
 
-  document(): Record<string, unknown> {
+  /** The document of the operations under `prefix`: BASE_PATH (the Grid API) or ADMIN_PREFIX. */
+  document(prefix: typeof BASE_PATH | typeof ADMIN_PREFIX = BASE_PATH): Record<string, unknown> {
     const paths: Record<string, Record<string, unknown>> = {};
     for (const { method, url, schema } of this.operations) {
-      if (!url.startsWith(BASE_PATH)) continue;
-      const path = url.slice(BASE_PATH.length).replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+      // HEAD routes are Fastify's automatic twins of GET routes, not operations of their own.
+      if (!url.startsWith(`${prefix}/`) || method === 'head') continue;
+      const path = url.slice(prefix.length).replace(/:([A-Za-z0-9_]+)/g, '{$1}');
       const responses: Record<string, unknown> = {};
       for (const [status, body] of Object.entries(schema.response)) {
         const noBody = schema['x-no-body-statuses'].includes(Number(status));
@@ -81,10 +85,10 @@ export class OpenApiCollector {
     return {
       openapi: '3.1.0',
       info: {
-        title: 'railyard: the Grid API as a local sandbox server',
+        title: prefix === BASE_PATH ? 'railyard: the Grid API as a local sandbox server' : "railyard's own endpoints: clock, settings, ledger audit, webhook log",
         version: API_VERSION,
       },
-      servers: [{ url: BASE_PATH }],
+      servers: [{ url: prefix }],
       paths,
       components: {
         securitySchemes: {

@@ -67,21 +67,30 @@ function unusableParamError(request: FastifyRequest, names: string[]): ApiError 
 }
 
 /**
+ * The query of an operation that declares no 400, which therefore cannot refuse it: a value
+ * given twice counts once (the first), and a value holding U+0000 counts as not given.
+ */
+function readQueryLeniently(query: Record<string, unknown>): void {
+  for (const [name, value] of Object.entries(query)) {
+    const first = Array.isArray(value) ? value[0] : value;
+    if (typeof first === 'string' && first.includes('\u0000')) delete query[name];
+    else query[name] = first;
+  }
+}
+
+/**
  * preValidation hook of every route: refuses path parameters that name nothing and query
- * values holding U+0000. An operation that declares no 400 cannot refuse its query, so such
- * a value is dropped there, as if it had not been sent.
+ * values holding U+0000. An operation that declares no 400 reads its query leniently instead.
  */
 export function checkUrl(request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void {
   const params = unusableParams(request);
   if (params.length > 0) return done(unusableParamError(request, params));
-  if (!request.url.includes('%00')) return done();
-  const query = nulFields(request.query);
-  if (query.length === 0) return done();
   const schema = request.routeOptions.schema;
   if (isOperationSchema(schema) && !schema['x-error-statuses'].includes(400)) {
-    const values = request.query as Record<string, unknown>;
-    for (const { field } of query) delete values[field.replace(/\[\d+\]$/, '')];
+    if (request.query !== null && typeof request.query === 'object') readQueryLeniently(request.query as Record<string, unknown>);
     return done();
   }
-  done(invalidInput(query));
+  if (!request.url.includes('%00')) return done();
+  const query = nulFields(request.query);
+  done(query.length > 0 ? invalidInput(query) : undefined);
 }

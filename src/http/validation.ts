@@ -32,6 +32,9 @@ function makeAjv(coerce: boolean): Ajv {
     allErrors: true,
     discriminator: true,
     strict: false,
+    // A JSON number past the double range (1e309) parses as Infinity: no amount, count or
+    // limit, so it fails `number` and `integer` like NaN does.
+    strictNumbers: true,
     useDefaults: true,
     coerceTypes: coerce ? 'array' : false,
     removeAdditional: false,
@@ -73,7 +76,7 @@ export function createValidators(): Validators {
         const key = JSON.stringify(schema);
         validate = byText[part].get(key);
         if (validate === undefined) {
-          validate = (part === 'body' ? body : text).compile(forAjv(schema) as object);
+          validate = part === 'body' ? body.compile(forAjv(schema) as object) : finiteOnly(text.compile(forAjv(schema) as object));
           byText[part].set(key, validate);
         }
         compiled[part].set(schema, validate);
@@ -82,6 +85,32 @@ export function createValidators(): Validators {
     },
   };
   return shared;
+}
+
+/** The JSON pointers of the numbers in a value that are not finite. */
+function nonFinite(value: unknown, at = ''): string[] {
+  if (typeof value === 'number') return Number.isFinite(value) ? [] : [at];
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([key, item]) => nonFinite(item, `${at}/${key}`));
+}
+
+/**
+ * A text validator that also refuses numbers that are not finite. Ajv coerces the text
+ * `1e309` or `Infinity` into Infinity and then checks no bound on it (strictNumbers applies
+ * to values that are numbers already), so `limit=1e309` would pass as an integer.
+ */
+function finiteOnly(validate: ValidateFunction): ValidateFunction {
+  const checked = ((data: unknown) => {
+    if (!validate(data)) {
+      checked.errors = validate.errors;
+      return false;
+    }
+    const bad = nonFinite(data);
+    checked.errors = bad.map((instancePath) => ({ instancePath, schemaPath: '#', keyword: 'finite', params: {}, message: 'must be a finite number' }));
+    return bad.length === 0;
+  }) as ValidateFunction;
+  checked.schema = validate.schema;
+  return checked;
 }
 
 function jsonPointerToPath(pointer: string): string {

@@ -257,3 +257,47 @@ describe("requests Node's HTTP parser refuses", () => {
     }
   });
 });
+
+// Found by the fuzz suite (test/fuzz).
+describe('numbers past the double range', () => {
+  it('1e309 in a body is a 400 naming the field, not an amount of Infinity', async () => {
+    const t = await build();
+    const usdc = (await t.api('GET', '/platform/internal-accounts?currency=USDC')).body.data[0];
+    const reply = await t.api('POST', '/crypto/estimate-withdrawal-fee', {
+      payload: `{"internalAccountId":"${usdc.id}","currency":"USDC","cryptoNetwork":"ETHEREUM","amount":1e309,"destinationAddress":"0x${'ab'.repeat(20)}"}`,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body.details.errors).toEqual([{ field: 'amount', message: 'must be an integer' }]);
+  });
+
+  it.each(['1e309', 'Infinity', '-Infinity'])('limit=%s is a 400 naming limit', async (value) => {
+    const t = await build();
+    const reply = await t.api('GET', `/tokens?limit=${value}`);
+    expect(reply.status).toBe(400);
+    expect(reply.body.details.errors).toEqual([{ field: 'limit', message: 'must be a finite number' }]);
+  });
+});
+
+describe('an optional body', () => {
+  it('given as JSON null is a 400 naming the body, not an empty body', async () => {
+    const t = await build();
+    for (const path of ['/transactions/Transaction:0193f1d2-0000-7000-8000-000000000000/approve', '/transactions/Transaction:0193f1d2-0000-7000-8000-000000000000/reject']) {
+      const reply = await t.api('POST', path, { payload: 'null', headers: { 'content-type': 'application/json' } });
+      expect(reply.status, path).toBe(400);
+      expect(reply.body.details.errors).toEqual([{ field: 'body', message: 'must be an object' }]);
+      // Left out, it reads as {} and the request goes on to find no such payment.
+      expect((await t.api('POST', path)).status).toBe(404);
+    }
+  });
+});
+
+describe('the query of an operation that cannot refuse it (it declares no 400)', () => {
+  it('reads a parameter given twice as its first value', async () => {
+    const t = await build();
+    const once = await t.api('GET', '/uma-providers?countryCode=US&limit=2');
+    const twice = await t.api('GET', '/uma-providers?countryCode=US&countryCode=MX&limit=2&limit=50');
+    expect(twice.status).toBe(200);
+    expect(twice.body).toEqual(once.body);
+  });
+});

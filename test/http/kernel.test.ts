@@ -236,5 +236,21 @@ describe('GET /openapi.json', () => {
     // Every reference in the document resolves.
     const text = JSON.stringify(doc);
     for (const [, name] of text.matchAll(/"#\/components\/schemas\/([^"]+)"/g)) expect(doc.components.schemas[name!], name).toBeDefined();
+    // One entry per operation: Fastify's automatic HEAD twins of GET routes are not listed.
+    expect(new Set(operationIds).size).toBe(operationIds.length);
+    expect(Object.values(doc.paths).some((p: any) => 'head' in p)).toBe(false);
+  });
+
+  it('describes railyard\'s own endpoints in a document of their own at /_railyard/openapi.json', async () => {
+    const t = await build();
+    const reply = await t.raw('GET', '/_railyard/openapi.json', { auth: null });
+    expect(reply.status).toBe(200);
+    expect(reply.body.servers).toEqual([{ url: '/_railyard' }]);
+    expect(Object.keys(reply.body.paths)).toEqual(expect.arrayContaining(['/clock/advance', '/ledger', '/webhooks/deliveries/{deliveryId}/replay']));
+    expect(reply.body.paths['/clock/advance'].post.operationId).toBe('railyardAdvanceClock');
+    // The Grid API's operations are not in it, nor its own in the Grid API's document.
+    const grid = (await t.api('GET', '/openapi.json', { auth: null })).body;
+    expect(Object.keys(reply.body.paths).some((p) => p.startsWith('/grid'))).toBe(false);
+    expect(Object.keys(grid.paths).some((p) => p.includes('clock'))).toBe(false);
   });
 });
