@@ -147,6 +147,18 @@ export function multipartBody(form: NonNullable<Baseline['form']>) {
   return { payload: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
 }
 
+/** A fresh customer in the EEA, whose email and phone need verifying. */
+function euContact(w: World) {
+  return w.post('/customers', individualBody('Ida Brandt', { address: berlin, nationality: 'DE', phoneNumber: '+4915123456781' }));
+}
+
+/** A fresh EEA customer with a code sent to its email or phone, and the sandbox code that confirms it. */
+async function codeSent(w: World, channel: 'email' | 'phone'): Promise<Baseline> {
+  const customer = await euContact(w);
+  await w.post(`/customers/${customer.id}/verify-${channel}`);
+  return { params: { customerId: customer.id }, body: { code: '123456' } };
+}
+
 /** A fresh EU customer's quote waiting for its SCA code (202 PENDING_AUTHORIZATION). */
 async function pendingAuthorization(w: World) {
   const destination = await w.post('/platform/external-accounts', MXN_ACCOUNT());
@@ -224,24 +236,10 @@ export const BASELINES: Record<string, BaselineRow> = {
   getCustomerById: { make: (w) => ({ params: { customerId: w.individual.id } }) },
   updateCustomerById: { make: (w) => ({ params: { customerId: w.individual.id }, body: { customerType: 'INDIVIDUAL', email: 'jordan.rivera@example.org', address: { line1: '1 Main St', city: 'Austin', state: 'TX', postalCode: '78701', country: 'US' } } }) },
   deleteCustomerById: { make: async (w) => ({ params: { customerId: (await w.post('/customers', individualBody('Riley Gone'))).id } }), renew: 'success' },
-  sendCustomerEmailVerification: { make: async (w) => ({ params: { customerId: (await w.post('/customers', individualBody('Noa Weber', { address: berlin, nationality: 'DE', phoneNumber: '+4915123456780' }))).id } }), renew: 'success' },
-  confirmCustomerEmailVerification: {
-    make: async (w) => {
-      const customer = await w.post('/customers', individualBody('Ida Brandt', { address: berlin, nationality: 'DE', phoneNumber: '+4915123456781' }));
-      await w.post(`/customers/${customer.id}/verify-email`);
-      return { params: { customerId: customer.id }, body: { code: '123456' } };
-    },
-    renew: 'success',
-  },
-  sendCustomerPhoneVerification: { make: async (w) => ({ params: { customerId: (await w.post('/customers', individualBody('Max Keller', { address: berlin, nationality: 'DE', phoneNumber: '+4915123456782' }))).id } }), renew: 'success' },
-  confirmCustomerPhoneVerification: {
-    make: async (w) => {
-      const customer = await w.post('/customers', individualBody('Uwe Roth', { address: berlin, nationality: 'DE', phoneNumber: '+4915123456783' }));
-      await w.post(`/customers/${customer.id}/verify-phone`);
-      return { params: { customerId: customer.id }, body: { code: '123456' } };
-    },
-    renew: 'success',
-  },
+  sendCustomerEmailVerification: { make: async (w) => ({ params: { customerId: (await euContact(w)).id } }), renew: 'success' },
+  confirmCustomerEmailVerification: { make: (w) => codeSent(w, 'email'), renew: 'success' },
+  sendCustomerPhoneVerification: { make: async (w) => ({ params: { customerId: (await euContact(w)).id } }), renew: 'success' },
+  confirmCustomerPhoneVerification: { make: (w) => codeSent(w, 'phone'), renew: 'success' },
   uploadCustomersCsv: {
     make: () => ({
       form: {
