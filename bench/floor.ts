@@ -19,14 +19,26 @@ const file = process.env.FLOOR_DB;
 if (file === undefined) throw new Error('FLOOR_DB is not set');
 const auth = process.env.FLOOR_AUTH ?? '';
 const db = new (loadSqlite().driver)(file);
-for (const pragma of ['locking_mode = EXCLUSIVE', 'journal_mode = WAL', 'synchronous = NORMAL', 'foreign_keys = ON', 'temp_store = MEMORY', 'cache_size = -16000', 'wal_autocheckpoint = 40000']) {
+for (const pragma of [
+  'locking_mode = EXCLUSIVE',
+  'journal_mode = WAL',
+  'synchronous = NORMAL',
+  'foreign_keys = ON',
+  'temp_store = MEMORY',
+  'cache_size = -16000',
+  'wal_autocheckpoint = 40000',
+]) {
   db.pragma(pragma);
 }
 
 // The transfer the bench made, as templates for the rows and event bodies.
 const platform = db.prepare('SELECT id FROM platforms').pluck().get() as string;
-const template = db.prepare("SELECT * FROM transactions WHERE type = 'OUTGOING' LIMIT 1").get() as Record<string, unknown>;
-const eventData = (type: string) => db.prepare('SELECT data FROM events WHERE type = ? ORDER BY id DESC LIMIT 1').pluck().get(type) as string;
+const template = db.prepare("SELECT * FROM transactions WHERE type = 'OUTGOING' LIMIT 1").get() as Record<
+  string,
+  unknown
+>;
+const eventData = (type: string) =>
+  db.prepare('SELECT data FROM events WHERE type = ? ORDER BY id DESC LIMIT 1').pluck().get(type) as string;
 const processing = eventData('OUTGOING_PAYMENT.PROCESSING');
 const completed = eventData('OUTGOING_PAYMENT.COMPLETED');
 const balanceUpdated = eventData('INTERNAL_ACCOUNT.BALANCE_UPDATED');
@@ -34,20 +46,38 @@ const columns = Object.keys(template);
 const withId = (data: string, id: string) => data.replace(/Transaction:[0-9a-f-]{36}/, id);
 
 const statements = {
-  findKey: db.prepare('SELECT request_hash, response_status, response_body FROM idempotency_keys WHERE platform_id = ? AND operation_id = ? AND key = ?'),
-  claimKey: db.prepare("INSERT INTO idempotency_keys (platform_id, operation_id, key, request_hash, response_status, response_body, created_at) VALUES (?, ?, ?, ?, 0, '', ?)"),
-  completeKey: db.prepare('UPDATE idempotency_keys SET response_status = ?, response_body = ? WHERE platform_id = ? AND operation_id = ? AND key = ?'),
+  findKey: db.prepare(
+    'SELECT request_hash, response_status, response_body FROM idempotency_keys WHERE platform_id = ? AND operation_id = ? AND key = ?',
+  ),
+  claimKey: db.prepare(
+    "INSERT INTO idempotency_keys (platform_id, operation_id, key, request_hash, response_status, response_body, created_at) VALUES (?, ?, ?, ?, 0, '', ?)",
+  ),
+  completeKey: db.prepare(
+    'UPDATE idempotency_keys SET response_status = ?, response_body = ? WHERE platform_id = ? AND operation_id = ? AND key = ?',
+  ),
   internal: db.prepare(
     'SELECT internal_accounts.*, CAST(ledger_accounts.available AS TEXT) AS available, CAST(ledger_accounts.held AS TEXT) AS held FROM internal_accounts ' +
       'JOIN ledger_accounts ON ledger_accounts.id = internal_accounts.id WHERE internal_accounts.platform_id = ? AND internal_accounts.id = ?',
   ),
   external: db.prepare('SELECT * FROM external_accounts WHERE platform_id = ? AND id = ? AND deleted_at IS NULL'),
   config: db.prepare('SELECT config FROM platforms WHERE id = ?').pluck(),
-  transaction: db.prepare(`INSERT INTO transactions (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`),
-  postings: db.prepare(`INSERT INTO ledger_postings (id, platform_id, currency, kind, transaction_id, created_at) VALUES ${['(?, ?, ?, ?, ?, ?)', '(?, ?, ?, ?, ?, ?)'].join(', ')}`),
-  entries: db.prepare(`INSERT INTO ledger_entries (posting_id, line, platform_id, account_id, bucket, currency, amount) VALUES ${Array(4).fill('(?, ?, ?, ?, ?, ?, ?)').join(', ')}`),
-  balance: db.prepare('UPDATE ledger_accounts SET available = available + ?, updated_at = ? WHERE id = ? AND available + ? >= 0 RETURNING CAST(available AS TEXT)').pluck(),
-  events: db.prepare(`INSERT INTO events (id, platform_id, type, resource_id, data, created_at) VALUES ${Array(3).fill('(?, ?, ?, ?, ?, ?)').join(', ')}`),
+  transaction: db.prepare(
+    `INSERT INTO transactions (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+  ),
+  postings: db.prepare(
+    `INSERT INTO ledger_postings (id, platform_id, currency, kind, transaction_id, created_at) VALUES ${['(?, ?, ?, ?, ?, ?)', '(?, ?, ?, ?, ?, ?)'].join(', ')}`,
+  ),
+  entries: db.prepare(
+    `INSERT INTO ledger_entries (posting_id, line, platform_id, account_id, bucket, currency, amount) VALUES ${Array(4).fill('(?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+  ),
+  balance: db
+    .prepare(
+      'UPDATE ledger_accounts SET available = available + ?, updated_at = ? WHERE id = ? AND available + ? >= 0 RETURNING CAST(available AS TEXT)',
+    )
+    .pluck(),
+  events: db.prepare(
+    `INSERT INTO events (id, platform_id, type, resource_id, data, created_at) VALUES ${Array(3).fill('(?, ?, ?, ?, ?, ?)').join(', ')}`,
+  ),
   begin: db.prepare('BEGIN'),
   commit: db.prepare('COMMIT'),
   savepoint: db.prepare('SAVEPOINT floor'),
@@ -56,7 +86,8 @@ const statements = {
 };
 
 let sequence = Date.now() * 1000;
-const newId = (type: string) => `${type}:${(sequence++).toString(16).padStart(12, '0').slice(-12)}-0000-7000-8000-${randomUUID().slice(-12)}`;
+const newId = (type: string) =>
+  `${type}:${(sequence++).toString(16).padStart(12, '0').slice(-12)}-0000-7000-8000-${randomUUID().slice(-12)}`;
 
 interface Body {
   source: { accountId: string };
@@ -66,7 +97,9 @@ interface Body {
 
 function transferOut(body: Body, key: string): string {
   const now = new Date().toISOString();
-  const hash = createHash('sha256').update(JSON.stringify(['createTransferOut', body])).digest('hex');
+  const hash = createHash('sha256')
+    .update(JSON.stringify(['createTransferOut', body]))
+    .digest('hex');
   const stored = statements.findKey.get(platform, 'createTransferOut', key) as { response_body: string } | undefined;
   if (stored !== undefined) return stored.response_body;
   statements.claimKey.run(platform, 'createTransferOut', key, hash, now);
@@ -76,21 +109,65 @@ function transferOut(body: Body, key: string): string {
   if (internal === undefined || external === undefined) throw new Error('unknown account');
   const id = newId('Transaction');
   const fresh: Record<string, unknown> = { id, reference: `RY${id.replace(/-/g, '').slice(-12).toUpperCase()}` };
-  statements.transaction.run(...columns.map((c) => (c in fresh ? fresh[c] : c.endsWith('_at') && template[c] !== null ? now : template[c])));
+  statements.transaction.run(
+    ...columns.map((c) => (c in fresh ? fresh[c] : c.endsWith('_at') && template[c] !== null ? now : template[c])),
+  );
   const hold = newId('Posting');
   const settle = newId('Posting');
   statements.postings.run(hold, platform, 'USD', 'HOLD', id, now, settle, platform, 'USD', 'SETTLE', id, now);
   const rails = `LedgerAccount:EXTERNAL_RAILS:USD:${platform}`;
   statements.entries.run(
-    hold, 1, platform, internal.id, 'AVAILABLE', 'USD', -body.amount, hold, 2, platform, internal.id, 'HELD', 'USD', body.amount,
-    settle, 1, platform, internal.id, 'HELD', 'USD', -body.amount, settle, 2, platform, rails, 'AVAILABLE', 'USD', body.amount,
+    hold,
+    1,
+    platform,
+    internal.id,
+    'AVAILABLE',
+    'USD',
+    -body.amount,
+    hold,
+    2,
+    platform,
+    internal.id,
+    'HELD',
+    'USD',
+    body.amount,
+    settle,
+    1,
+    platform,
+    internal.id,
+    'HELD',
+    'USD',
+    -body.amount,
+    settle,
+    2,
+    platform,
+    rails,
+    'AVAILABLE',
+    'USD',
+    body.amount,
   );
-  if (statements.balance.get(-body.amount, now, internal.id, -body.amount) === undefined) throw new Error('insufficient funds');
+  if (statements.balance.get(-body.amount, now, internal.id, -body.amount) === undefined)
+    throw new Error('insufficient funds');
   const response = withId(completed, id);
   statements.events.run(
-    newId('Webhook'), platform, 'OUTGOING_PAYMENT.PROCESSING', id, withId(processing, id), now,
-    newId('Webhook'), platform, 'OUTGOING_PAYMENT.COMPLETED', id, response, now,
-    newId('Webhook'), platform, 'INTERNAL_ACCOUNT.BALANCE_UPDATED', internal.id, balanceUpdated, now,
+    newId('Webhook'),
+    platform,
+    'OUTGOING_PAYMENT.PROCESSING',
+    id,
+    withId(processing, id),
+    now,
+    newId('Webhook'),
+    platform,
+    'OUTGOING_PAYMENT.COMPLETED',
+    id,
+    response,
+    now,
+    newId('Webhook'),
+    platform,
+    'INTERNAL_ACCOUNT.BALANCE_UPDATED',
+    internal.id,
+    balanceUpdated,
+    now,
   );
   statements.completeKey.run(201, response, platform, 'createTransferOut', key);
   return response;
@@ -134,22 +211,36 @@ function runBatch(): void {
 
 const accountRef = { type: 'object', required: ['accountId'], properties: { accountId: { type: 'string' } } } as const;
 const app = Fastify({ logger: false });
-app.post('/transfer-out', {
-  schema: { body: { type: 'object', required: ['source', 'destination', 'amount'], properties: { source: accountRef, destination: accountRef, amount: { type: 'integer', minimum: 1 } } } },
-}, async (request, reply) => {
-  if (request.headers.authorization !== auth) return reply.code(401).send({ code: 'UNAUTHORIZED' });
-  const payload = await new Promise<string>((resolve, reject) => {
-    queue.push({ body: request.body as Body, key: String(request.headers['idempotency-key']), resolve, reject });
-    if (!scheduled) {
-      scheduled = true;
-      setImmediate(runBatch);
-    }
-  });
-  return reply.code(201).type('application/json; charset=utf-8').send(payload);
-});
+app.post(
+  '/transfer-out',
+  {
+    schema: {
+      body: {
+        type: 'object',
+        required: ['source', 'destination', 'amount'],
+        properties: { source: accountRef, destination: accountRef, amount: { type: 'integer', minimum: 1 } },
+      },
+    },
+  },
+  async (request, reply) => {
+    if (request.headers.authorization !== auth) return reply.code(401).send({ code: 'UNAUTHORIZED' });
+    const payload = await new Promise<string>((resolve, reject) => {
+      queue.push({ body: request.body as Body, key: String(request.headers['idempotency-key']), resolve, reject });
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(runBatch);
+      }
+    });
+    return reply.code(201).type('application/json; charset=utf-8').send(payload);
+  },
+);
 const address = await app.listen({ host: '127.0.0.1', port: 0 });
 process.stdout.write(`floor listening ${address}\n`);
-process.on('SIGTERM', () => void app.close().then(() => {
-  db.close();
-  process.exit(0);
-}));
+process.on(
+  'SIGTERM',
+  () =>
+    void app.close().then(() => {
+      db.close();
+      process.exit(0);
+    }),
+);

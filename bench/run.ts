@@ -66,7 +66,9 @@ async function startBaseline(): Promise<{ child: ChildProcess; origin: string }>
   return { child, origin: /baseline listening (\S+)/.exec(out)![1]! };
 }
 
-async function startRailyard(options: { embedded?: boolean } = {}): Promise<{ child: ChildProcess; info: ServerInfo; dataDir: string }> {
+async function startRailyard(
+  options: { embedded?: boolean } = {},
+): Promise<{ child: ChildProcess; info: ServerInfo; dataDir: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'railyard-bench-'));
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', LOG_LEVEL: 'warn', DATA_DIR: dataDir };
   delete env.RAILYARD_RECORD;
@@ -114,13 +116,19 @@ async function transferOutFloor(): Promise<autocannon.Result> {
     source = (await get(seed.info, '/platform/internal-accounts?currency=USD')).data[0].id as string;
     await post(seed.info, `/sandbox/internal-accounts/${source}/fund`, { amount: 100_000_000_000 });
     destination = (await post(seed.info, '/platform/external-accounts', usdAccount(`${digits(9)}000`))).id as string;
-    await post(seed.info, '/transfer-out', { source: { accountId: source }, destination: { accountId: destination }, amount: 1 });
+    await post(seed.info, '/transfer-out', {
+      source: { accountId: source },
+      destination: { accountId: destination },
+      amount: 1,
+    });
   } finally {
     seed.child.kill('SIGTERM');
     await stopped(seed.child);
   }
   const auth = 'Basic floor';
-  const child = spawn(process.execPath, [join(here, 'floor.js')], { env: { ...process.env, FLOOR_DB: join(seed.dataDir, 'railyard.sqlite'), FLOOR_AUTH: auth } });
+  const child = spawn(process.execPath, [join(here, 'floor.js')], {
+    env: { ...process.env, FLOOR_DB: join(seed.dataDir, 'railyard.sqlite'), FLOOR_AUTH: auth },
+  });
   try {
     const out = await waitForLine(child, /floor listening (\S+)/, 'floor');
     const origin = /floor listening (\S+)/.exec(out)![1]!;
@@ -130,7 +138,15 @@ async function transferOutFloor(): Promise<autocannon.Result> {
       url: `${origin}/transfer-out`,
       method: 'POST',
       headers: { authorization: auth, 'content-type': 'application/json' },
-      requests: [{ setupRequest: (request) => ({ ...request, body, headers: { ...request.headers, 'idempotency-key': `floor-${sequence++}` } }) }],
+      requests: [
+        {
+          setupRequest: (request) => ({
+            ...request,
+            body,
+            headers: { ...request.headers, 'idempotency-key': `floor-${sequence++}` },
+          }),
+        },
+      ],
     };
     await run(options, warmupSeconds);
     return await run(options, durationSeconds);
@@ -188,7 +204,10 @@ const SCENARIOS: Scenario[] = [
     target: { ratioMin: 0.4, p99MaxMs: 15 },
     async prepare(server) {
       const account = await post(server, '/platform/external-accounts', usdAccount(`${digits(9)}000`));
-      return { url: `${server.baseUrl}/platform/external-accounts/${account.id}`, headers: { authorization: server.auth } };
+      return {
+        url: `${server.baseUrl}/platform/external-accounts/${account.id}`,
+        headers: { authorization: server.auth },
+      };
     },
   },
   {
@@ -201,7 +220,9 @@ const SCENARIOS: Scenario[] = [
         method: 'POST',
         headers: { authorization: server.auth, 'content-type': 'application/json' },
         // Every request registers a new account number (ending in 000, no sandbox scenario).
-        requests: [{ setupRequest: (request) => ({ ...request, body: JSON.stringify(usdAccount(`${digits(13)}000`)) }) }],
+        requests: [
+          { setupRequest: (request) => ({ ...request, body: JSON.stringify(usdAccount(`${digits(13)}000`)) }) },
+        ],
       };
     },
   },
@@ -215,14 +236,26 @@ const SCENARIOS: Scenario[] = [
       // Enough for every transfer of the run: each one sends 1 cent.
       await post(server, `/sandbox/internal-accounts/${source}/fund`, { amount: 100_000_000_000 });
       const destination = await post(server, '/platform/external-accounts', usdAccount(`${digits(9)}000`));
-      const body = JSON.stringify({ source: { accountId: source }, destination: { accountId: destination.id }, amount: 1 });
+      const body = JSON.stringify({
+        source: { accountId: source },
+        destination: { accountId: destination.id },
+        amount: 1,
+      });
       let sequence = 0;
       return {
         url: `${server.baseUrl}/transfer-out`,
         method: 'POST',
         headers: { authorization: server.auth, 'content-type': 'application/json' },
         // The success path (suffix 000), each request with its own Idempotency-Key.
-        requests: [{ setupRequest: (request) => ({ ...request, body, headers: { ...request.headers, 'idempotency-key': `bench-${sequence++}` } }) }],
+        requests: [
+          {
+            setupRequest: (request) => ({
+              ...request,
+              body,
+              headers: { ...request.headers, 'idempotency-key': `bench-${sequence++}` },
+            }),
+          },
+        ],
       };
     },
   },
@@ -274,7 +307,12 @@ SCENARIOS.push(
     target: { ratioMin: 0.2, p99MaxMs: 25 },
     async prepare(server) {
       const body = await quoteCorridor(server);
-      return { url: `${server.baseUrl}/quotes`, method: 'POST', headers: { authorization: server.auth, 'content-type': 'application/json' }, body };
+      return {
+        url: `${server.baseUrl}/quotes`,
+        method: 'POST',
+        headers: { authorization: server.auth, 'content-type': 'application/json' },
+        body,
+      };
     },
   },
   {
@@ -284,7 +322,12 @@ SCENARIOS.push(
     async prepare(server) {
       // One request creates the quote and executes it: hold, conversion, payout, events.
       const body = JSON.stringify({ ...JSON.parse(await quoteCorridor(server)), immediatelyExecute: true });
-      return { url: `${server.baseUrl}/quotes`, method: 'POST', headers: { authorization: server.auth, 'content-type': 'application/json' }, body };
+      return {
+        url: `${server.baseUrl}/quotes`,
+        method: 'POST',
+        headers: { authorization: server.auth, 'content-type': 'application/json' },
+        body,
+      };
     },
   },
 );
@@ -357,7 +400,13 @@ async function startWebhookReceiver(): Promise<WebhookReceiver> {
   };
 }
 
-async function send(server: ServerInfo, method: string, path: string, body: unknown, prefix = server.baseUrl): Promise<any> {
+async function send(
+  server: ServerInfo,
+  method: string,
+  path: string,
+  body: unknown,
+  prefix = server.baseUrl,
+): Promise<any> {
   const reply = await fetch(`${prefix}${path}`, {
     method,
     headers: { authorization: server.auth, 'content-type': 'application/json' },
@@ -401,13 +450,25 @@ async function webhookLatency(server: ServerInfo): Promise<WebhookLatency[]> {
     const source = list.data[0].id as string;
     await post(server, `/sandbox/internal-accounts/${source}/fund`, { amount: 100_000_000_000 });
     const destination = await post(server, '/platform/external-accounts', usdAccount(`${digits(9)}000`));
-    const body = JSON.stringify({ source: { accountId: source }, destination: { accountId: destination.id }, amount: 1 });
+    const body = JSON.stringify({
+      source: { accountId: source },
+      destination: { accountId: destination.id },
+      amount: 1,
+    });
     let sequence = 0;
     const options: autocannon.Options = {
       url: `${server.baseUrl}/transfer-out`,
       method: 'POST',
       headers: { authorization: server.auth, 'content-type': 'application/json' },
-      requests: [{ setupRequest: (request) => ({ ...request, body, headers: { ...request.headers, 'idempotency-key': `bench-webhook-${sequence++}` } }) }],
+      requests: [
+        {
+          setupRequest: (request) => ({
+            ...request,
+            body,
+            headers: { ...request.headers, 'idempotency-key': `bench-webhook-${sequence++}` },
+          }),
+        },
+      ],
     };
     await run(options, warmupSeconds);
     const measure = async (load: string, rate: number | undefined): Promise<WebhookLatency> => {
@@ -461,14 +522,25 @@ async function main(): Promise<void> {
   try {
     const baselineOptions = {
       GET: { url: `${baseline.origin}/ping` },
-      POST: { url: `${baseline.origin}/echo`, method: 'POST' as const, headers: { 'content-type': 'application/json' }, body: JSON.stringify(usdAccount('123456789012')) },
+      POST: {
+        url: `${baseline.origin}/echo`,
+        method: 'POST' as const,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(usdAccount('123456789012')),
+      },
     };
     const baselineRps: Record<string, number> = {};
     for (const kind of ['GET', 'POST'] as const) {
       await run(baselineOptions[kind], warmupSeconds);
       const result = await run(baselineOptions[kind], durationSeconds);
       baselineRps[kind] = result.requests.average;
-      rows.push({ name: `baseline ${kind} (bare Fastify)`, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx });
+      rows.push({
+        name: `baseline ${kind} (bare Fastify)`,
+        rps: result.requests.average,
+        p50: result.latency.p50,
+        p99: result.latency.p99,
+        errors: result.errors + result.non2xx,
+      });
     }
     for (const scenario of SCENARIOS) {
       if (filter && !scenario.name.includes(filter)) continue;
@@ -503,9 +575,13 @@ async function main(): Promise<void> {
     const webhook = !filter || WEBHOOK_SCENARIO.includes(filter) ? await webhookLatency(railyard.info) : undefined;
     const rssAfterWebhooks = webhook === undefined ? undefined : rssMb(railyard.child.pid!);
     const store = databaseUrl ? 'PostgreSQL' : 'SQLite (embedded)';
-    console.log(`\nrailyard bench: ${store}, ${connections} connections, ${durationSeconds} s per scenario after ${warmupSeconds} s warm-up, server LOG_LEVEL=warn\n`);
+    console.log(
+      `\nrailyard bench: ${store}, ${connections} connections, ${durationSeconds} s per scenario after ${warmupSeconds} s warm-up, server LOG_LEVEL=warn\n`,
+    );
     // RSS: the server's resident memory right after that scenario (scenarios run in this order, one server).
-    console.log(`${'scenario'.padEnd(44)}${'req/s'.padStart(10)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'ratio'.padStart(8)}${'errors'.padStart(8)}${'RSS MB'.padStart(8)}  target`);
+    console.log(
+      `${'scenario'.padEnd(44)}${'req/s'.padStart(10)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'ratio'.padStart(8)}${'errors'.padStart(8)}${'RSS MB'.padStart(8)}  target`,
+    );
     let failed = false;
     for (const row of rows) {
       let verdict = '';
@@ -519,7 +595,9 @@ async function main(): Promise<void> {
       );
     }
     if (webhook !== undefined) {
-      console.log(`\n${WEBHOOK_SCENARIO} (load: successful transfer-outs, each recording its payment and balance events; responsive receiver)`);
+      console.log(
+        `\n${WEBHOOK_SCENARIO} (load: successful transfer-outs, each recording its payment and balance events; responsive receiver)`,
+      );
       for (const [i, row] of webhook.entries()) {
         // The target is set for the embedded store under steady load; the saturating run
         // (where the event's own request waits its turn, before it commits) and PostgreSQL
@@ -535,8 +613,11 @@ async function main(): Promise<void> {
       }
     }
     const rssOk = rss <= 200;
-    console.log(`\nserver RSS after the request scenarios: ${rss.toFixed(0)} MB (target <= 200 MB: ${rssOk ? 'PASS' : 'FAIL'})`);
-    if (rssAfterWebhooks !== undefined) console.log(`server RSS after the webhook scenario: ${rssAfterWebhooks.toFixed(0)} MB`);
+    console.log(
+      `\nserver RSS after the request scenarios: ${rss.toFixed(0)} MB (target <= 200 MB: ${rssOk ? 'PASS' : 'FAIL'})`,
+    );
+    if (rssAfterWebhooks !== undefined)
+      console.log(`server RSS after the webhook scenario: ${rssAfterWebhooks.toFixed(0)} MB`);
     if (failed || !rssOk) process.exitCode = 1;
   } finally {
     railyard.child.kill('SIGTERM');

@@ -4,7 +4,8 @@ import { build } from 'esbuild';
 import { existsSync } from 'node:fs';
 
 const entryPoints = { main: 'src/main.ts' };
-if (existsSync('bench/run.ts')) Object.assign(entryPoints, { bench: 'bench/run.ts', baseline: 'bench/baseline.ts', floor: 'bench/floor.ts' });
+if (existsSync('bench/run.ts'))
+  Object.assign(entryPoints, { bench: 'bench/run.ts', baseline: 'bench/baseline.ts', floor: 'bench/floor.ts' });
 
 await build({
   entryPoints,

@@ -3,13 +3,24 @@
 // and the tests both build the server through here, so they run the same thing.
 
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyPluginAsync,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import sjson from 'secure-json-parse';
 import { ADMIN_PREFIX, BASE_PATH } from './config.js';
 import { authenticate, cachedPrincipal, checkPermission, type Principal } from './http/auth.js';
 import type { Ctx, Deps, Permission } from './http/context.js';
-import { answerClientError, answerFrameworkError, installErrorHandling, installStatusCheck } from './http/error-handler.js';
+import {
+  answerClientError,
+  answerFrameworkError,
+  installErrorHandling,
+  installStatusCheck,
+} from './http/error-handler.js';
 import { invalidInput } from './http/errors.js';
 import { OpenApiCollector } from './http/openapi.js';
 import { attachRecorder } from './http/recorder.js';
@@ -77,7 +88,9 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   // Closing the server lets running jobs finish after the last request is answered.
   app.addHook('onClose', async () => jobs.stop());
   const validators = createValidators();
-  app.setValidatorCompiler(({ schema, httpPart }) => validators.compile(schema as never, httpPart === 'body' ? 'body' : 'text'));
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    validators.compile(schema as never, httpPart === 'body' ? 'body' : 'text'),
+  );
   app.setSerializerCompiler(({ schema }) => {
     if (!deps.config.validateResponses) return (data) => JSON.stringify(data);
     const validate = validators.compile(schema as never, 'body');
@@ -164,7 +177,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   // An operation whose body is optional sees an absent body as {} (so it validates as one).
   const optionalBody = async (request: import('fastify').FastifyRequest) => {
     const schema = request.routeOptions.schema;
-    if (request.body === undefined && isOperationSchema(schema) && schema['x-body-optional'] === true) request.body = {};
+    if (request.body === undefined && isOperationSchema(schema) && schema['x-body-optional'] === true)
+      request.body = {};
   };
 
   await app.register(

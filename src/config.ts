@@ -42,8 +42,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`LOG_LEVEL must be one of ${[...LOG_LEVELS].join(', ')}, got "${logLevel}"`);
   }
   const webhookTimeoutMs = env.RAILYARD_WEBHOOK_TIMEOUT_MS ? Number(env.RAILYARD_WEBHOOK_TIMEOUT_MS) : undefined;
-  if (webhookTimeoutMs !== undefined && (!Number.isInteger(webhookTimeoutMs) || webhookTimeoutMs < 1 || webhookTimeoutMs > 30_000)) {
-    throw new ConfigError(`RAILYARD_WEBHOOK_TIMEOUT_MS must be an integer between 1 and 30000, got "${env.RAILYARD_WEBHOOK_TIMEOUT_MS}"`);
+  if (
+    webhookTimeoutMs !== undefined &&
+    (!Number.isInteger(webhookTimeoutMs) || webhookTimeoutMs < 1 || webhookTimeoutMs > 30_000)
+  ) {
+    throw new ConfigError(
+      `RAILYARD_WEBHOOK_TIMEOUT_MS must be an integer between 1 and 30000, got "${env.RAILYARD_WEBHOOK_TIMEOUT_MS}"`,
+    );
   }
   const clientId = env.GRID_CLIENT_ID || undefined;
   const clientSecret = env.GRID_CLIENT_SECRET || undefined;

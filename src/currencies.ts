@@ -12,8 +12,20 @@ export interface CurrencyInfo {
   crypto: boolean;
 }
 
-const fiat = (code: string, name: string, symbol: string, decimals = 2): CurrencyInfo => ({ code, name, symbol, decimals, crypto: false });
-const crypto = (code: string, name: string, symbol: string, decimals: number): CurrencyInfo => ({ code, name, symbol, decimals, crypto: true });
+const fiat = (code: string, name: string, symbol: string, decimals = 2): CurrencyInfo => ({
+  code,
+  name,
+  symbol,
+  decimals,
+  crypto: false,
+});
+const crypto = (code: string, name: string, symbol: string, decimals: number): CurrencyInfo => ({
+  code,
+  name,
+  symbol,
+  decimals,
+  crypto: true,
+});
 
 export const CURRENCIES: readonly CurrencyInfo[] = [
   fiat('AED', 'UAE Dirham', 'د.إ'),

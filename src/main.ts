@@ -73,11 +73,20 @@ async function recallSecret(deps: Deps, platformId: string, clientId: string): P
 async function start(config: Config): Promise<void> {
   const startedAt = process.hrtime.bigint();
   const db = await openStore(config);
-  const deps: Deps = { config, db, clock: systemClock, authCache: db.dialect === 'sqlite' ? new AuthCache() : undefined };
+  const deps: Deps = {
+    config,
+    db,
+    clock: systemClock,
+    authCache: db.dialect === 'sqlite' ? new AuthCache() : undefined,
+  };
   const boot = await bootstrap(deps);
   const file = credentialsFile(config);
   if (boot.created && boot.clientSecret !== undefined && file !== undefined && config.clientId === undefined) {
-    const saved: SavedCredentials = { platformId: boot.platformId, clientId: boot.clientId, clientSecret: boot.clientSecret };
+    const saved: SavedCredentials = {
+      platformId: boot.platformId,
+      clientId: boot.clientId,
+      clientSecret: boot.clientSecret,
+    };
     writeFileSync(file, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600 });
   }
   const secret = boot.clientSecret ?? (await recallSecret(deps, boot.platformId, boot.clientId));
@@ -89,8 +98,12 @@ async function start(config: Config): Promise<void> {
   } catch (err) {
     await db.close();
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new StartupError(`cannot listen on ${config.host}:${config.port}: the port is already in use (set PORT to another one)`);
-    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new StartupError(`cannot listen on ${config.host}: no such local address (check HOST)`);
+    if (code === 'EADDRINUSE')
+      throw new StartupError(
+        `cannot listen on ${config.host}:${config.port}: the port is already in use (set PORT to another one)`,
+      );
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
+      throw new StartupError(`cannot listen on ${config.host}: no such local address (check HOST)`);
     if (code === 'EACCES') throw new StartupError(`cannot listen on ${config.host}:${config.port}: permission denied`);
     throw err;
   }
@@ -133,7 +146,10 @@ async function start(config: Config): Promise<void> {
       `  Client secret  ${secret ?? '(not recoverable: set GRID_CLIENT_ID and GRID_CLIENT_SECRET, or run `npx railyard platform create`)'}`,
       `  Health         http://${host}:${port}/health`,
       '  Webhook signing public key (also at GET /_railyard/webhook-public-key):',
-      ...publicKey.trim().split('\n').map((line) => `    ${line}`),
+      ...publicKey
+        .trim()
+        .split('\n')
+        .map((line) => `    ${line}`),
       '',
     ].join('\n') + '\n',
   );
@@ -153,10 +169,13 @@ async function platformCreate(config: Config, args: string[]): Promise<void> {
   });
   const db = await openStore(config);
   try {
-    const created = await createPlatform({ config, db, clock: systemClock }, {
-      name: values.name ?? 'Sandbox platform',
-      counterpartyRules: values['counterparty-rules'] ?? false,
-    });
+    const created = await createPlatform(
+      { config, db, clock: systemClock },
+      {
+        name: values.name ?? 'Sandbox platform',
+        counterpartyRules: values['counterparty-rules'] ?? false,
+      },
+    );
     process.stdout.write(
       `${JSON.stringify({ platformId: created.platformId, clientId: created.token.clientId, clientSecret: created.token.clientSecret, tokenId: created.token.id }, null, 2)}\n`,
     );
@@ -187,7 +206,8 @@ async function main(argv: string[]): Promise<void> {
     else fail(`unknown command "${argv.join(' ')}"\n${USAGE}`);
   } catch (err) {
     if (err instanceof StartupError) fail(err.message);
-    if (err instanceof TypeError && (err as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') fail(err.message);
+    if (err instanceof TypeError && (err as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION')
+      fail(err.message);
     throw err;
   }
 }

@@ -15,7 +15,16 @@ afterEach(() => {
 
 function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env = { ...process.env };
-  for (const key of ['DATABASE_URL', 'RAILYARD_RECORD', 'GRID_CLIENT_ID', 'GRID_CLIENT_SECRET', 'PORT', 'HOST', 'DATA_DIR']) delete env[key];
+  for (const key of [
+    'DATABASE_URL',
+    'RAILYARD_RECORD',
+    'GRID_CLIENT_ID',
+    'GRID_CLIENT_SECRET',
+    'PORT',
+    'HOST',
+    'DATA_DIR',
+  ])
+    delete env[key];
   return { ...env, LOG_LEVEL: 'info', ...extra };
 }
 
@@ -52,7 +61,14 @@ async function startServer(env: Record<string, string>): Promise<Started> {
   }
   const readyAfterMs = performance.now() - spawnedAt;
   const field = (label: string) => new RegExp(`${label}\\s+(\\S+)`).exec(out)?.[1] ?? '';
-  return { child, output: () => out, baseUrl: field('Base URL'), clientId: field('Client ID'), clientSecret: field('Client secret'), readyAfterMs };
+  return {
+    child,
+    output: () => out,
+    baseUrl: field('Base URL'),
+    clientId: field('Client ID'),
+    clientSecret: field('Client secret'),
+    readyAfterMs,
+  };
 }
 
 function authHeader(id: string, secret: string) {
@@ -73,15 +89,22 @@ describe('railyard start', () => {
     expect(server.output()).toMatch(/BEGIN PUBLIC KEY/);
     // Process start to serving, including Node's own start-up.
     expect(server.readyAfterMs).toBeLessThan(3000);
-    const config = await fetch(`${server.baseUrl}/config`, { headers: authHeader(server.clientId, server.clientSecret) });
+    const config = await fetch(`${server.baseUrl}/config`, {
+      headers: authHeader(server.clientId, server.clientSecret),
+    });
     expect(config.status).toBe(200);
     const saved = JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8'));
     expect(saved.clientSecret).toBe(server.clientSecret);
 
     // Structured logs carry a request id per request.
-    await fetch(`${server.baseUrl}/config`, { headers: { ...authHeader(server.clientId, server.clientSecret), 'x-request-id': 'log-me-42' } });
+    await fetch(`${server.baseUrl}/config`, {
+      headers: { ...authHeader(server.clientId, server.clientSecret), 'x-request-id': 'log-me-42' },
+    });
     await new Promise((r) => setTimeout(r, 100));
-    const logLine = server.output().split('\n').find((line) => line.includes('log-me-42'));
+    const logLine = server
+      .output()
+      .split('\n')
+      .find((line) => line.includes('log-me-42'));
     expect(JSON.parse(logLine!)).toMatchObject({ reqId: 'log-me-42', service: 'railyard' });
 
     server.child.kill('SIGTERM');
@@ -97,10 +120,17 @@ describe('railyard start', () => {
 
   it('uses GRID_CLIENT_ID and GRID_CLIENT_SECRET when they are set', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'railyard-'));
-    const env = { DATA_DIR: dataDir, PORT: String(await freePort()), GRID_CLIENT_ID: 'team-sandbox-client', GRID_CLIENT_SECRET: 'a-long-enough-shared-secret' };
+    const env = {
+      DATA_DIR: dataDir,
+      PORT: String(await freePort()),
+      GRID_CLIENT_ID: 'team-sandbox-client',
+      GRID_CLIENT_SECRET: 'a-long-enough-shared-secret',
+    };
     const server = await startServer(env);
     expect(server.clientId).toBe('team-sandbox-client');
-    const reply = await fetch(`${server.baseUrl}/tokens`, { headers: authHeader('team-sandbox-client', 'a-long-enough-shared-secret') });
+    const reply = await fetch(`${server.baseUrl}/tokens`, {
+      headers: authHeader('team-sandbox-client', 'a-long-enough-shared-secret'),
+    });
     expect(reply.status).toBe(200);
   });
 
@@ -114,7 +144,11 @@ describe('railyard start', () => {
     let firstAnswered!: () => void;
     const working = new Promise<void>((resolve) => (firstAnswered = resolve));
     const inFlight = Array.from({ length: 100 }, () =>
-      fetch(`${server.baseUrl}/tokens`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body }).then((r) => {
+      fetch(`${server.baseUrl}/tokens`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body,
+      }).then((r) => {
         firstAnswered();
         return r.status;
       }),
@@ -142,7 +176,9 @@ describe('start-up errors', () => {
     try {
       const result = runOnce({ DATA_DIR: mkdtempSync(join(tmpdir(), 'railyard-')), PORT: String(port) });
       expect(result.status).toBe(1);
-      expect(result.stderr.trim().split('\n')).toEqual([`railyard: cannot listen on 127.0.0.1:${port}: the port is already in use (set PORT to another one)`]);
+      expect(result.stderr.trim().split('\n')).toEqual([
+        `railyard: cannot listen on 127.0.0.1:${port}: the port is already in use (set PORT to another one)`,
+      ]);
     } finally {
       blocker.close();
     }
@@ -153,7 +189,9 @@ describe('start-up errors', () => {
     expect(result.status).toBe(1);
     const lines = result.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^railyard: cannot connect to PostgreSQL at postgres:\/\/railyard:\*\*\*@127\.0\.0\.1:9\/railyard: /);
+    expect(lines[0]).toMatch(
+      /^railyard: cannot connect to PostgreSQL at postgres:\/\/railyard:\*\*\*@127\.0\.0\.1:9\/railyard: /,
+    );
     expect(lines[0]).not.toContain('secret');
   });
 
@@ -172,11 +210,16 @@ describe('railyard platform create', () => {
   it('adds a platform whose credentials work and see only its own data', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'railyard-'));
     const created = spawnSync(process.execPath, [MAIN, 'platform', 'create', '--name', 'Second tenant'], {
-      env: cleanEnv({ DATA_DIR: dataDir }), encoding: 'utf8',
+      env: cleanEnv({ DATA_DIR: dataDir }),
+      encoding: 'utf8',
     });
     expect(created.status).toBe(0);
     const tenant = JSON.parse(created.stdout);
-    expect(tenant).toMatchObject({ platformId: expect.stringMatching(/^Platform:/), clientId: expect.any(String), clientSecret: expect.any(String) });
+    expect(tenant).toMatchObject({
+      platformId: expect.stringMatching(/^Platform:/),
+      clientId: expect.any(String),
+      clientSecret: expect.any(String),
+    });
 
     const server = await startServer({ DATA_DIR: dataDir, PORT: String(await freePort()) });
     const own = await fetch(`${server.baseUrl}/config`, { headers: authHeader(tenant.clientId, tenant.clientSecret) });

@@ -82,14 +82,20 @@ function tenant(app: FastifyInstance, credentials: Credentials): Tenant {
     const headers: Record<string, string> = { ...options.headers };
     const auth = options.auth === undefined ? credentials : options.auth;
     if (auth !== null) {
-      headers.authorization ??= 'clientId' in auth ? basic(auth.clientId, auth.clientSecret) : basic(auth.username, auth.password);
+      headers.authorization ??=
+        'clientId' in auth ? basic(auth.clientId, auth.clientSecret) : basic(auth.username, auth.password);
     }
     let payload: string | Buffer | undefined = options.payload;
     if (options.body !== undefined) {
       payload = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';
     }
-    const response = await app.inject({ method: method as 'GET', url: path, headers, ...(payload !== undefined ? { payload } : {}) });
+    const response = await app.inject({
+      method: method as 'GET',
+      url: path,
+      headers,
+      ...(payload !== undefined ? { payload } : {}),
+    });
     let body: unknown = undefined;
     if (response.body !== '') {
       try {
@@ -124,7 +130,12 @@ export async function build(options: BuildOptions = {}): Promise<TestApp> {
   const config = testConfig(options.config);
   const pgSchema = config.databaseUrl ? `t_${randomBytes(6).toString('hex')}` : undefined;
   const db = await openDb({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, pgSchema, pgPoolMax: 10 });
-  const deps: Deps = { config, db, clock: options.clock ?? systemClock, authCache: db.dialect === 'sqlite' ? new AuthCache() : undefined };
+  const deps: Deps = {
+    config,
+    db,
+    clock: options.clock ?? systemClock,
+    authCache: db.dialect === 'sqlite' ? new AuthCache() : undefined,
+  };
   const app = await buildApp(deps, options.extraRoutes ? { extraRoutes: options.extraRoutes } : {});
   const addPlatform = async (counterpartyRules = false) => {
     const created = await createPlatform(deps, { name: 'Test platform', counterpartyRules });

@@ -64,7 +64,12 @@ export function verifySolanaSignature(address: string, message: string, signatur
 export type WalletNetwork = 'EVM' | 'SOLANA' | 'OTHER';
 
 /** Whether `signature` proves control of `address` for `message` on the network. */
-export function verifyWalletSignature(network: WalletNetwork, address: string, message: string, signature: string): boolean {
+export function verifyWalletSignature(
+  network: WalletNetwork,
+  address: string,
+  message: string,
+  signature: string,
+): boolean {
   if (network === 'EVM') return recoverEvmSigner(message, signature) === address.toLowerCase();
   if (network === 'SOLANA') return verifySolanaSignature(address, message, signature);
   return false;

@@ -76,7 +76,11 @@ export function groupCommit(k: Kysely<Database>, prepare: (sql: string) => SQLit
     exec('BEGIN');
     const deadline = performance.now() + BATCH_DURATION_MAX_MS;
     try {
-      for (let count = 0; count < BATCH_TRANSACTIONS_MAX && waiting() > 0 && (count === 0 || performance.now() < deadline); count++) {
+      for (
+        let count = 0;
+        count < BATCH_TRANSACTIONS_MAX && waiting() > 0 && (count === 0 || performance.now() < deadline);
+        count++
+      ) {
         const item = take()!;
         taken.push(item);
         exec('SAVEPOINT railyard_tx');

@@ -12,7 +12,10 @@ export interface StoredResponse {
 
 type KeyParams = { platformId: string; operationId: string; key: string };
 
-const selectRecord = prepare<KeyParams, { request_hash: string; response_status: number | string; response_body: string }>((k, param) =>
+const selectRecord = prepare<
+  KeyParams,
+  { request_hash: string; response_status: number | string; response_body: string }
+>((k, param) =>
   k
     .selectFrom('idempotency_keys')
     .select(['request_hash', 'response_status', 'response_body'])
@@ -21,7 +24,12 @@ const selectRecord = prepare<KeyParams, { request_hash: string; response_status:
     .where('key', '=', param('key')),
 );
 
-export async function findRecord(q: Queryable, platformId: string, operationId: string, key: string): Promise<StoredResponse | undefined> {
+export async function findRecord(
+  q: Queryable,
+  platformId: string,
+  operationId: string,
+  key: string,
+): Promise<StoredResponse | undefined> {
   const row = await selectRecord.first(q, { platformId, operationId, key });
   return row && { requestHash: row.request_hash, status: Number(row.response_status), body: row.response_body };
 }
@@ -39,7 +47,14 @@ const insertRow = prepare<KeyParams & { requestHash: string; now: string }>((k, 
 );
 
 /** Claims the key for this transaction; a concurrent claim of the same key waits, then fails. */
-export async function insertRecord(q: Queryable, platformId: string, operationId: string, key: string, requestHash: string, now: string): Promise<void> {
+export async function insertRecord(
+  q: Queryable,
+  platformId: string,
+  operationId: string,
+  key: string,
+  requestHash: string,
+  now: string,
+): Promise<void> {
   await insertRow.run(q, { platformId, operationId, key, requestHash, now });
 }
 
@@ -52,6 +67,13 @@ const completeRow = prepare<KeyParams & { status: number; body: string }>((k, pa
     .where('key', '=', param('key')),
 );
 
-export async function completeRecord(q: Queryable, platformId: string, operationId: string, key: string, status: number, body: string): Promise<void> {
+export async function completeRecord(
+  q: Queryable,
+  platformId: string,
+  operationId: string,
+  key: string,
+  status: number,
+  body: string,
+): Promise<void> {
   await completeRow.run(q, { platformId, operationId, key, status, body });
 }

@@ -189,7 +189,11 @@ function openSqlite(options: DbOptions): Db {
 
 /** Synchronous execution of compiled SQL on the embedded store (see prepared.ts). */
 export interface DirectExecutor {
-  run(q: Kysely<Database>, sql: string, parameters: readonly unknown[]): { rows: unknown[]; numAffectedRows?: bigint } | undefined;
+  run(
+    q: Kysely<Database>,
+    sql: string,
+    parameters: readonly unknown[],
+  ): { rows: unknown[]; numAffectedRows?: bigint } | undefined;
 }
 
 // Keyed by the dialect's adapter, which a database and its transactions share.

@@ -33,7 +33,11 @@ export async function migrateToLatest(db: Kysely<any>, schema?: string): Promise
   // note: on PostgreSQL the migrator lists the tables of every schema; a schema dropped at
   // that moment (another installation, or another test, on the same database) makes that
   // listing fail with undefined_table. Nothing was applied then, so try again.
-  for (let attempt = 1; error && (error as { code?: string }).code === '42P01' && attempt < migrationAttemptsMax; attempt++) {
+  for (
+    let attempt = 1;
+    error && (error as { code?: string }).code === '42P01' && attempt < migrationAttemptsMax;
+    attempt++
+  ) {
     ({ error, results } = await migrator.migrateToLatest());
   }
   if (error) {

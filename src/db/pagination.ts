@@ -77,7 +77,11 @@ function pageLimit(page: PageRequest): number {
 }
 
 /** Closes a page from up to limit + 1 rows in page order: the extra row only says there is more. */
-function closePage<Row extends { created_at: string; id: string }>(rows: Row[], limit: number, totalCount: number): PageResult<Row> {
+function closePage<Row extends { created_at: string; id: string }>(
+  rows: Row[],
+  limit: number,
+  totalCount: number,
+): PageResult<Row> {
   const hasMore = rows.length > limit;
   if (hasMore) rows.length = limit;
   const last = rows[rows.length - 1];
@@ -146,7 +150,10 @@ export async function paginatePrepared<Row extends { created_at: string; id: str
  * One page of rows held in memory (fixed sandbox directories), with the same order, cursor
  * and page-size rules as paginate().
  */
-export function paginateRows<Row extends { created_at: string; id: string }>(all: readonly Row[], page: PageRequest): PageResult<Row> {
+export function paginateRows<Row extends { created_at: string; id: string }>(
+  all: readonly Row[],
+  page: PageRequest,
+): PageResult<Row> {
   const limit = pageLimit(page);
   const sign = (page.sortOrder ?? 'desc') === 'desc' ? -1 : 1;
   const compare = (a: CursorKey, b: CursorKey) =>

@@ -47,7 +47,11 @@ export function prepare<Params extends object, Row = unknown>(
     }
     return found;
   };
-  const executeValues = async (q: Kysely<Database>, compiled: CompiledQuery, parameters: unknown[]): Promise<QueryResult<Row>> => {
+  const executeValues = async (
+    q: Kysely<Database>,
+    compiled: CompiledQuery,
+    parameters: unknown[],
+  ): Promise<QueryResult<Row>> => {
     // On the embedded store the statement usually runs at once, without a trip through
     // Kysely's connection queue (see directExecutor).
     const direct = directExecutor(q)?.run(q, compiled.sql, parameters);
@@ -56,7 +60,9 @@ export function prepare<Params extends object, Row = unknown>(
   };
   const execute = async (q: Kysely<Database>, params: Params): Promise<QueryResult<Row>> => {
     const { compiled, slots } = plan(q);
-    const parameters = slots.map((slot) => ('name' in slot ? (params as Record<string, unknown>)[slot.name] : slot.value));
+    const parameters = slots.map((slot) =>
+      'name' in slot ? (params as Record<string, unknown>)[slot.name] : slot.value,
+    );
     return executeValues(q, compiled, parameters);
   };
   return {
@@ -80,13 +86,23 @@ export function prepare<Params extends object, Row = unknown>(
  * A prepared insert of several rows at once: one statement per row count up to `rowsMax`,
  * longer lists in chunks of that many. Each row gives its values in the order of `columns`.
  */
-export function preparedInsert<Table extends keyof Database & string>(table: Table, columns: readonly (keyof Database[Table] & string)[], rowsMax = 8) {
+export function preparedInsert<Table extends keyof Database & string>(
+  table: Table,
+  columns: readonly (keyof Database[Table] & string)[],
+  rowsMax = 8,
+) {
   const statements = new Map<number, PreparedQuery<object, unknown>>();
   const statementFor = (count: number) => {
     let statement = statements.get(count);
     if (statement === undefined) {
       statement = prepare<object>((k, param) =>
-        k.insertInto(table).values(Array.from({ length: count }, (_, i) => Object.fromEntries(columns.map((c) => [c, param(`${c}${i}`)]))) as never),
+        k
+          .insertInto(table)
+          .values(
+            Array.from({ length: count }, (_, i) =>
+              Object.fromEntries(columns.map((c) => [c, param(`${c}${i}`)])),
+            ) as never,
+          ),
       );
       statements.set(count, statement);
     }
@@ -95,7 +111,10 @@ export function preparedInsert<Table extends keyof Database & string>(table: Tab
   return {
     /** Inserts one row given as an object with (at least) every column. */
     async one(q: Queryable, row: { [C in (typeof columns)[number]]: unknown }): Promise<void> {
-      await statementFor(1).runValues(q, columns.map((c) => row[c]));
+      await statementFor(1).runValues(
+        q,
+        columns.map((c) => row[c]),
+      );
     },
     /** Inserts rows given as value lists in the order of `columns`. */
     async run(q: Queryable, rows: readonly (readonly unknown[])[]): Promise<void> {

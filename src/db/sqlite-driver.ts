@@ -31,7 +31,9 @@ export function loadSqlite(): { name: SqlitePackage; driver: typeof SQLite } {
     try {
       loaded = { name, driver: require(name) as typeof SQLite };
       if (i > 0) {
-        process.emitWarning(`${candidates[0]} is not installed; better-sqlite3 12 may abort this process under Node ${process.versions.node} (reinstall without --omit=optional)`);
+        process.emitWarning(
+          `${candidates[0]} is not installed; better-sqlite3 12 may abort this process under Node ${process.versions.node} (reinstall without --omit=optional)`,
+        );
       }
       return loaded;
     } catch (err) {

@@ -111,7 +111,13 @@ async function send(deps: Deps, target: store.WebhookTarget, body: Buffer): Prom
   return { ...result, url: target.endpoint };
 }
 
-function attemptRow(delivery: Pick<store.DeliveryRow, 'id' | 'platform_id'>, number: number, trigger: string, startedAt: Date, result: SendResult): store.AttemptRow {
+function attemptRow(
+  delivery: Pick<store.DeliveryRow, 'id' | 'platform_id'>,
+  number: number,
+  trigger: string,
+  startedAt: Date,
+  result: SendResult,
+): store.AttemptRow {
   return {
     id: newId('WebhookAttempt'),
     platform_id: delivery.platform_id,
@@ -160,7 +166,11 @@ async function prepareTry(tx: Tx, job: Job<{ deliveryId: string }>): Promise<Pre
   return { delivery, event, target: await store.webhookTarget(tx, job.platformId) };
 }
 
-async function tryDelivery(job: Job<{ deliveryId: string }>, ctx: JobContext, prepared: Prepared | undefined): Promise<void> {
+async function tryDelivery(
+  job: Job<{ deliveryId: string }>,
+  ctx: JobContext,
+  prepared: Prepared | undefined,
+): Promise<void> {
   if (prepared === undefined) return;
   const { deps, platformId } = ctx;
   const { delivery, event, target } = prepared;
@@ -172,7 +182,14 @@ async function tryDelivery(job: Job<{ deliveryId: string }>, ctx: JobContext, pr
     let status: DeliveryStatus = outcomeOf(result) === 'FAILED' ? 'FAILED' : 'DELIVERED';
     const handler = ANSWER_HANDLERS.get(delivery.type);
     if (handler !== undefined) {
-      const context = { deps, platformId, eventId: delivery.id, resourceId: delivery.resource_id, answer: answerOf(result), now };
+      const context = {
+        deps,
+        platformId,
+        eventId: delivery.id,
+        resourceId: delivery.resource_id,
+        answer: answerOf(result),
+        now,
+      };
       status = (await handler(tx, context)) ?? status;
     }
     if (status === 'FAILED' && !SENT_ONCE.has(delivery.type)) {
@@ -198,7 +215,12 @@ async function tryDelivery(job: Job<{ deliveryId: string }>, ctx: JobContext, pr
 }
 
 /** In the event's transaction: a delivery and its first try, due now, when an endpoint is set. */
-export async function scheduleDelivery(tx: Queryable, event: store.EventRow, now: Date, known?: store.WebhookTarget): Promise<void> {
+export async function scheduleDelivery(
+  tx: Queryable,
+  event: store.EventRow,
+  now: Date,
+  known?: store.WebhookTarget,
+): Promise<void> {
   // `known`: the platform's target, read once in this transaction for several events.
   const target = known ?? (await store.webhookTarget(tx, event.platform_id));
   if (target.endpoint === undefined) return;
@@ -238,7 +260,10 @@ export async function scheduleDelivery(tx: Queryable, event: store.EventRow, now
 export async function sendTestWebhook(ctx: Ctx) {
   const target = await store.webhookTarget(ctx.db.k, ctx.platformId);
   if (target.endpoint === undefined) {
-    throw apiError('WEBHOOK_ENDPOINT_NOT_SET', 'This platform has no webhook endpoint; set webhookEndpoint with PATCH /config');
+    throw apiError(
+      'WEBHOOK_ENDPOINT_NOT_SET',
+      'This platform has no webhook endpoint; set webhookEndpoint with PATCH /config',
+    );
   }
   const event: store.EventRow = {
     id: newId('Webhook'),
@@ -271,11 +296,18 @@ export async function sendTestWebhook(ctx: Ctx) {
   });
   const url = target.endpoint;
   if (result.answer === undefined) {
-    throw apiError('WEBHOOK_DELIVERY_ERROR', `The webhook endpoint gave no answer: ${result.error}`, { url, error: result.error });
+    throw apiError('WEBHOOK_DELIVERY_ERROR', `The webhook endpoint gave no answer: ${result.error}`, {
+      url,
+      error: result.error,
+    });
   }
   const { status, body } = result.answer;
   if (outcome !== 'SUCCEEDED') {
-    throw apiError('WEBHOOK_DELIVERY_ERROR', `The webhook endpoint answered ${status}`, { url, response_status: status, response_body: body });
+    throw apiError('WEBHOOK_DELIVERY_ERROR', `The webhook endpoint answered ${status}`, {
+      url,
+      response_status: status,
+      response_body: body,
+    });
   }
   return { url, response_status: status, response_body: body };
 }
@@ -333,7 +365,10 @@ export async function replayDelivery(ctx: Ctx, id: string) {
     const delivery = await store.findDelivery(tx, ctx.platformId, id);
     if (delivery === undefined) throw apiError('REFERENCE_NOT_FOUND', `No webhook delivery ${id}`);
     if ((await store.webhookTarget(tx, ctx.platformId)).endpoint === undefined) {
-      throw apiError('CONFLICT', 'This platform has no webhook endpoint to replay to; set webhookEndpoint with PATCH /config');
+      throw apiError(
+        'CONFLICT',
+        'This platform has no webhook endpoint to replay to; set webhookEndpoint with PATCH /config',
+      );
     }
     if (delivery.job_id !== null && (await store.lockJobStatus(tx, ctx.db.dialect, delivery.job_id)) === 'RUNNING') {
       throw apiError('CONFLICT', 'A try of this delivery is under way; replay it once the try has ended');
@@ -341,8 +376,19 @@ export async function replayDelivery(ctx: Ctx, id: string) {
     const now = iso(ctx.now);
     // Past this line the replay happens. The previous job, if still waiting, finds the
     // delivery handed over and does nothing.
-    const jobId = await deliverJob.schedule(tx, { platformId: ctx.platformId, payload: { deliveryId: id }, dueAt: ctx.now, now: ctx.now });
-    await store.updateDelivery(tx, id, { status: 'PENDING', job_id: jobId, round_started_at: now, round_trigger: 'REPLAY', updated_at: now });
+    const jobId = await deliverJob.schedule(tx, {
+      platformId: ctx.platformId,
+      payload: { deliveryId: id },
+      dueAt: ctx.now,
+      now: ctx.now,
+    });
+    await store.updateDelivery(tx, id, {
+      status: 'PENDING',
+      job_id: jobId,
+      round_started_at: now,
+      round_trigger: 'REPLAY',
+      updated_at: now,
+    });
   });
   return getDelivery(ctx, id);
 }

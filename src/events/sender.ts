@@ -34,7 +34,12 @@ function describe(err: unknown, timeoutMs: number): string {
   return e.code ? `${e.code}: ${e.message}` : e.message || String(err);
 }
 
-function once(url: URL, body: Buffer, headers: Record<string, string>, deadlineMs: number): Promise<HttpAnswer & { reusedSocket: boolean }> {
+function once(
+  url: URL,
+  body: Buffer,
+  headers: Record<string, string>,
+  deadlineMs: number,
+): Promise<HttpAnswer & { reusedSocket: boolean }> {
   return new Promise((resolve, reject) => {
     const transport = url.protocol === 'https:' ? https : http;
     const request = transport.request(url, {
@@ -43,10 +48,13 @@ function once(url: URL, body: Buffer, headers: Record<string, string>, deadlineM
       headers: { ...headers, 'content-length': String(body.length) },
     });
     let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      request.destroy(new TimeoutError());
-    }, Math.max(deadlineMs - performance.now(), 0));
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        request.destroy(new TimeoutError());
+      },
+      Math.max(deadlineMs - performance.now(), 0),
+    );
     const fail = (err: unknown) => {
       clearTimeout(timer);
       // Whichever error surfaces first (the request's or the answer's), a timeout is a timeout.
@@ -65,7 +73,11 @@ function once(url: URL, body: Buffer, headers: Record<string, string>, deadlineM
       response.on('error', fail);
       response.on('end', () => {
         clearTimeout(timer);
-        resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), reusedSocket: request.reusedSocket });
+        resolve({
+          status: response.statusCode ?? 0,
+          body: Buffer.concat(chunks).toString('utf8'),
+          reusedSocket: request.reusedSocket,
+        });
       });
     });
     request.end(body);
@@ -76,7 +88,12 @@ function once(url: URL, body: Buffer, headers: Record<string, string>, deadlineM
  * POSTs `body` to `url`. A keep-alive connection the receiver closed just as it was reused
  * fails before anything was sent; that one case is tried again on a fresh connection.
  */
-export async function post(url: string, body: Buffer, headers: Record<string, string>, timeoutMs: number): Promise<PostResult> {
+export async function post(
+  url: string,
+  body: Buffer,
+  headers: Record<string, string>,
+  timeoutMs: number,
+): Promise<PostResult> {
   const started = performance.now();
   const deadlineMs = started + timeoutMs;
   const target = new URL(url);

@@ -35,5 +35,10 @@ export function verifySignatureHeader(publicKeyPem: string, body: Buffer, header
   } catch {
     // Not JSON: the value is the signature itself.
   }
-  return verify('sha256', body, { key: createPublicKey(publicKeyPem), dsaEncoding: 'der' }, Buffer.from(encoded, 'base64'));
+  return verify(
+    'sha256',
+    body,
+    { key: createPublicKey(publicKeyPem), dsaEncoding: 'der' },
+    Buffer.from(encoded, 'base64'),
+  );
 }

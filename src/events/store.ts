@@ -20,7 +20,10 @@ export interface WebhookTarget {
   clockOffsetMs: number;
 }
 
-const targetOf = prepare<{ id: string }, { config: string; webhook_private_key: string; clock_offset_ms: string | number }>((k, param) =>
+const targetOf = prepare<
+  { id: string },
+  { config: string; webhook_private_key: string; clock_offset_ms: string | number }
+>((k, param) =>
   k.selectFrom('platforms').select(['config', 'webhook_private_key', 'clock_offset_ms']).where('id', '=', param('id')),
 );
 
@@ -29,7 +32,11 @@ export async function webhookTarget(q: Queryable, platformId: string): Promise<W
   const row = await targetOf.first(q, { id: platformId });
   if (row === undefined) throw new Error(`platform ${platformId} vanished`);
   const endpoint = parseShared<{ webhookEndpoint?: string }>(row.config).webhookEndpoint;
-  return { endpoint: endpoint || undefined, privateKeyPem: row.webhook_private_key, clockOffsetMs: Number(row.clock_offset_ms) };
+  return {
+    endpoint: endpoint || undefined,
+    privateKeyPem: row.webhook_private_key,
+    clockOffsetMs: Number(row.clock_offset_ms),
+  };
 }
 
 // note: the statements every event runs are prepared once (see db/prepared.ts).
@@ -49,15 +56,28 @@ export async function insertEvent(q: Queryable, row: EventRow): Promise<void> {
   await insertEventStatement.run(q, row);
 }
 
-const eventById = prepare<{ id: string }, EventRow>((k, param) => k.selectFrom('events').selectAll().where('id', '=', param('id')));
+const eventById = prepare<{ id: string }, EventRow>((k, param) =>
+  k.selectFrom('events').selectAll().where('id', '=', param('id')),
+);
 
 export async function findEvent(q: Queryable, id: string): Promise<EventRow | undefined> {
   return eventById.first(q, { id });
 }
 
 const DELIVERY_COLUMNS = [
-  'id', 'platform_id', 'type', 'resource_id', 'status', 'attempts', 'job_id', 'round_started_at', 'round_trigger',
-  'last_attempt_at', 'delivered_at', 'created_at', 'updated_at',
+  'id',
+  'platform_id',
+  'type',
+  'resource_id',
+  'status',
+  'attempts',
+  'job_id',
+  'round_started_at',
+  'round_trigger',
+  'last_attempt_at',
+  'delivered_at',
+  'created_at',
+  'updated_at',
 ] as const;
 
 const insertDeliveryStatement = preparedInsert('webhook_deliveries', DELIVERY_COLUMNS);
@@ -67,7 +87,11 @@ export async function insertDelivery(q: Queryable, row: DeliveryRow): Promise<vo
 }
 
 const deliveryById = prepare<{ id: string; platformId: string }, DeliveryRow>((k, param) =>
-  k.selectFrom('webhook_deliveries').selectAll().where('id', '=', param('id')).where('platform_id', '=', param('platformId')),
+  k
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('id', '=', param('id'))
+    .where('platform_id', '=', param('platformId')),
 );
 
 export async function findDelivery(q: Queryable, platformId: string, id: string): Promise<DeliveryRow | undefined> {
@@ -77,14 +101,36 @@ export async function findDelivery(q: Queryable, platformId: string, id: string)
 export async function updateDelivery(
   q: Queryable,
   id: string,
-  changes: Partial<Pick<DeliveryRow, 'status' | 'attempts' | 'job_id' | 'round_started_at' | 'round_trigger' | 'last_attempt_at' | 'delivered_at' | 'updated_at'>>,
+  changes: Partial<
+    Pick<
+      DeliveryRow,
+      | 'status'
+      | 'attempts'
+      | 'job_id'
+      | 'round_started_at'
+      | 'round_trigger'
+      | 'last_attempt_at'
+      | 'delivered_at'
+      | 'updated_at'
+    >
+  >,
 ): Promise<void> {
   await q.updateTable('webhook_deliveries').set(changes).where('id', '=', id).execute();
 }
 
 const ATTEMPT_COLUMNS = [
-  'id', 'platform_id', 'delivery_id', 'number', 'trigger', 'url', 'started_at', 'latency_ms', 'response_status',
-  'response_excerpt', 'error', 'outcome',
+  'id',
+  'platform_id',
+  'delivery_id',
+  'number',
+  'trigger',
+  'url',
+  'started_at',
+  'latency_ms',
+  'response_status',
+  'response_excerpt',
+  'error',
+  'outcome',
 ] as const;
 
 const insertAttemptStatement = preparedInsert('webhook_attempts', ATTEMPT_COLUMNS);
@@ -93,7 +139,9 @@ export async function insertAttempt(q: Queryable, row: AttemptRow): Promise<void
   await insertAttemptStatement.one(q, row);
 }
 
-const recordTryStatement = prepare<Pick<DeliveryRow, 'id' | 'status' | 'attempts' | 'last_attempt_at' | 'delivered_at' | 'updated_at'>>((k, param) =>
+const recordTryStatement = prepare<
+  Pick<DeliveryRow, 'id' | 'status' | 'attempts' | 'last_attempt_at' | 'delivered_at' | 'updated_at'>
+>((k, param) =>
   k
     .updateTable('webhook_deliveries')
     .set({
@@ -107,7 +155,10 @@ const recordTryStatement = prepare<Pick<DeliveryRow, 'id' | 'status' | 'attempts
 );
 
 /** A delivery after a try: its status, count, and times. */
-export async function recordTry(q: Queryable, row: Pick<DeliveryRow, 'id' | 'status' | 'attempts' | 'last_attempt_at' | 'delivered_at' | 'updated_at'>): Promise<void> {
+export async function recordTry(
+  q: Queryable,
+  row: Pick<DeliveryRow, 'id' | 'status' | 'attempts' | 'last_attempt_at' | 'delivered_at' | 'updated_at'>,
+): Promise<void> {
   await recordTryStatement.run(q, row);
 }
 
@@ -143,10 +194,16 @@ export async function listDeliveries(q: Queryable, platformId: string, filters: 
   if (filters.type !== undefined) query = query.where('webhook_deliveries.type', '=', filters.type);
   if (filters.status !== undefined) query = query.where('webhook_deliveries.status', '=', filters.status);
   if (filters.resourceId !== undefined) query = query.where('webhook_deliveries.resource_id', '=', filters.resourceId);
-  return paginate(query as never, 'webhook_deliveries', page) as Promise<import('../db/pagination.js').PageResult<DeliveryWithJob>>;
+  return paginate(query as never, 'webhook_deliveries', page) as Promise<
+    import('../db/pagination.js').PageResult<DeliveryWithJob>
+  >;
 }
 
-export async function findDeliveryWithJob(q: Queryable, platformId: string, id: string): Promise<DeliveryWithJob | undefined> {
+export async function findDeliveryWithJob(
+  q: Queryable,
+  platformId: string,
+  id: string,
+): Promise<DeliveryWithJob | undefined> {
   return q
     .selectFrom('webhook_deliveries')
     .leftJoin('jobs', 'jobs.id', 'webhook_deliveries.job_id')

@@ -84,7 +84,9 @@ export async function authenticate(deps: Deps, header: string | undefined): Prom
   if (cached !== undefined) return cached;
   const credentials = parseBasic(header);
   if (credentials === null) {
-    throw unauthorized(header === undefined ? 'missing Authorization header' : 'Authorization must be HTTP Basic <token id>:<secret>');
+    throw unauthorized(
+      header === undefined ? 'missing Authorization header' : 'Authorization must be HTTP Basic <token id>:<secret>',
+    );
   }
   const column = credentials.username.startsWith('Token:') ? 'api_tokens.id' : 'api_tokens.client_id';
   const row = await deps.db.k
@@ -130,7 +132,10 @@ export function checkPermission(principal: Principal, needed: Permission, declar
   if (needed === 'VIEW' ? principal.permissions.length > 0 : principal.permissions.includes(needed)) return;
   const message = `This operation needs a token with the ${needed} permission`;
   if (declares403) throw apiError('FORBIDDEN', message, { requiredPermission: needed });
-  throw apiError('UNAUTHORIZED', message, { reason: `token lacks the ${needed} permission`, requiredPermission: needed });
+  throw apiError('UNAUTHORIZED', message, {
+    reason: `token lacks the ${needed} permission`,
+    requiredPermission: needed,
+  });
 }
 
 export type AuthHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;

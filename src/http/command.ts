@@ -48,7 +48,9 @@ function canonical(value: unknown): unknown {
 }
 
 export function requestHash(operationId: string, request: unknown): string {
-  return createHash('sha256').update(JSON.stringify([operationId, canonical(request)])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([operationId, canonical(request)]))
+    .digest('hex');
 }
 
 function keyReused(spec: CommandSpec) {

@@ -86,7 +86,10 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
 function requestProblem(error: FastifyError): ApiError | null {
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return invalidInput([{ field: 'Content-Type', message: 'must be application/json' }], 'Unsupported Content-Type; send application/json');
+      return invalidInput(
+        [{ field: 'Content-Type', message: 'must be application/json' }],
+        'Unsupported Content-Type; send application/json',
+      );
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return invalidInput([{ field: 'body', message: 'is larger than the server accepts' }], 'Request body too large');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
@@ -117,7 +120,8 @@ export function installErrorHandling(app: FastifyInstance, validators: Validator
     }
     const problem = requestProblem(error);
     if (problem !== null) {
-      if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return void afterRestOfBody(request, reply, () => send(reply, problem.toBody()));
+      if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+        return void afterRestOfBody(request, reply, () => send(reply, problem.toBody()));
       return send(reply, problem.toBody());
     }
     request.log.error({ err: error }, 'unhandled error');
@@ -129,7 +133,11 @@ export function installErrorHandling(app: FastifyInstance, validators: Validator
   });
 
   app.setNotFoundHandler((request, reply) =>
-    send(reply, { status: 404, code: 'REFERENCE_NOT_FOUND', message: `No operation at ${request.method} ${request.originalUrl.split('?')[0]}` }),
+    send(reply, {
+      status: 404,
+      code: 'REFERENCE_NOT_FOUND',
+      message: `No operation at ${request.method} ${request.originalUrl.split('?')[0]}`,
+    }),
   );
 }
 
@@ -155,11 +163,16 @@ export function installStatusCheck(app: FastifyInstance, validators: Validators)
       String(reply.getHeader('content-type') ?? 'application/json').includes('json')
     ) {
       const validate = validators.compile(responseSchema as never, 'body');
-      if (!validate(JSON.parse(payload))) problem = `response does not match its own schema: ${JSON.stringify(validate.errors?.slice(0, 5))}`;
+      if (!validate(JSON.parse(payload)))
+        problem = `response does not match its own schema: ${JSON.stringify(validate.errors?.slice(0, 5))}`;
     }
     if (problem === undefined) return payload;
     request.log.error({ status: reply.statusCode, operationId: schema.operationId, payload }, problem);
     reply.code(500);
-    return JSON.stringify({ status: 500, code: 'INTERNAL_ERROR', message: `${problem}: ${String(payload).slice(0, 300)}` });
+    return JSON.stringify({
+      status: 500,
+      code: 'INTERNAL_ERROR',
+      message: `${problem}: ${String(payload).slice(0, 300)}`,
+    });
   });
 }

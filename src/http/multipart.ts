@@ -63,7 +63,8 @@ export async function readMultipart(request: FastifyRequest, limits: MultipartLi
       const fieldName = clean(part.fieldname);
       if (part.type === 'file') {
         const data = await part.toBuffer();
-        if (nul(part.fieldname) || nul(part.filename)) form.problems.push({ field: fieldName, message: `(its name or file name) ${NUL_MESSAGE}` });
+        if (nul(part.fieldname) || nul(part.filename))
+          form.problems.push({ field: fieldName, message: `(its name or file name) ${NUL_MESSAGE}` });
         form.files.push({ fieldName, fileName: clean(part.filename), data, truncated: part.file.truncated });
       } else {
         const value = String(part.value);

@@ -22,7 +22,8 @@ function toOpenApi(schema: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
     if (key === '$id') continue;
-    if (key === '$ref' && typeof value === 'string' && !value.startsWith('#')) out[key] = `#/components/schemas/${value}`;
+    if (key === '$ref' && typeof value === 'string' && !value.startsWith('#'))
+      out[key] = `#/components/schemas/${value}`;
     else out[key] = toOpenApi(value);
   }
   return out;
@@ -46,7 +47,8 @@ export class OpenApiCollector {
     app.addHook('onRoute', (route: RouteOptions) => {
       if (!isOperationSchema(route.schema)) return;
       const methods = Array.isArray(route.method) ? route.method : [route.method];
-      for (const method of methods) this.operations.push({ method: method.toLowerCase(), url: route.url, schema: route.schema });
+      for (const method of methods)
+        this.operations.push({ method: method.toLowerCase(), url: route.url, schema: route.schema });
     });
   }
 
@@ -62,7 +64,10 @@ export class OpenApiCollector {
         const noBody = schema['x-no-body-statuses'].includes(Number(status));
         responses[status] = noBody
           ? { description: 'No content' }
-          : { description: Number(status) < 300 ? 'Success' : 'Error', content: { 'application/json': { schema: toOpenApi(body) } } };
+          : {
+              description: Number(status) < 300 ? 'Success' : 'Error',
+              content: { 'application/json': { schema: toOpenApi(body) } },
+            };
       }
       (paths[path] ??= {})[method] = {
         operationId: schema.operationId,
@@ -75,9 +80,21 @@ export class OpenApiCollector {
           ...parameters(schema.querystring, 'query'),
           ...parameters(schema.headers, 'header'),
         ],
-        ...(schema.body ? { requestBody: { required: schema['x-body-optional'] !== true, content: { 'application/json': { schema: toOpenApi(schema.body) } } } } : {}),
+        ...(schema.body
+          ? {
+              requestBody: {
+                required: schema['x-body-optional'] !== true,
+                content: { 'application/json': { schema: toOpenApi(schema.body) } },
+              },
+            }
+          : {}),
         ...(schema['x-multipart-body']
-          ? { requestBody: { required: true, content: { 'multipart/form-data': { schema: toOpenApi(schema['x-multipart-body']) } } } }
+          ? {
+              requestBody: {
+                required: true,
+                content: { 'multipart/form-data': { schema: toOpenApi(schema['x-multipart-body']) } },
+              },
+            }
           : {}),
         responses,
       };
@@ -85,14 +102,21 @@ export class OpenApiCollector {
     return {
       openapi: '3.1.0',
       info: {
-        title: prefix === BASE_PATH ? 'railyard: the Grid API as a local sandbox server' : "railyard's own endpoints: clock, settings, ledger audit, webhook log",
+        title:
+          prefix === BASE_PATH
+            ? 'railyard: the Grid API as a local sandbox server'
+            : "railyard's own endpoints: clock, settings, ledger audit, webhook log",
         version: API_VERSION,
       },
       servers: [{ url: prefix }],
       paths,
       components: {
         securitySchemes: {
-          BasicAuth: { type: 'http', scheme: 'basic', description: 'Username: API token id or client id. Password: the client secret.' },
+          BasicAuth: {
+            type: 'http',
+            scheme: 'basic',
+            description: 'Username: API token id or client id. Password: the client secret.',
+          },
         },
         schemas: Object.fromEntries([...components()].map(([name, schema]) => [name, toOpenApi(schema)])),
       },

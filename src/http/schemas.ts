@@ -54,7 +54,8 @@ function checkDateTime(value: string): string | null {
   if (!rfc3339DateTime(value)) return 'must be a valid date-time';
   const ms = Date.parse(value);
   if (Number.isNaN(ms)) {
-    if (/[t\s]\d\d:\d\d:60/i.test(value)) return 'must not be a leap second (second 60): give 59 seconds or the next minute';
+    if (/[t\s]\d\d:\d\d:60/i.test(value))
+      return 'must not be a leap second (second 60): give 59 seconds or the next minute';
     return 'must give its offset from UTC in hours and minutes (Z, ±hh:mm or ±hhmm)';
   }
   // Stored and compared as UTC text with a four-digit year: an offset must not carry the
@@ -70,7 +71,11 @@ export const DateTime = Type.String({ format: defineFormat('date-time', checkDat
  * discriminated unions are. Validation reports errors of the chosen branch only.
  * `mapping` appears in the OpenAPI document; the validator ignores it.
  */
-export function DiscriminatedUnion<S = unknown>(propertyName: string, variants: TSchema[], mapping?: Record<string, string>) {
+export function DiscriminatedUnion<S = unknown>(
+  propertyName: string,
+  variants: TSchema[],
+  mapping?: Record<string, string>,
+) {
   const discriminator: Record<string, unknown> = { propertyName };
   if (mapping !== undefined) discriminator.mapping = mapping;
   // note: `type: 'object'` is what refuses null, a number, a string or an array here. Ajv's
@@ -135,7 +140,9 @@ export const PageQuery = {
 };
 
 /** The header of operations that accept an Idempotency-Key (names are lower-case here). */
-export const IdempotencyHeaders = Type.Object({ 'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) });
+export const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+});
 
 export const CreatedUpdatedQuery = {
   createdAfter: Type.Optional(DateTime),

@@ -51,7 +51,8 @@ function unusableParams(request: FastifyRequest): string[] {
   const names: string[] = [];
   for (const [name, value] of Object.entries(params)) {
     if (typeof value !== 'string') continue;
-    if (value.length > PATH_PARAM_CHARS_MAX || value.includes('\u0000') || (broken && value.includes('%'))) names.push(name);
+    if (value.length > PATH_PARAM_CHARS_MAX || value.includes('\u0000') || (broken && value.includes('%')))
+      names.push(name);
   }
   return names;
 }
@@ -59,10 +60,15 @@ function unusableParams(request: FastifyRequest): string[] {
 /** A parameter that names nothing: 404 where the operation declares it, else a 400 naming it. */
 function unusableParamError(request: FastifyRequest, names: string[]): ApiError {
   const schema = request.routeOptions.schema;
-  const declares = (status: number) => isOperationSchema(schema) && schema['x-error-statuses'].includes(status as never);
-  if (!isOperationSchema(schema) || declares(404) || !declares(400)) return apiError('REFERENCE_NOT_FOUND', 'No such resource');
+  const declares = (status: number) =>
+    isOperationSchema(schema) && schema['x-error-statuses'].includes(status as never);
+  if (!isOperationSchema(schema) || declares(404) || !declares(400))
+    return apiError('REFERENCE_NOT_FOUND', 'No such resource');
   return invalidInput(
-    names.map((field) => ({ field, message: `must be a valid identifier (at most ${PATH_PARAM_CHARS_MAX} characters, no U+0000, well-formed percent-encoding)` })),
+    names.map((field) => ({
+      field,
+      message: `must be a valid identifier (at most ${PATH_PARAM_CHARS_MAX} characters, no U+0000, well-formed percent-encoding)`,
+    })),
   );
 }
 
@@ -87,7 +93,8 @@ export function checkUrl(request: FastifyRequest, _reply: FastifyReply, done: (e
   if (params.length > 0) return done(unusableParamError(request, params));
   const schema = request.routeOptions.schema;
   if (isOperationSchema(schema) && !schema['x-error-statuses'].includes(400)) {
-    if (request.query !== null && typeof request.query === 'object') readQueryLeniently(request.query as Record<string, unknown>);
+    if (request.query !== null && typeof request.query === 'object')
+      readQueryLeniently(request.query as Record<string, unknown>);
     return done();
   }
   if (!request.url.includes('%00')) return done();

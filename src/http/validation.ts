@@ -10,7 +10,8 @@ import { components, formats } from './schemas.js';
 
 // ajv-formats is published as CommonJS with a default export.
 type AddFormats = (ajv: Ajv) => Ajv;
-const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats;
+const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
+  addFormatsModule) as unknown as AddFormats;
 
 /** Drops what Ajv cannot take (discriminator mappings) without touching the original. */
 function forAjv(schema: unknown): unknown {
@@ -41,7 +42,8 @@ function makeAjv(coerce: boolean): Ajv {
     verbose: true,
   });
   addFormats(ajv);
-  for (const [name, check] of formats()) ajv.addFormat(name, { type: 'string', validate: (value: string) => check(value) === null });
+  for (const [name, check] of formats())
+    ajv.addFormat(name, { type: 'string', validate: (value: string) => check(value) === null });
   for (const schema of components().values()) ajv.addSchema(forAjv(schema) as object);
   return ajv;
 }
@@ -76,7 +78,10 @@ export function createValidators(): Validators {
         const key = JSON.stringify(schema);
         validate = byText[part].get(key);
         if (validate === undefined) {
-          validate = part === 'body' ? body.compile(forAjv(schema) as object) : finiteOnly(text.compile(forAjv(schema) as object));
+          validate =
+            part === 'body'
+              ? body.compile(forAjv(schema) as object)
+              : finiteOnly(text.compile(forAjv(schema) as object));
           byText[part].set(key, validate);
         }
         compiled[part].set(schema, validate);
@@ -106,7 +111,13 @@ function finiteOnly(validate: ValidateFunction): ValidateFunction {
       return false;
     }
     const bad = nonFinite(data);
-    checked.errors = bad.map((instancePath) => ({ instancePath, schemaPath: '#', keyword: 'finite', params: {}, message: 'must be a finite number' }));
+    checked.errors = bad.map((instancePath) => ({
+      instancePath,
+      schemaPath: '#',
+      keyword: 'finite',
+      params: {},
+      message: 'must be a finite number',
+    }));
     return bad.length === 0;
   }) as ValidateFunction;
   checked.schema = validate.schema;
@@ -128,7 +139,9 @@ function join(base: string, name: string): string {
 }
 
 function discriminatorValues(error: ErrorObject, root: Ajv): string[] | undefined {
-  const parent = error.parentSchema as { oneOf?: { $ref?: string; properties?: Record<string, { const?: string; enum?: string[] }> }[] } | undefined;
+  const parent = error.parentSchema as
+    | { oneOf?: { $ref?: string; properties?: Record<string, { const?: string; enum?: string[] }> }[] }
+    | undefined;
   const tag = (error.params as { tag: string }).tag;
   const values: string[] = [];
   for (let variant of parent?.oneOf ?? []) {
@@ -149,7 +162,12 @@ function describe(error: ErrorObject, root: Ajv): FieldError {
     case 'discriminator': {
       const field = join(at, String(params.tag));
       const allowed = discriminatorValues(error, root);
-      if (params.error === 'tag' && error.data && typeof error.data === 'object' && !(String(params.tag) in error.data)) {
+      if (
+        params.error === 'tag' &&
+        error.data &&
+        typeof error.data === 'object' &&
+        !(String(params.tag) in error.data)
+      ) {
         return { field, message: 'is required', ...(allowed ? { constraint: { enum: allowed } } : {}) };
       }
       return allowed
@@ -158,31 +176,57 @@ function describe(error: ErrorObject, root: Ajv): FieldError {
     }
     case 'enum':
     case 'const': {
-      const allowed = (error.keyword === 'const' ? [params.allowedValue] : (params.allowedValues as unknown[])).map(String);
+      const allowed = (error.keyword === 'const' ? [params.allowedValue] : (params.allowedValues as unknown[])).map(
+        String,
+      );
       return { field: at || 'body', constraint: { enum: allowed }, message: `must be one of: ${allowed.join(', ')}` };
     }
     case 'pattern':
-      return { field: at, constraint: { pattern: String(params.pattern) }, message: `must match the pattern ${String(params.pattern)}` };
+      return {
+        field: at,
+        constraint: { pattern: String(params.pattern) },
+        message: `must match the pattern ${String(params.pattern)}`,
+      };
     case 'format': {
       const check = formats().get(String(params.format));
       const problem = check && typeof error.data === 'string' ? check(error.data) : null;
-      return { field: at, constraint: { format: String(params.format) }, message: problem ?? `must be a valid ${String(params.format)}` };
+      return {
+        field: at,
+        constraint: { format: String(params.format) },
+        message: problem ?? `must be a valid ${String(params.format)}`,
+      };
     }
     case 'minLength':
-      return { field: at, constraint: { minLength: Number(params.limit) }, message: `must be at least ${String(params.limit)} characters long` };
+      return {
+        field: at,
+        constraint: { minLength: Number(params.limit) },
+        message: `must be at least ${String(params.limit)} characters long`,
+      };
     case 'maxLength':
-      return { field: at, constraint: { maxLength: Number(params.limit) }, message: `must be at most ${String(params.limit)} characters long` };
+      return {
+        field: at,
+        constraint: { maxLength: Number(params.limit) },
+        message: `must be at most ${String(params.limit)} characters long`,
+      };
     case 'type':
       return { field: at || 'body', message: `must be ${article(String(params.type))}` };
     case 'minimum':
     case 'maximum':
     case 'exclusiveMinimum':
     case 'exclusiveMaximum': {
-      const words = { minimum: 'at least', maximum: 'at most', exclusiveMinimum: 'greater than', exclusiveMaximum: 'less than' };
+      const words = {
+        minimum: 'at least',
+        maximum: 'at most',
+        exclusiveMinimum: 'greater than',
+        exclusiveMaximum: 'less than',
+      };
       return { field: at || 'body', message: `must be ${words[error.keyword]} ${String(params.limit)}` };
     }
     case 'minItems':
-      return { field: at || 'body', message: `must have at least ${String(params.limit)} item${params.limit === 1 ? '' : 's'}` };
+      return {
+        field: at || 'body',
+        message: `must have at least ${String(params.limit)} item${params.limit === 1 ? '' : 's'}`,
+      };
     case 'maxItems':
       return { field: at || 'body', message: `must have at most ${String(params.limit)} items` };
     case 'uniqueItems':
@@ -242,7 +286,8 @@ export function attachedFieldErrors(
   // checked here too, so one answer names both.
   if (error.validationContext === 'body' && headers !== undefined) {
     const validate = validators.compile(headers.schema, 'text');
-    if (!validate({ ...(headers.value as object) })) found.push(...toFieldErrors(validate.errors ?? [], validators.text));
+    if (!validate({ ...(headers.value as object) }))
+      found.push(...toFieldErrors(validate.errors ?? [], validators.text));
   }
   return found;
 }
@@ -257,7 +302,8 @@ export const NUL_MESSAGE = 'must not contain the NUL character (U+0000)';
  * in text, so such input is refused on either store rather than failing in the database.
  */
 export function nulFields(value: unknown, at = ''): FieldError[] {
-  if (typeof value === 'string') return value.includes('\u0000') ? [{ field: at === '' ? 'body' : at, message: NUL_MESSAGE }] : [];
+  if (typeof value === 'string')
+    return value.includes('\u0000') ? [{ field: at === '' ? 'body' : at, message: NUL_MESSAGE }] : [];
   if (value === null || typeof value !== 'object') return [];
   if (Array.isArray(value)) return value.flatMap((item, i) => nulFields(item, `${at}[${i}]`));
   return Object.entries(value).flatMap(([key, item]) => {

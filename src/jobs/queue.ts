@@ -153,7 +153,8 @@ export function defineJob<Payload>(
       const definition = KINDS.get(kind)!;
       const runner = RUNNERS.get(tx.getExecutor().adapter);
       const dueNow = input.dueAt.getTime() <= input.now.getTime();
-      const adopt = input.runHere !== undefined && dueNow && definition.mode === 'external' && runner?.adopting() === true;
+      const adopt =
+        input.runHere !== undefined && dueNow && definition.mode === 'external' && runner?.adopting() === true;
       const payload = JSON.stringify(input.payload);
       await insertJob.run(tx, {
         id,
@@ -203,12 +204,23 @@ export interface ClaimedRow {
  * The next job that is due (or whose claim has lapsed), locked for this transaction.
  * `wallNowMs` is the wall clock; each platform adds its own offset.
  */
-export async function claimNext(tx: Tx, dialect: DialectName, wallNowMs: number, platformId?: string): Promise<ClaimedRow | undefined> {
+export async function claimNext(
+  tx: Tx,
+  dialect: DialectName,
+  wallNowMs: number,
+  platformId?: string,
+): Promise<ClaimedRow | undefined> {
   return (await claimDue(tx, dialect, wallNowMs, { platformId, limit: 1 }))[0];
 }
 
 /** More due jobs of external kinds, locked for this transaction (claimed together with one). */
-export async function claimDueExternal(tx: Tx, dialect: DialectName, wallNowMs: number, platformId: string | undefined, limit: number): Promise<ClaimedRow[]> {
+export async function claimDueExternal(
+  tx: Tx,
+  dialect: DialectName,
+  wallNowMs: number,
+  platformId: string | undefined,
+  limit: number,
+): Promise<ClaimedRow[]> {
   const kinds = [...KINDS].filter(([, kind]) => kind.mode === 'external').map(([name]) => name);
   if (kinds.length === 0 || limit <= 0) return [];
   return claimDue(tx, dialect, wallNowMs, { platformId, limit, kinds });
@@ -272,14 +284,23 @@ export async function unfinishedDueChanges(q: Queryable, platformId: string, due
 }
 
 const markDoneStatement = prepare<{ id: string; updated_at: string }>((k, param) =>
-  k.updateTable('jobs').set({ status: 'DONE', locked_by: null, locked_until_ms: null, updated_at: param('updated_at') }).where('id', '=', param('id')),
+  k
+    .updateTable('jobs')
+    .set({ status: 'DONE', locked_by: null, locked_until_ms: null, updated_at: param('updated_at') })
+    .where('id', '=', param('id')),
 );
 
 export async function markDone(tx: Queryable, id: string, now: Date): Promise<void> {
   await markDoneStatement.run(tx, { id, updated_at: iso(now) });
 }
 
-export async function markRunning(tx: Queryable, id: string, instanceId: string, lockedUntilMs: number, now: Date): Promise<void> {
+export async function markRunning(
+  tx: Queryable,
+  id: string,
+  instanceId: string,
+  lockedUntilMs: number,
+  now: Date,
+): Promise<void> {
   await tx
     .updateTable('jobs')
     .set({ status: 'RUNNING', locked_by: instanceId, locked_until_ms: lockedUntilMs, updated_at: iso(now) })

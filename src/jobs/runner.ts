@@ -11,7 +11,16 @@ import { platformNow } from '../clock.js';
 import type { Deps } from '../http/context.js';
 import { BACKGROUND, type Queryable } from '../db/index.js';
 import {
-  claimDueExternal, claimNext, jobKind, markDone, markFailedAttempt, markRunning, registerRunner, toJob, unfinishedDueChanges, type ClaimedRow,
+  claimDueExternal,
+  claimNext,
+  jobKind,
+  markDone,
+  markFailedAttempt,
+  markRunning,
+  registerRunner,
+  toJob,
+  unfinishedDueChanges,
+  type ClaimedRow,
   type ExternalJobKind,
 } from './queue.js';
 
@@ -151,7 +160,10 @@ export class JobRunner {
       const left = await unfinishedDueChanges(this.deps.db.k, platformId, dueByMs);
       if (left === 0) break;
       if (performance.now() >= deadline) {
-        this.log.warn({ platformId, jobs: left, waitMsMax }, 'due jobs still unfinished elsewhere; answering without them');
+        this.log.warn(
+          { platformId, jobs: left, waitMsMax },
+          'due jobs still unfinished elsewhere; answering without them',
+        );
         break;
       }
       await sleep(ELSEWHERE_POLL_MS);
@@ -190,52 +202,68 @@ export class JobRunner {
   }
 
   /** Claims and runs one transactional job, or starts a batch of external ones; how many. */
-  private async runOne(platformId: string | undefined, external: Set<Promise<void>>, background: boolean): Promise<number | 'none'> {
+  private async runOne(
+    platformId: string | undefined,
+    external: Set<Promise<void>>,
+    background: boolean,
+  ): Promise<number | 'none'> {
     const { db, clock } = this.deps;
     let claimedExternal: { row: ClaimedRow; prepared: unknown }[] = [];
     let failed: { row: ClaimedRow; error: unknown } | undefined;
     const outcome = await db
-      .transaction(async (tx): Promise<Outcome> => {
-        failed = undefined;
-        claimedExternal = [];
-        const wallNowMs = clock.nowMs();
-        const row = await claimNext(tx, db.dialect, wallNowMs, platformId);
-        if (row === undefined) return 'none';
-        const now = platformNow(clock, Number(row.clock_offset_ms));
-        const kind = jobKind(row.kind);
-        if (kind?.mode === 'external') {
-          // note: every other external job that is due comes along in this one claim. On
-          // the embedded store each transaction waits its turn behind the requests', so
-          // one claim per job would deliver no faster than one job per turn.
-          const more = await claimDueExternal(tx, db.dialect, wallNowMs, platformId, EXTERNAL_JOBS_IN_FLIGHT_MAX - external.size - 1);
-          for (const claimed of [row, ...more.filter((other) => other.id !== row.id)]) {
-            const claimedKind = jobKind(claimed.kind) as ExternalJobKind<unknown>;
-            await markRunning(tx, claimed.id, this.instanceId, wallNowMs + claimedKind.leaseMs, now);
-            const prepared = claimedKind.prepare === undefined ? undefined : await claimedKind.prepare(tx, toJob(claimed));
-            claimedExternal.push({ row: claimed, prepared });
+      .transaction(
+        async (tx): Promise<Outcome> => {
+          failed = undefined;
+          claimedExternal = [];
+          const wallNowMs = clock.nowMs();
+          const row = await claimNext(tx, db.dialect, wallNowMs, platformId);
+          if (row === undefined) return 'none';
+          const now = platformNow(clock, Number(row.clock_offset_ms));
+          const kind = jobKind(row.kind);
+          if (kind?.mode === 'external') {
+            // note: every other external job that is due comes along in this one claim. On
+            // the embedded store each transaction waits its turn behind the requests', so
+            // one claim per job would deliver no faster than one job per turn.
+            const more = await claimDueExternal(
+              tx,
+              db.dialect,
+              wallNowMs,
+              platformId,
+              EXTERNAL_JOBS_IN_FLIGHT_MAX - external.size - 1,
+            );
+            for (const claimed of [row, ...more.filter((other) => other.id !== row.id)]) {
+              const claimedKind = jobKind(claimed.kind) as ExternalJobKind<unknown>;
+              await markRunning(tx, claimed.id, this.instanceId, wallNowMs + claimedKind.leaseMs, now);
+              const prepared =
+                claimedKind.prepare === undefined ? undefined : await claimedKind.prepare(tx, toJob(claimed));
+              claimedExternal.push({ row: claimed, prepared });
+            }
+            return 'ran';
           }
+          if (kind === undefined) {
+            await markFailedAttempt(tx, row, undefined, `no handler for job kind ${row.kind}`, now.getTime(), now);
+            return 'ran';
+          }
+          try {
+            await kind.run(tx, toJob(row), { deps: this.deps, platformId: row.platform_id, now, log: this.log });
+          } catch (error) {
+            failed = { row, error };
+            throw error;
+          }
+          await markDone(tx, row.id, now);
           return 'ran';
-        }
-        if (kind === undefined) {
-          await markFailedAttempt(tx, row, undefined, `no handler for job kind ${row.kind}`, now.getTime(), now);
-          return 'ran';
-        }
-        try {
-          await kind.run(tx, toJob(row), { deps: this.deps, platformId: row.platform_id, now, log: this.log });
-        } catch (error) {
-          failed = { row, error };
-          throw error;
-        }
-        await markDone(tx, row.id, now);
-        return 'ran';
-      }, { background })
+        },
+        { background },
+      )
       .catch(async (error) => {
         if (failed === undefined) throw error;
         await this.recordFailure(failed.row, failed.error);
         return 'ran' as Outcome;
       });
     for (const { row, prepared } of claimedExternal) {
-      const running: Promise<void> = this.track(this.runExternal(row, prepared)).finally(() => external.delete(running));
+      const running: Promise<void> = this.track(this.runExternal(row, prepared)).finally(() =>
+        external.delete(running),
+      );
       external.add(running);
     }
     return outcome === 'ran' ? claimedExternal.length || 1 : 'none';
@@ -253,12 +281,17 @@ export class JobRunner {
     };
     try {
       try {
-        await kind.run(toJob(row), { deps: this.deps, platformId: row.platform_id, now, log: this.log, markDone: markDoneIn }, prepared);
+        await kind.run(
+          toJob(row),
+          { deps: this.deps, platformId: row.platform_id, now, log: this.log, markDone: markDoneIn },
+          prepared,
+        );
       } catch (error) {
         await this.recordFailure(row, error);
         return;
       }
-      if (!markedDone) await markDone(this.deps.db.k, row.id, platformNow(this.deps.clock, Number(row.clock_offset_ms)));
+      if (!markedDone)
+        await markDone(this.deps.db.k, row.id, platformNow(this.deps.clock, Number(row.clock_offset_ms)));
     } catch (err) {
       // The store went away (shutdown): the lease lapses and another run takes the job over.
       this.log.error({ err, jobId: row.id, kind: row.kind }, 'could not record the end of a job');
@@ -269,7 +302,15 @@ export class JobRunner {
     const now = platformNow(this.deps.clock, Number(row.clock_offset_ms));
     this.log.warn({ err: error, jobId: row.id, kind: row.kind }, 'job attempt failed');
     await this.deps.db.transaction(
-      (tx) => markFailedAttempt(tx, row, jobKind(row.kind), error instanceof Error ? error.message : String(error), now.getTime(), now),
+      (tx) =>
+        markFailedAttempt(
+          tx,
+          row,
+          jobKind(row.kind),
+          error instanceof Error ? error.message : String(error),
+          now.getTime(),
+          now,
+        ),
       BACKGROUND, // the record of a failed attempt gives way to requests' transactions
     );
   }

@@ -66,7 +66,13 @@ export const BALANCE_MAX = 9_000_000_000_000_000n;
 
 export type SystemAccountKind = 'SANDBOX_FUNDING' | 'EXTERNAL_RAILS' | 'FX_LIQUIDITY' | 'FEES' | 'SUSPENSE';
 
-const SYSTEM_KINDS: readonly SystemAccountKind[] = ['SANDBOX_FUNDING', 'EXTERNAL_RAILS', 'FX_LIQUIDITY', 'FEES', 'SUSPENSE'];
+const SYSTEM_KINDS: readonly SystemAccountKind[] = [
+  'SANDBOX_FUNDING',
+  'EXTERNAL_RAILS',
+  'FX_LIQUIDITY',
+  'FEES',
+  'SUSPENSE',
+];
 
 /** Deterministic ids, so a posting names them without a lookup. */
 export function systemAccountId(platformId: string, kind: SystemAccountKind, currency: string): string {
@@ -111,9 +117,19 @@ interface Entry {
 }
 
 /** Creates the ledger account of a new internal account, and the platform's system accounts of its currency. */
-export async function openAccounts(tx: Queryable, input: { platformId: string; internalAccountId: string; currency: string; now: Date }): Promise<void> {
+export async function openAccounts(
+  tx: Queryable,
+  input: { platformId: string; internalAccountId: string; currency: string; now: Date },
+): Promise<void> {
   const now = iso(input.now);
-  await store.createAccount(tx, { id: input.internalAccountId, platform_id: input.platformId, currency: input.currency, kind: 'INTERNAL', created_at: now, updated_at: now });
+  await store.createAccount(tx, {
+    id: input.internalAccountId,
+    platform_id: input.platformId,
+    currency: input.currency,
+    kind: 'INTERNAL',
+    created_at: now,
+    updated_at: now,
+  });
   await openSystemAccounts(tx, input);
 }
 
@@ -122,7 +138,10 @@ const systemAccountsOpened = new Set<string>();
 const systemAccountsOpenedMax = 100_000;
 
 /** Creates the system accounts of a currency that are missing (a conversion may touch a currency no internal account holds). */
-export async function openSystemAccounts(tx: Queryable, input: { platformId: string; currency: string; now: Date }): Promise<void> {
+export async function openSystemAccounts(
+  tx: Queryable,
+  input: { platformId: string; currency: string; now: Date },
+): Promise<void> {
   const key = `${input.platformId}:${input.currency}`;
   if (systemAccountsOpened.has(key)) return;
   // Remembered only once committed: a rolled-back transaction must not leave the cache claiming rows it never wrote.
@@ -133,7 +152,12 @@ export async function openSystemAccounts(tx: Queryable, input: { platformId: str
   const now = iso(input.now);
   for (const kind of SYSTEM_KINDS) {
     await store.createAccount(tx, {
-      id: systemAccountId(input.platformId, kind, input.currency), platform_id: input.platformId, currency: input.currency, kind, created_at: now, updated_at: now,
+      id: systemAccountId(input.platformId, kind, input.currency),
+      platform_id: input.platformId,
+      currency: input.currency,
+      kind,
+      created_at: now,
+      updated_at: now,
     });
   }
 }
@@ -200,7 +224,11 @@ export class Books {
   /** Sandbox deposit: SANDBOX_FUNDING -> AVAILABLE. */
   fund(accountId: string, currency: string, amount: bigint): Promise<void> {
     return this.post('FUND', currency, null, [
-      { accountId: systemAccountId(this.platformId, 'SANDBOX_FUNDING', currency), bucket: 'AVAILABLE', amount: -amount },
+      {
+        accountId: systemAccountId(this.platformId, 'SANDBOX_FUNDING', currency),
+        bucket: 'AVAILABLE',
+        amount: -amount,
+      },
       { accountId, bucket: 'AVAILABLE', amount },
     ]);
   }
@@ -298,13 +326,25 @@ export class Books {
     const { sendingCurrency: send, receivingCurrency: receive } = legs;
     const sendingEntries: Entry[] = [
       { accountId: funds.accountId, bucket: funds.bucket, amount: -legs.sendingAmount },
-      { accountId: systemAccountId(this.platformId, 'FX_LIQUIDITY', send), bucket: 'AVAILABLE', amount: legs.sendingAmount - legs.fees },
+      {
+        accountId: systemAccountId(this.platformId, 'FX_LIQUIDITY', send),
+        bucket: 'AVAILABLE',
+        amount: legs.sendingAmount - legs.fees,
+      },
     ];
     this.feeEntries(legs, 1n).forEach((entry) => sendingEntries.push(entry));
     await this.post('CONVERT', send, transactionId, sendingEntries);
     await this.post('PAYOUT', receive, transactionId, [
-      { accountId: systemAccountId(this.platformId, 'FX_LIQUIDITY', receive), bucket: 'AVAILABLE', amount: -legs.receivingAmount },
-      { accountId: legs.payoutAccountId ?? systemAccountId(this.platformId, 'EXTERNAL_RAILS', receive), bucket: 'AVAILABLE', amount: legs.receivingAmount },
+      {
+        accountId: systemAccountId(this.platformId, 'FX_LIQUIDITY', receive),
+        bucket: 'AVAILABLE',
+        amount: -legs.receivingAmount,
+      },
+      {
+        accountId: legs.payoutAccountId ?? systemAccountId(this.platformId, 'EXTERNAL_RAILS', receive),
+        bucket: 'AVAILABLE',
+        amount: legs.receivingAmount,
+      },
     ]);
   }
 
@@ -327,11 +367,23 @@ export class Books {
       if (available < legs.platformFees) legs = { ...legs, platformFees: available };
     }
     await this.post('PAYOUT_RETURN', receive, transactionId, [
-      { accountId: systemAccountId(this.platformId, 'EXTERNAL_RAILS', receive), bucket: 'AVAILABLE', amount: -legs.receivingAmount },
-      { accountId: systemAccountId(this.platformId, 'FX_LIQUIDITY', receive), bucket: 'AVAILABLE', amount: legs.receivingAmount },
+      {
+        accountId: systemAccountId(this.platformId, 'EXTERNAL_RAILS', receive),
+        bucket: 'AVAILABLE',
+        amount: -legs.receivingAmount,
+      },
+      {
+        accountId: systemAccountId(this.platformId, 'FX_LIQUIDITY', receive),
+        bucket: 'AVAILABLE',
+        amount: legs.receivingAmount,
+      },
     ]);
     const sendingEntries: Entry[] = [
-      { accountId: systemAccountId(this.platformId, 'FX_LIQUIDITY', send), bucket: 'AVAILABLE', amount: -(legs.sendingAmount - legs.fees) },
+      {
+        accountId: systemAccountId(this.platformId, 'FX_LIQUIDITY', send),
+        bucket: 'AVAILABLE',
+        amount: -(legs.sendingAmount - legs.fees),
+      },
       { accountId: to.accountId, bucket: 'AVAILABLE', amount: legs.sendingAmount },
     ];
     this.feeEntries(legs, -1n).forEach((entry) => sendingEntries.push(entry));
@@ -343,8 +395,14 @@ export class Books {
     const toPlatform = legs.platformFeeAccountId !== null && legs.platformFees > 0n ? legs.platformFees : 0n;
     const kept = legs.fees - toPlatform;
     const entries: Entry[] = [];
-    if (kept > 0n) entries.push({ accountId: systemAccountId(this.platformId, 'FEES', legs.sendingCurrency), bucket: 'AVAILABLE', amount: sign * kept });
-    if (toPlatform > 0n) entries.push({ accountId: legs.platformFeeAccountId!, bucket: 'AVAILABLE', amount: sign * toPlatform });
+    if (kept > 0n)
+      entries.push({
+        accountId: systemAccountId(this.platformId, 'FEES', legs.sendingCurrency),
+        bucket: 'AVAILABLE',
+        amount: sign * kept,
+      });
+    if (toPlatform > 0n)
+      entries.push({ accountId: legs.platformFeeAccountId!, bucket: 'AVAILABLE', amount: sign * toPlatform });
     return entries;
   }
 
@@ -401,7 +459,12 @@ export class Books {
       const fresh = await store.findBalance(this.tx, this.platformId, id);
       if (fresh === undefined) throw new Error(`ledger account ${id} does not exist`);
       const was = { available: BigInt(fresh.available), held: BigInt(fresh.held) };
-      checkLimits(id, was, { available: was.available + change.available, held: was.held + change.held }, 'this transaction');
+      checkLimits(
+        id,
+        was,
+        { available: was.available + change.available, held: was.held + change.held },
+        'this transaction',
+      );
     }
     throw new Error(`the balance of ${id} kept changing while it was written`);
   }
@@ -436,12 +499,18 @@ export class Books {
     }
   }
 
-  private async post(kind: PostingKind, currency: string, transactionId: string | null, entries: Entry[]): Promise<void> {
+  private async post(
+    kind: PostingKind,
+    currency: string,
+    transactionId: string | null,
+    entries: Entry[],
+  ): Promise<void> {
     // Programmer errors, checked before anything is kept: a posting balances to zero and
     // moves a positive amount.
     const sum = entries.reduce((total, entry) => total + entry.amount, 0n);
     if (sum !== 0n) throw new Error(`unbalanced ${kind} posting: entries sum to ${sum}`);
-    if (entries.length < 2 || entries.some((entry) => entry.amount === 0n)) throw new Error(`${kind} posting must move a positive amount`);
+    if (entries.length < 2 || entries.some((entry) => entry.amount === 0n))
+      throw new Error(`${kind} posting must move a positive amount`);
 
     // The funds check below is made on the balances as read; flush() makes it again, under
     // the row lock, for the sum of the transaction's postings (see the class comment).
@@ -463,7 +532,15 @@ export class Books {
     const createdAt = iso(this.now);
     this.postings.push({ id: postingId, platformId: this.platformId, currency, kind, transactionId, createdAt });
     entries.forEach((entry, i) => {
-      this.entries.push({ postingId, line: i + 1, platformId: this.platformId, accountId: entry.accountId, bucket: entry.bucket, currency, amount: entry.amount });
+      this.entries.push({
+        postingId,
+        line: i + 1,
+        platformId: this.platformId,
+        accountId: entry.accountId,
+        bucket: entry.bucket,
+        currency,
+        amount: entry.amount,
+      });
     });
     for (const [id, balance] of next) {
       this.current.set(id, balance);
@@ -504,19 +581,36 @@ export async function audit(q: Queryable, platformId: string): Promise<LedgerAud
   const sums = await store.entrySums(q, platformId);
   const postings = await store.postingCounts(q, platformId);
   const accounts = await store.allAccounts(q, platformId);
-  const entriesOf = (id: string, bucket: Bucket) => BigInt(sums.find((s) => s.account_id === id && s.bucket === bucket)?.sum ?? '0');
+  const entriesOf = (id: string, bucket: Bucket) =>
+    BigInt(sums.find((s) => s.account_id === id && s.bucket === bucket)?.sum ?? '0');
   const checked = accounts.map((row) => {
     const internal = row.kind === 'INTERNAL';
     const available = internal ? BigInt(row.available) : entriesOf(row.id, 'AVAILABLE');
     const held = internal ? BigInt(row.held) : entriesOf(row.id, 'HELD');
-    const consistent = !internal || (available === entriesOf(row.id, 'AVAILABLE') && held === entriesOf(row.id, 'HELD') && available >= 0n && held >= 0n);
-    return { id: row.id, kind: row.kind, currency: row.currency, available: available.toString(), held: held.toString(), consistent };
+    const consistent =
+      !internal ||
+      (available === entriesOf(row.id, 'AVAILABLE') &&
+        held === entriesOf(row.id, 'HELD') &&
+        available >= 0n &&
+        held >= 0n);
+    return {
+      id: row.id,
+      kind: row.kind,
+      currency: row.currency,
+      available: available.toString(),
+      held: held.toString(),
+      consistent,
+    };
   });
   const totals = new Map<string, bigint>();
   for (const s of sums) totals.set(s.currency, (totals.get(s.currency) ?? 0n) + BigInt(s.sum));
   const currencies = [...totals.entries()]
     .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([currency, sum]) => ({ currency, entriesSum: sum.toString(), postings: Number(postings.find((p) => p.currency === currency)?.postings ?? 0) }));
+    .map(([currency, sum]) => ({
+      currency,
+      entriesSum: sum.toString(),
+      postings: Number(postings.find((p) => p.currency === currency)?.postings ?? 0),
+    }));
   // Entries on an account the ledger does not know would escape the per-account checks.
   const known = new Set(accounts.map((a) => a.id));
   const orphaned = sums.some((s) => !known.has(s.account_id));

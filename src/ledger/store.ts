@@ -33,20 +33,36 @@ const lockBalance = prepare<{ id: string; platformId: string }, BalanceRow>((k, 
  * addToBalance, which checks them again. `lock` takes the row lock on PostgreSQL, for a
  * decision that needs the balance as it will stay (SQLite transactions are exclusive already).
  */
-export async function findBalance(q: Queryable, platformId: string, id: string, lock = false): Promise<BalanceRow | undefined> {
+export async function findBalance(
+  q: Queryable,
+  platformId: string,
+  id: string,
+  lock = false,
+): Promise<BalanceRow | undefined> {
   return (lock && onPostgres(q) ? lockBalance : readBalance).first(q, { id, platformId });
 }
 
-const changeBalance = prepare<{ id: string; available: bigint; held: bigint; total: bigint; max: bigint; updatedAt: string }, { available: string; held: string }>(
-  (k, param) =>
-    k
-      .updateTable('ledger_accounts')
-      .set({ available: sql`available + ${param('available')}`, held: sql`held + ${param('held')}`, updated_at: param('updatedAt') })
-      .where('id', '=', param('id'))
-      .where(sql`available + ${param('available')}`, '>=', sql`0`)
-      .where(sql`held + ${param('held')}`, '>=', sql`0`)
-      .where((eb) => eb.or([eb(sql`CAST(${param('total')} AS BIGINT)`, '<=', sql`0`), eb(sql`available + held + ${param('total')}`, '<=', param('max'))]))
-      .returning([sql<string>`CAST(available AS TEXT)`.as('available'), sql<string>`CAST(held AS TEXT)`.as('held')]),
+const changeBalance = prepare<
+  { id: string; available: bigint; held: bigint; total: bigint; max: bigint; updatedAt: string },
+  { available: string; held: string }
+>((k, param) =>
+  k
+    .updateTable('ledger_accounts')
+    .set({
+      available: sql`available + ${param('available')}`,
+      held: sql`held + ${param('held')}`,
+      updated_at: param('updatedAt'),
+    })
+    .where('id', '=', param('id'))
+    .where(sql`available + ${param('available')}`, '>=', sql`0`)
+    .where(sql`held + ${param('held')}`, '>=', sql`0`)
+    .where((eb) =>
+      eb.or([
+        eb(sql`CAST(${param('total')} AS BIGINT)`, '<=', sql`0`),
+        eb(sql`available + held + ${param('total')}`, '<=', param('max')),
+      ]),
+    )
+    .returning([sql<string>`CAST(available AS TEXT)`.as('available'), sql<string>`CAST(held AS TEXT)`.as('held')]),
 );
 
 /**
@@ -62,7 +78,14 @@ export async function addToBalance(
   max: bigint,
   updatedAt: string,
 ): Promise<{ available: string; held: string } | undefined> {
-  return changeBalance.first(q, { id, available: change.available, held: change.held, total: change.available + change.held, max, updatedAt });
+  return changeBalance.first(q, {
+    id,
+    available: change.available,
+    held: change.held,
+    total: change.available + change.held,
+    max,
+    updatedAt,
+  });
 }
 
 export interface PostingRow {
@@ -84,19 +107,43 @@ export interface EntryRow {
   amount: bigint;
 }
 
-const postingsInsert = preparedInsert('ledger_postings', ['id', 'platform_id', 'currency', 'kind', 'transaction_id', 'created_at']);
-const entriesInsert = preparedInsert('ledger_entries', ['posting_id', 'line', 'platform_id', 'account_id', 'bucket', 'currency', 'amount']);
+const postingsInsert = preparedInsert('ledger_postings', [
+  'id',
+  'platform_id',
+  'currency',
+  'kind',
+  'transaction_id',
+  'created_at',
+]);
+const entriesInsert = preparedInsert('ledger_entries', [
+  'posting_id',
+  'line',
+  'platform_id',
+  'account_id',
+  'bucket',
+  'currency',
+  'amount',
+]);
 
 export async function insertPostings(q: Queryable, rows: PostingRow[]): Promise<void> {
-  await postingsInsert.run(q, rows.map((r) => [r.id, r.platformId, r.currency, r.kind, r.transactionId, r.createdAt]));
+  await postingsInsert.run(
+    q,
+    rows.map((r) => [r.id, r.platformId, r.currency, r.kind, r.transactionId, r.createdAt]),
+  );
 }
 
 export async function insertEntries(q: Queryable, rows: EntryRow[]): Promise<void> {
-  await entriesInsert.run(q, rows.map((r) => [r.postingId, r.line, r.platformId, r.accountId, r.bucket, r.currency, r.amount]));
+  await entriesInsert.run(
+    q,
+    rows.map((r) => [r.postingId, r.line, r.platformId, r.accountId, r.bucket, r.currency, r.amount]),
+  );
 }
 
 /** Creates a ledger account unless it exists; true when this call created it. */
-export async function createAccount(q: Queryable, row: Omit<LedgerAccountsTable, 'available' | 'held'>): Promise<boolean> {
+export async function createAccount(
+  q: Queryable,
+  row: Omit<LedgerAccountsTable, 'available' | 'held'>,
+): Promise<boolean> {
   const result = await q
     .insertInto('ledger_accounts')
     .values({ ...row, available: 0, held: 0 })
@@ -128,9 +175,14 @@ export async function entrySums(q: Queryable, platformId: string): Promise<Entry
   return result.rows;
 }
 
-export async function postingCounts(q: Queryable, platformId: string): Promise<{ currency: string; postings: string }[]> {
+export async function postingCounts(
+  q: Queryable,
+  platformId: string,
+): Promise<{ currency: string; postings: string }[]> {
   const result = await sql<{ currency: string; postings: string }>`
-    SELECT currency, CAST(COUNT(*) AS TEXT) AS postings FROM ledger_postings WHERE platform_id = ${platformId} GROUP BY currency`.execute(q);
+    SELECT currency, CAST(COUNT(*) AS TEXT) AS postings FROM ledger_postings WHERE platform_id = ${platformId} GROUP BY currency`.execute(
+    q,
+  );
   return result.rows;
 }
 

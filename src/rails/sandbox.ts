@@ -10,7 +10,16 @@ function timelineOf(scenario: QuoteExecutionScenario): TimelineStep[] {
     case 'COMPLETE':
       return [{ afterMs: scenario.afterMs, outcome: { kind: 'COMPLETED' } }];
     case 'FAIL':
-      return [{ afterMs: scenario.afterMs ?? 0, outcome: { kind: 'FAILED', failureReason: scenario.failureReason, ...(scenario.refund ? { refund: scenario.refund } : {}) } }];
+      return [
+        {
+          afterMs: scenario.afterMs ?? 0,
+          outcome: {
+            kind: 'FAILED',
+            failureReason: scenario.failureReason,
+            ...(scenario.refund ? { refund: scenario.refund } : {}),
+          },
+        },
+      ];
     case 'RETURN':
       return [
         { afterMs: 0, outcome: { kind: 'COMPLETED' } },
@@ -25,11 +34,13 @@ export const sandboxRail: Rail = {
   plan(payment): TimelineStep[] {
     const scenario = transferScenarioFor(payment.counterpartyIdentifier);
     if (scenario.failAfterMs === null) return [{ afterMs: 0, outcome: { kind: 'COMPLETED' } }];
-    const failureReason = payment.direction === 'OUTGOING' ? scenario.outgoingFailureReason : scenario.incomingFailureReason;
+    const failureReason =
+      payment.direction === 'OUTGOING' ? scenario.outgoingFailureReason : scenario.incomingFailureReason;
     return [{ afterMs: scenario.failAfterMs, outcome: { kind: 'FAILED', failureReason: failureReason! } }];
   },
   planPayout(payout): TimelineStep[] {
-    if (payout.destinationType === 'ACCOUNT') return timelineOf(quoteExecutionScenarioFor(payout.counterpartyIdentifier, payout.accountType));
+    if (payout.destinationType === 'ACCOUNT')
+      return timelineOf(quoteExecutionScenarioFor(payout.counterpartyIdentifier, payout.accountType));
     if (payout.destinationType === 'INTERNAL_ACCOUNT') return [{ afterMs: 0, outcome: { kind: 'COMPLETED' } }];
     switch (payout.umaScenario) {
       case 'SUCCESS':

@@ -37,11 +37,49 @@ export const AMOUNT_MAX = BALANCE_MAX;
 
 /** Whole units of each currency per US dollar, at the anchor of the sandbox (window drift applies). */
 const UNITS_PER_USD: Record<string, number> = {
-  AED: 3.6725, AUD: 1.52, BDT: 110, BRL: 5.1, BWP: 13.6, CAD: 1.36, CHF: 0.9, CNY: 7.24, COP: 3950, DKK: 6.86, EGP: 48.5,
-  EUR: 0.92, GBP: 0.79, GHS: 15.5, GTQ: 7.78, HKD: 7.8, HTG: 132, IDR: 15800, INR: 83.2, JMD: 156, JPY: 151, KES: 129,
-  MWK: 1735, MXN: 17.25, MYR: 4.7, NGN: 1500, PHP: 56.5, PKR: 278, RWF: 1300, SGD: 1.34, THB: 36.5, TZS: 2600, UGX: 3800,
-  USD: 1, VND: 25000, XAF: 605, XOF: 605, ZAR: 18.4, ZMW: 26.5,
-  BTC: 0.000015, USDC: 1, USDT: 1, USDB: 1,
+  AED: 3.6725,
+  AUD: 1.52,
+  BDT: 110,
+  BRL: 5.1,
+  BWP: 13.6,
+  CAD: 1.36,
+  CHF: 0.9,
+  CNY: 7.24,
+  COP: 3950,
+  DKK: 6.86,
+  EGP: 48.5,
+  EUR: 0.92,
+  GBP: 0.79,
+  GHS: 15.5,
+  GTQ: 7.78,
+  HKD: 7.8,
+  HTG: 132,
+  IDR: 15800,
+  INR: 83.2,
+  JMD: 156,
+  JPY: 151,
+  KES: 129,
+  MWK: 1735,
+  MXN: 17.25,
+  MYR: 4.7,
+  NGN: 1500,
+  PHP: 56.5,
+  PKR: 278,
+  RWF: 1300,
+  SGD: 1.34,
+  THB: 36.5,
+  TZS: 2600,
+  UGX: 3800,
+  USD: 1,
+  VND: 25000,
+  XAF: 605,
+  XOF: 605,
+  ZAR: 18.4,
+  ZMW: 26.5,
+  BTC: 0.000015,
+  USDC: 1,
+  USDT: 1,
+  USDB: 1,
 };
 
 const PEGGED = new Set(['USD', 'USDC', 'USDT', 'USDB']);
@@ -200,19 +238,41 @@ export function feesFor(total: bigint, schedule: FeeSchedule) {
   return { gridVariable, platform, all: schedule.gridFixed + gridVariable + platform };
 }
 
-function build(from: string, to: string, rate: Decimal, total: bigint, received: bigint, schedule: FeeSchedule): Conversion {
+function build(
+  from: string,
+  to: string,
+  rate: Decimal,
+  total: bigint,
+  received: bigint,
+  schedule: FeeSchedule,
+): Conversion {
   const fees = feesFor(total, schedule);
-  if (total > AMOUNT_MAX) throw new ConversionOutOfRange(`the sending amount would be ${total}, past the maximum of ${AMOUNT_MAX}`);
-  if (received > AMOUNT_MAX) throw new ConversionOutOfRange(`the receiving amount would be ${received}, past the maximum of ${AMOUNT_MAX}`);
+  if (total > AMOUNT_MAX)
+    throw new ConversionOutOfRange(`the sending amount would be ${total}, past the maximum of ${AMOUNT_MAX}`);
+  if (received > AMOUNT_MAX)
+    throw new ConversionOutOfRange(`the receiving amount would be ${received}, past the maximum of ${AMOUNT_MAX}`);
   if (received <= 0n) throw new ConversionOutOfRange('after fees, nothing would be received');
   return {
-    sendingCurrency: from, receivingCurrency: to, rate, totalSending: total, totalReceiving: received,
-    fees: fees.all, platformFees: fees.platform, gridFixedFee: schedule.gridFixed, gridVariableFee: fees.gridVariable,
+    sendingCurrency: from,
+    receivingCurrency: to,
+    rate,
+    totalSending: total,
+    totalReceiving: received,
+    fees: fees.all,
+    platformFees: fees.platform,
+    gridFixedFee: schedule.gridFixed,
+    gridVariableFee: fees.gridVariable,
   };
 }
 
 /** The sending amount is fixed: fees come out of it, the rest is converted (rounded down). */
-export function convertSending(from: string, to: string, rate: Decimal, total: bigint, schedule: FeeSchedule): Conversion {
+export function convertSending(
+  from: string,
+  to: string,
+  rate: Decimal,
+  total: bigint,
+  schedule: FeeSchedule,
+): Conversion {
   const fees = feesFor(total, schedule);
   const net = total - fees.all;
   if (net <= 0n) throw new ConversionOutOfRange(`the fees (${fees.all}) take the whole sending amount`);
@@ -220,7 +280,13 @@ export function convertSending(from: string, to: string, rate: Decimal, total: b
 }
 
 /** The receiving amount is fixed: the smallest sending amount that covers it and its fees. */
-export function convertReceiving(from: string, to: string, rate: Decimal, received: bigint, schedule: FeeSchedule): Conversion {
+export function convertReceiving(
+  from: string,
+  to: string,
+  rate: Decimal,
+  received: bigint,
+  schedule: FeeSchedule,
+): Conversion {
   const net = convertUpInverse(received, rate, from, to);
   const netOf = (total: bigint) => total - feesFor(total, schedule).all;
   const variableBps = schedule.gridBps + schedule.platformBps;

@@ -30,18 +30,51 @@ function lookup<Outcome>(rows: readonly MagicRow<Outcome>[], fallback: Outcome, 
 // identifier; the 1xx range does not collide with transfer or quote scenarios).
 
 export type BeneficiaryVerificationOutcome =
-  | { kind: 'status'; status: 'MATCHED' | 'PARTIAL_MATCH' | 'NOT_MATCHED' | 'PENDING' | 'UNSUPPORTED' | 'CHECKED_BY_RECEIVING_FI' }
+  | {
+      kind: 'status';
+      status: 'MATCHED' | 'PARTIAL_MATCH' | 'NOT_MATCHED' | 'PENDING' | 'UNSUPPORTED' | 'CHECKED_BY_RECEIVING_FI';
+    }
   | { kind: 'reject' };
 
 const beneficiarySource = 'SERVICE-SPEC.md, Sandbox behaviour: beneficiary name verification';
 
 export const BENEFICIARY_VERIFICATION: readonly MagicRow<BeneficiaryVerificationOutcome>[] = [
-  { suffix: '102', outcome: { kind: 'status', status: 'NOT_MATCHED' }, behaviour: 'beneficiaryVerificationStatus NOT_MATCHED', source: beneficiarySource },
-  { suffix: '103', outcome: { kind: 'status', status: 'PARTIAL_MATCH' }, behaviour: 'beneficiaryVerificationStatus PARTIAL_MATCH, with a verified name that differs slightly', source: beneficiarySource },
-  { suffix: '104', outcome: { kind: 'status', status: 'PENDING' }, behaviour: 'beneficiaryVerificationStatus PENDING', source: beneficiarySource },
-  { suffix: '105', outcome: { kind: 'reject' }, behaviour: 'creation fails with 400 INVALID_BANK_ACCOUNT', source: beneficiarySource },
-  { suffix: '106', outcome: { kind: 'status', status: 'UNSUPPORTED' }, behaviour: 'beneficiaryVerificationStatus UNSUPPORTED', source: beneficiarySource },
-  { suffix: '107', outcome: { kind: 'status', status: 'CHECKED_BY_RECEIVING_FI' }, behaviour: 'beneficiaryVerificationStatus CHECKED_BY_RECEIVING_FI', source: beneficiarySource },
+  {
+    suffix: '102',
+    outcome: { kind: 'status', status: 'NOT_MATCHED' },
+    behaviour: 'beneficiaryVerificationStatus NOT_MATCHED',
+    source: beneficiarySource,
+  },
+  {
+    suffix: '103',
+    outcome: { kind: 'status', status: 'PARTIAL_MATCH' },
+    behaviour: 'beneficiaryVerificationStatus PARTIAL_MATCH, with a verified name that differs slightly',
+    source: beneficiarySource,
+  },
+  {
+    suffix: '104',
+    outcome: { kind: 'status', status: 'PENDING' },
+    behaviour: 'beneficiaryVerificationStatus PENDING',
+    source: beneficiarySource,
+  },
+  {
+    suffix: '105',
+    outcome: { kind: 'reject' },
+    behaviour: 'creation fails with 400 INVALID_BANK_ACCOUNT',
+    source: beneficiarySource,
+  },
+  {
+    suffix: '106',
+    outcome: { kind: 'status', status: 'UNSUPPORTED' },
+    behaviour: 'beneficiaryVerificationStatus UNSUPPORTED',
+    source: beneficiarySource,
+  },
+  {
+    suffix: '107',
+    outcome: { kind: 'status', status: 'CHECKED_BY_RECEIVING_FI' },
+    behaviour: 'beneficiaryVerificationStatus CHECKED_BY_RECEIVING_FI',
+    source: beneficiarySource,
+  },
 ];
 export const BENEFICIARY_VERIFICATION_DEFAULT: BeneficiaryVerificationOutcome = { kind: 'status', status: 'MATCHED' };
 
@@ -78,19 +111,29 @@ const individualSource = 'SERVICE-SPEC.md, Sandbox behaviour: Individual KYC (fu
 
 export const INDIVIDUAL_KYC: readonly MagicRow<IndividualKycOutcome>[] = [
   {
-    suffix: '001', outcome: { kycStatusAtCreation: 'PENDING', completeSubmission: 'PENDING_MANUAL_REVIEW' },
-    behaviour: 'created PENDING; a complete submission with an identity document goes to PENDING_MANUAL_REVIEW', source: individualSource,
+    suffix: '001',
+    outcome: { kycStatusAtCreation: 'PENDING', completeSubmission: 'PENDING_MANUAL_REVIEW' },
+    behaviour: 'created PENDING; a complete submission with an identity document goes to PENDING_MANUAL_REVIEW',
+    source: individualSource,
   },
   {
-    suffix: '002', outcome: { kycStatusAtCreation: 'REJECTED', completeSubmission: 'PENDING_MANUAL_REVIEW' },
-    behaviour: 'created REJECTED; POST /verifications answers 400', source: individualSource,
+    suffix: '002',
+    outcome: { kycStatusAtCreation: 'REJECTED', completeSubmission: 'PENDING_MANUAL_REVIEW' },
+    behaviour: 'created REJECTED; POST /verifications answers 400',
+    source: individualSource,
   },
   {
-    suffix: '003', outcome: { kycStatusAtCreation: 'UNVERIFIED', completeSubmission: 'POOR_QUALITY_DOCUMENT' },
-    behaviour: 'created UNVERIFIED; the first complete submission is RESOLVE_ERRORS with POOR_QUALITY_DOCUMENT on the identity documents', source: individualSource,
+    suffix: '003',
+    outcome: { kycStatusAtCreation: 'UNVERIFIED', completeSubmission: 'POOR_QUALITY_DOCUMENT' },
+    behaviour:
+      'created UNVERIFIED; the first complete submission is RESOLVE_ERRORS with POOR_QUALITY_DOCUMENT on the identity documents',
+    source: individualSource,
   },
 ];
-export const INDIVIDUAL_KYC_DEFAULT: IndividualKycOutcome = { kycStatusAtCreation: 'APPROVED', completeSubmission: 'PENDING_MANUAL_REVIEW' };
+export const INDIVIDUAL_KYC_DEFAULT: IndividualKycOutcome = {
+  kycStatusAtCreation: 'APPROVED',
+  completeSubmission: 'PENDING_MANUAL_REVIEW',
+};
 
 /** undefined when there is no name to read: the customer starts UNVERIFIED and is validated like any other. */
 export function individualKycFor(fullName: string | undefined): IndividualKycOutcome | undefined {
@@ -104,9 +147,24 @@ export type BusinessKybOutcome = 'REJECT' | 'VALIDATE' | 'APPROVE';
 const businessSource = 'SERVICE-SPEC.md, Sandbox behaviour: Business KYB (businessInfo.registrationNumber suffix)';
 
 export const BUSINESS_KYB: readonly MagicRow<BusinessKybOutcome>[] = [
-  { suffix: '002', outcome: 'REJECT', behaviour: 'kybStatus and verificationStatus REJECTED at once, nothing validated', source: businessSource },
-  { suffix: '001', outcome: 'VALIDATE', behaviour: 'full validation; RESOLVE_ERRORS until complete, then kybStatus PENDING (IN_PROGRESS)', source: businessSource },
-  { suffix: '003', outcome: 'VALIDATE', behaviour: 'full validation; RESOLVE_ERRORS until complete, then kybStatus PENDING (IN_PROGRESS)', source: businessSource },
+  {
+    suffix: '002',
+    outcome: 'REJECT',
+    behaviour: 'kybStatus and verificationStatus REJECTED at once, nothing validated',
+    source: businessSource,
+  },
+  {
+    suffix: '001',
+    outcome: 'VALIDATE',
+    behaviour: 'full validation; RESOLVE_ERRORS until complete, then kybStatus PENDING (IN_PROGRESS)',
+    source: businessSource,
+  },
+  {
+    suffix: '003',
+    outcome: 'VALIDATE',
+    behaviour: 'full validation; RESOLVE_ERRORS until complete, then kybStatus PENDING (IN_PROGRESS)',
+    source: businessSource,
+  },
 ];
 export const BUSINESS_KYB_DEFAULT: BusinessKybOutcome = 'APPROVE';
 
@@ -120,8 +178,18 @@ export function businessKybFor(registrationNumber: string | undefined): Business
 const ownerSource = 'SERVICE-SPEC.md, Sandbox behaviour: Beneficial owner KYC (personalInfo.lastName suffix)';
 
 export const BENEFICIAL_OWNER_KYC: readonly MagicRow<'PENDING' | 'REJECTED' | 'APPROVED'>[] = [
-  { suffix: '001', outcome: 'PENDING', behaviour: 'the owner stays PENDING when the business resolves', source: ownerSource },
-  { suffix: '002', outcome: 'REJECTED', behaviour: 'the owner is REJECTED when the business resolves', source: ownerSource },
+  {
+    suffix: '001',
+    outcome: 'PENDING',
+    behaviour: 'the owner stays PENDING when the business resolves',
+    source: ownerSource,
+  },
+  {
+    suffix: '002',
+    outcome: 'REJECTED',
+    behaviour: 'the owner is REJECTED when the business resolves',
+    source: ownerSource,
+  },
 ];
 export const BENEFICIAL_OWNER_KYC_DEFAULT = 'APPROVED' as const;
 
@@ -151,7 +219,8 @@ export interface TransferScenario {
   incomingFailureReason?: string;
 }
 
-const transferSource = 'SERVICE-SPEC.md, Sandbox behaviour: transfer in and transfer out; behaviours.md 1.5 (instant except 005)';
+const transferSource =
+  'SERVICE-SPEC.md, Sandbox behaviour: transfer in and transfer out; behaviours.md 1.5 (instant except 005)';
 
 /** How long a 005 transfer stays pending before it fails. */
 export const TRANSFER_TIMEOUT_MS = 30_000;
@@ -160,25 +229,37 @@ export const TRANSFER_SCENARIOS: readonly MagicRow<TransferScenario>[] = [
   {
     suffix: '002',
     outcome: { failAfterMs: 0, outgoingFailureReason: 'LIMIT_EXCEEDED', incomingFailureReason: 'COLLECTION_FAILED' },
-    behaviour: 'insufficient funds at the bank: FAILED at once (transfer-out LIMIT_EXCEEDED, transfer-in COLLECTION_FAILED), hold released',
+    behaviour:
+      'insufficient funds at the bank: FAILED at once (transfer-out LIMIT_EXCEEDED, transfer-in COLLECTION_FAILED), hold released',
     source: transferSource,
   },
   {
     suffix: '003',
     outcome: { failAfterMs: 0, outgoingFailureReason: 'ACCOUNT_INVALID', incomingFailureReason: 'COLLECTION_FAILED' },
-    behaviour: 'account closed or invalid: FAILED at once (transfer-out ACCOUNT_INVALID, transfer-in COLLECTION_FAILED), hold released',
+    behaviour:
+      'account closed or invalid: FAILED at once (transfer-out ACCOUNT_INVALID, transfer-in COLLECTION_FAILED), hold released',
     source: transferSource,
   },
   {
     suffix: '004',
-    outcome: { failAfterMs: 0, outgoingFailureReason: 'ACCOUNT_CANNOT_RECEIVE', incomingFailureReason: 'COLLECTION_FAILED' },
-    behaviour: 'the bank rejects the transfer: FAILED at once (transfer-out ACCOUNT_CANNOT_RECEIVE, transfer-in COLLECTION_FAILED), hold released',
+    outcome: {
+      failAfterMs: 0,
+      outgoingFailureReason: 'ACCOUNT_CANNOT_RECEIVE',
+      incomingFailureReason: 'COLLECTION_FAILED',
+    },
+    behaviour:
+      'the bank rejects the transfer: FAILED at once (transfer-out ACCOUNT_CANNOT_RECEIVE, transfer-in COLLECTION_FAILED), hold released',
     source: transferSource,
   },
   {
     suffix: '005',
-    outcome: { failAfterMs: TRANSFER_TIMEOUT_MS, outgoingFailureReason: 'QUOTE_EXECUTION_FAILED', incomingFailureReason: 'COLLECTION_FAILED' },
-    behaviour: 'pending (transfer-out PROCESSING, transfer-in PENDING) for 30 s of sandbox time, then FAILED (QUOTE_EXECUTION_FAILED / COLLECTION_FAILED), hold released',
+    outcome: {
+      failAfterMs: TRANSFER_TIMEOUT_MS,
+      outgoingFailureReason: 'QUOTE_EXECUTION_FAILED',
+      incomingFailureReason: 'COLLECTION_FAILED',
+    },
+    behaviour:
+      'pending (transfer-out PROCESSING, transfer-in PENDING) for 30 s of sandbox time, then FAILED (QUOTE_EXECUTION_FAILED / COLLECTION_FAILED), hold released',
     source: transferSource,
   },
 ];
@@ -213,30 +294,45 @@ export const QUOTE_RETURN_AFTER_MS = 30 * 1000;
 
 export const QUOTE_EXECUTION_SCENARIOS: readonly MagicRow<QuoteExecutionScenario>[] = [
   {
-    suffix: '002', outcome: { kind: 'FAIL', failureReason: 'QUOTE_EXECUTION_FAILED' },
-    behaviour: 'execution fails at once: FAILED (QUOTE_EXECUTION_FAILED), nothing exchanged, the held funds are released', source: quoteSource,
+    suffix: '002',
+    outcome: { kind: 'FAIL', failureReason: 'QUOTE_EXECUTION_FAILED' },
+    behaviour:
+      'execution fails at once: FAILED (QUOTE_EXECUTION_FAILED), nothing exchanged, the held funds are released',
+    source: quoteSource,
   },
   {
-    suffix: '003', outcome: { kind: 'COMPLETE', afterMs: QUOTE_SLOW_PAYOUT_MS },
-    behaviour: 'PROCESSING for 6 minutes of sandbox time, then COMPLETED', source: quoteSource,
+    suffix: '003',
+    outcome: { kind: 'COMPLETE', afterMs: QUOTE_SLOW_PAYOUT_MS },
+    behaviour: 'PROCESSING for 6 minutes of sandbox time, then COMPLETED',
+    source: quoteSource,
   },
   {
-    suffix: '004', outcome: { kind: 'FAIL', failureReason: 'ACCOUNT_CANNOT_RECEIVE', refund: 'COMPLETED' },
-    behaviour: 'delivery to the counterparty fails: FAILED (ACCOUNT_CANNOT_RECEIVE), then a refund to the payer that completes', source: quoteSource,
+    suffix: '004',
+    outcome: { kind: 'FAIL', failureReason: 'ACCOUNT_CANNOT_RECEIVE', refund: 'COMPLETED' },
+    behaviour:
+      'delivery to the counterparty fails: FAILED (ACCOUNT_CANNOT_RECEIVE), then a refund to the payer that completes',
+    source: quoteSource,
   },
   {
-    suffix: '005', outcome: { kind: 'RETURN', returnAfterMs: QUOTE_RETURN_AFTER_MS },
-    behaviour: 'COMPLETED, then 30 seconds later returned by the receiving bank: FAILED (PAYOUT_RETURNED), refunded to the payer',
+    suffix: '005',
+    outcome: { kind: 'RETURN', returnAfterMs: QUOTE_RETURN_AFTER_MS },
+    behaviour:
+      'COMPLETED, then 30 seconds later returned by the receiving bank: FAILED (PAYOUT_RETURNED), refunded to the payer',
     source: `${quoteSource}; behaviours.md 1.3 (about 30 s for the 005 patterns)`,
   },
   {
-    suffix: '006', outcome: { kind: 'CANCEL' },
-    behaviour: 'cancelled by the user: the payer gets the money back (a hold is released; money that came from outside is refunded from SUSPENSE), reason USER_CANCELLATION, then the payment is closed COMPLETED (events REFUND_PENDING, REFUND_COMPLETED, COMPLETED)',
+    suffix: '006',
+    outcome: { kind: 'CANCEL' },
+    behaviour:
+      'cancelled by the user: the payer gets the money back (a hold is released; money that came from outside is refunded from SUSPENSE), reason USER_CANCELLATION, then the payment is closed COMPLETED (events REFUND_PENDING, REFUND_COMPLETED, COMPLETED)',
     source: `${quoteSource}; behaviours.md 2.1 (the webhook sequence of a cancellation)`,
   },
   {
-    suffix: '007', outcome: { kind: 'FAIL', failureReason: 'ACCOUNT_INVALID', refund: 'FAILED' },
-    behaviour: 'payout fails (ACCOUNT_INVALID) and so does the refund: FAILED, refund FAILED, the funds wait in the ledger\'s SUSPENSE account', source: quoteSource,
+    suffix: '007',
+    outcome: { kind: 'FAIL', failureReason: 'ACCOUNT_INVALID', refund: 'FAILED' },
+    behaviour:
+      "payout fails (ACCOUNT_INVALID) and so does the refund: FAILED, refund FAILED, the funds wait in the ledger's SUSPENSE account",
+    source: quoteSource,
   },
 ];
 export const QUOTE_EXECUTION_DEFAULT: QuoteExecutionScenario = { kind: 'COMPLETE', afterMs: 0 };
@@ -249,13 +345,19 @@ const sparkSource = 'behaviours.md 1.3 (the suffix table of Spark wallet destina
 export const SPARK_QUOTE_EXECUTION_SCENARIOS: readonly MagicRow<QuoteExecutionScenario>[] = [
   { ...QUOTE_EXECUTION_SCENARIOS.find((row) => row.suffix === '002')!, source: sparkSource },
   {
-    suffix: '003', outcome: { kind: 'FAIL', failureReason: 'ACCOUNT_CANNOT_RECEIVE' },
-    behaviour: 'the wallet is unavailable: FAILED at once (ACCOUNT_CANNOT_RECEIVE), nothing exchanged, the held funds are released', source: sparkSource,
+    suffix: '003',
+    outcome: { kind: 'FAIL', failureReason: 'ACCOUNT_CANNOT_RECEIVE' },
+    behaviour:
+      'the wallet is unavailable: FAILED at once (ACCOUNT_CANNOT_RECEIVE), nothing exchanged, the held funds are released',
+    source: sparkSource,
   },
   { ...QUOTE_EXECUTION_SCENARIOS.find((row) => row.suffix === '004')!, source: sparkSource },
   {
-    suffix: '005', outcome: { kind: 'FAIL', failureReason: 'QUOTE_EXECUTION_FAILED', afterMs: TRANSFER_TIMEOUT_MS },
-    behaviour: 'PROCESSING for 30 s of sandbox time, then FAILED (QUOTE_EXECUTION_FAILED), nothing exchanged, the held funds are released', source: sparkSource,
+    suffix: '005',
+    outcome: { kind: 'FAIL', failureReason: 'QUOTE_EXECUTION_FAILED', afterMs: TRANSFER_TIMEOUT_MS },
+    behaviour:
+      'PROCESSING for 30 s of sandbox time, then FAILED (QUOTE_EXECUTION_FAILED), nothing exchanged, the held funds are released',
+    source: sparkSource,
   },
 ];
 
@@ -273,8 +375,10 @@ export type PullSourceScenario = { kind: 'INSUFFICIENT_FUNDS' };
 
 export const PULL_SOURCE_SCENARIOS: readonly MagicRow<PullSourceScenario>[] = [
   {
-    suffix: '002', outcome: { kind: 'INSUFFICIENT_FUNDS' },
-    behaviour: 'the pull finds no funds: executing the quote is refused with 400 INVALID_AMOUNT (insufficient funds) and nothing changes (the quote keeps its status; with immediatelyExecute no quote is created)',
+    suffix: '002',
+    outcome: { kind: 'INSUFFICIENT_FUNDS' },
+    behaviour:
+      'the pull finds no funds: executing the quote is refused with 400 INVALID_AMOUNT (insufficient funds) and nothing changes (the quote keeps its status; with immediatelyExecute no quote is created)',
     source: 'behaviours.md 1.5 (quote execution from a 002 account)',
   },
 ];
@@ -318,16 +422,37 @@ export interface UmaMagicRow {
 }
 
 export const SANDBOX_UMA_ADDRESSES: readonly UmaMagicRow[] = [
-  { name: 'success.usd', outcome: { currency: 'USD', scenario: 'SUCCESS' }, behaviour: 'receives and pays in USD; payments succeed', source: umaSource },
-  { name: 'success.eur', outcome: { currency: 'EUR', scenario: 'SUCCESS' }, behaviour: 'receives and pays in EUR; payments succeed', source: umaSource },
-  { name: 'success.mxn', outcome: { currency: 'MXN', scenario: 'SUCCESS' }, behaviour: 'receives and pays in MXN; payments succeed', source: umaSource },
   {
-    name: 'pending.long.usd', outcome: { currency: 'USD', scenario: 'PENDING_LONG' },
-    behaviour: 'USD; payments stay pending for an hour of sandbox time, then complete (an incoming one after the platform approved it)', source: umaSource,
+    name: 'success.usd',
+    outcome: { currency: 'USD', scenario: 'SUCCESS' },
+    behaviour: 'receives and pays in USD; payments succeed',
+    source: umaSource,
   },
   {
-    name: 'fail.compliance.usd', outcome: { currency: 'USD', scenario: 'FAIL_COMPLIANCE' },
-    behaviour: 'USD; payments fail the compliance check (an incoming one is FAILED with COMPLIANCE_REJECTED before the platform is asked)', source: umaSource,
+    name: 'success.eur',
+    outcome: { currency: 'EUR', scenario: 'SUCCESS' },
+    behaviour: 'receives and pays in EUR; payments succeed',
+    source: umaSource,
+  },
+  {
+    name: 'success.mxn',
+    outcome: { currency: 'MXN', scenario: 'SUCCESS' },
+    behaviour: 'receives and pays in MXN; payments succeed',
+    source: umaSource,
+  },
+  {
+    name: 'pending.long.usd',
+    outcome: { currency: 'USD', scenario: 'PENDING_LONG' },
+    behaviour:
+      'USD; payments stay pending for an hour of sandbox time, then complete (an incoming one after the platform approved it)',
+    source: umaSource,
+  },
+  {
+    name: 'fail.compliance.usd',
+    outcome: { currency: 'USD', scenario: 'FAIL_COMPLIANCE' },
+    behaviour:
+      'USD; payments fail the compliance check (an incoming one is FAILED with COMPLIANCE_REJECTED before the platform is asked)',
+    source: umaSource,
   },
 ];
 

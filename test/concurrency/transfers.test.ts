@@ -60,9 +60,14 @@ describe('concurrent POST /transfer-out from one account', () => {
     // Each accepted transfer exists once, with exactly one hold and one settlement.
     const list = await t.api('GET', '/transactions?limit=100');
     expect(list.body.totalCount).toBe(accepted.length);
-    const postings = await t.deps.db.k.selectFrom('ledger_postings').select(['transaction_id', 'kind']).where('transaction_id', 'is not', null).execute();
+    const postings = await t.deps.db.k
+      .selectFrom('ledger_postings')
+      .select(['transaction_id', 'kind'])
+      .where('transaction_id', 'is not', null)
+      .execute();
     const byTransaction = new Map<string, string[]>();
-    for (const p of postings) byTransaction.set(p.transaction_id!, [...(byTransaction.get(p.transaction_id!) ?? []), p.kind]);
+    for (const p of postings)
+      byTransaction.set(p.transaction_id!, [...(byTransaction.get(p.transaction_id!) ?? []), p.kind]);
     expect(byTransaction.size).toBe(accepted.length);
     for (const o of accepted) expect(byTransaction.get(o.body.id)!.sort()).toEqual(['HOLD', 'SETTLE']);
 
@@ -78,7 +83,9 @@ describe('concurrent POST /transfer-out from one account', () => {
     const source = await fundedUsd(t, FUNDED);
     const destination = await externalAccount(t, 'USD_ACCOUNT');
     const replies = await Promise.all(
-      Array.from({ length: 25 }, () => transferOut(t, source.id, destination.id, 1_000, { 'idempotency-key': 'same-payout' })),
+      Array.from({ length: 25 }, () =>
+        transferOut(t, source.id, destination.id, 1_000, { 'idempotency-key': 'same-payout' }),
+      ),
     );
     expect(replies.map((r) => r.status)).toEqual(Array(25).fill(201));
     expect(new Set(replies.map((r) => r.text)).size).toBe(1);
@@ -101,14 +108,18 @@ describe('GET /_railyard/ledger while payments commit', () => {
         await new Promise((resolve) => setImmediate(resolve));
       }
     })();
-    const replies = await Promise.all(Array.from({ length: 300 }, () => transferOut(t, source.id, destination.id, 100)));
+    const replies = await Promise.all(
+      Array.from({ length: 300 }, () => transferOut(t, source.id, destination.id, 100)),
+    );
     stop = true;
     await poll;
     expect(replies.every((r) => r.status === 201)).toBe(true);
     await expectBalancedBooks(t);
     // Each payment moved its money in one database transaction: the books were right throughout.
     expect(audits.length).toBeGreaterThan(1);
-    expect(audits.filter((a) => !a.balanced).map((a) => a.accounts.filter((x) => !x.consistent).map((x) => x.id))).toEqual([]);
+    expect(
+      audits.filter((a) => !a.balanced).map((a) => a.accounts.filter((x) => !x.consistent).map((x) => x.id)),
+    ).toEqual([]);
   });
 });
 
@@ -136,14 +147,23 @@ describe.skipIf(!databaseUrl)('two server instances sharing one PostgreSQL datab
     const [a, b] = servers as [ServerProcess, ServerProcess];
 
     const source = (await a.request('GET', '/platform/internal-accounts?currency=USD')).body.data[0];
-    expect((await b.request('POST', `/sandbox/internal-accounts/${source.id}/fund`, { amount: FUNDED })).status).toBe(200);
-    const destination = (await a.request('POST', '/platform/external-accounts', accountBody('USD_ACCOUNT', '000'))).body;
-    const body = (amount: number) => ({ source: { accountId: source.id }, destination: { accountId: destination.id }, amount });
+    expect((await b.request('POST', `/sandbox/internal-accounts/${source.id}/fund`, { amount: FUNDED })).status).toBe(
+      200,
+    );
+    const destination = (await a.request('POST', '/platform/external-accounts', accountBody('USD_ACCOUNT', '000')))
+      .body;
+    const body = (amount: number) => ({
+      source: { accountId: source.id },
+      destination: { accountId: destination.id },
+      amount,
+    });
 
     const outcomes: Outcome[] = await Promise.all(
       Array.from({ length: TRANSFERS }, async (_, i) => {
         const server = i % 2 === 0 ? a : b;
-        const reply = await server.request('POST', '/transfer-out', body(amountOf(i)), { 'idempotency-key': `two-${i}` });
+        const reply = await server.request('POST', '/transfer-out', body(amountOf(i)), {
+          'idempotency-key': `two-${i}`,
+        });
         return { ...reply, amount: amountOf(i) };
       }),
     );
@@ -154,7 +174,14 @@ describe.skipIf(!databaseUrl)('two server instances sharing one PostgreSQL datab
 
     // One key sent to both instances at once.
     const keyed = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? a : b).request('POST', '/transfer-in', { source: { accountId: destination.id }, destination: { accountId: source.id }, amount: 5_000 }, { 'idempotency-key': 'shared-key' })),
+      Array.from({ length: 20 }, (_, i) =>
+        (i % 2 === 0 ? a : b).request(
+          'POST',
+          '/transfer-in',
+          { source: { accountId: destination.id }, destination: { accountId: source.id }, amount: 5_000 },
+          { 'idempotency-key': 'shared-key' },
+        ),
+      ),
     );
     expect(keyed.every((r) => r.status === 201)).toBe(true);
     expect(new Set(keyed.map((r) => r.body.id)).size).toBe(1);
@@ -163,7 +190,13 @@ describe.skipIf(!databaseUrl)('two server instances sharing one PostgreSQL datab
     // Pending 005 transfers: both instances' job runners race for them; each fails once.
     const slow = (await b.request('POST', '/platform/external-accounts', accountBody('USD_ACCOUNT', '005'))).body;
     const pending = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? a : b).request('POST', '/transfer-out', { source: { accountId: source.id }, destination: { accountId: slow.id }, amount: 100 })),
+      Array.from({ length: 10 }, (_, i) =>
+        (i % 2 === 0 ? a : b).request('POST', '/transfer-out', {
+          source: { accountId: source.id },
+          destination: { accountId: slow.id },
+          amount: 100,
+        }),
+      ),
     );
     expect(pending.map((r) => r.body.status)).toEqual(Array(10).fill('PROCESSING'));
     // Whichever instance runs each job, the advance answers only once all of them have run.
@@ -173,9 +206,14 @@ describe.skipIf(!databaseUrl)('two server instances sharing one PostgreSQL datab
     const holder = new pg.Client({ connectionString: url.toString() });
     await holder.connect();
     await holder.query('BEGIN');
-    const held = await holder.query(`SELECT id FROM jobs WHERE kind = 'rail.outcome' AND status = 'PENDING' AND payload LIKE $1 FOR UPDATE`, [`%${pending[0]!.body.id}%`]);
+    const held = await holder.query(
+      `SELECT id FROM jobs WHERE kind = 'rail.outcome' AND status = 'PENDING' AND payload LIKE $1 FOR UPDATE`,
+      [`%${pending[0]!.body.id}%`],
+    );
     expect(held.rowCount).toBe(1);
-    const released = sleep(300).then(() => holder.query('ROLLBACK')).finally(() => holder.end());
+    const released = sleep(300)
+      .then(() => holder.query('ROLLBACK'))
+      .finally(() => holder.end());
     expect((await a.request('POST', '/_railyard/clock/advance', { seconds: 31 })).status).toBe(200);
     await released;
     for (const r of pending) {
@@ -184,8 +222,12 @@ describe.skipIf(!databaseUrl)('two server instances sharing one PostgreSQL datab
     }
     const check = new pg.Client({ connectionString: url.toString() });
     await check.connect();
-    const releases = await check.query(`SELECT transaction_id, COUNT(*) AS n FROM ledger_postings WHERE kind = 'RELEASE' GROUP BY transaction_id`);
-    const failedEvents = await check.query(`SELECT resource_id, COUNT(*) AS n FROM events WHERE type = 'OUTGOING_PAYMENT.FAILED' GROUP BY resource_id`);
+    const releases = await check.query(
+      `SELECT transaction_id, COUNT(*) AS n FROM ledger_postings WHERE kind = 'RELEASE' GROUP BY transaction_id`,
+    );
+    const failedEvents = await check.query(
+      `SELECT resource_id, COUNT(*) AS n FROM events WHERE type = 'OUTGOING_PAYMENT.FAILED' GROUP BY resource_id`,
+    );
     await check.end();
     expect(releases.rows.length).toBe(10);
     expect(releases.rows.every((r) => Number(r.n) === 1)).toBe(true);

@@ -23,10 +23,16 @@ describe('SIGKILL in the middle of a stream of transfers', () => {
     const first = await startServer({ DATA_DIR: dataDir });
     servers.push(first);
     const usd = (await first.request('GET', '/platform/internal-accounts?currency=USD')).body.data[0];
-    expect((await first.request('POST', `/sandbox/internal-accounts/${usd.id}/fund`, { amount: FUNDED })).status).toBe(200);
+    expect((await first.request('POST', `/sandbox/internal-accounts/${usd.id}/fund`, { amount: FUNDED })).status).toBe(
+      200,
+    );
     const bank = (await first.request('POST', '/platform/external-accounts', accountBody('USD_ACCOUNT', '000'))).body;
     const slow = (await first.request('POST', '/platform/external-accounts', accountBody('USD_ACCOUNT', '005'))).body;
-    const transfer = (destination: string, amount: number) => ({ source: { accountId: usd.id }, destination: { accountId: destination }, amount });
+    const transfer = (destination: string, amount: number) => ({
+      source: { accountId: usd.id },
+      destination: { accountId: destination },
+      amount,
+    });
 
     const pending: { id: string; amount: number }[] = [];
     for (let i = 0; i < 5; i++) {
@@ -47,7 +53,9 @@ describe('SIGKILL in the middle of a stream of transfers', () => {
         const amount = 100 + ((w * 31 + i) % 50);
         sent++;
         try {
-          const reply = await first.request('POST', '/transfer-out', transfer(bank.id, amount), { 'idempotency-key': key });
+          const reply = await first.request('POST', '/transfer-out', transfer(bank.id, amount), {
+            'idempotency-key': key,
+          });
           if (reply.status >= 200 && reply.status < 300) acknowledged.set(key, { id: reply.body.id, amount });
           else throw new Error(`unexpected ${reply.status}`);
         } catch {
@@ -75,7 +83,9 @@ describe('SIGKILL in the middle of a stream of transfers', () => {
     for (const key of unanswered) {
       const [, w, i] = key.split('-').map(Number);
       const amount = 100 + ((w! * 31 + i!) % 50);
-      const retry = await second.request('POST', '/transfer-out', transfer(bank.id, amount), { 'idempotency-key': key });
+      const retry = await second.request('POST', '/transfer-out', transfer(bank.id, amount), {
+        'idempotency-key': key,
+      });
       expect(retry.status).toBe(201);
       acknowledged.set(key, { id: retry.body.id, amount });
     }
@@ -89,8 +99,12 @@ describe('SIGKILL in the middle of a stream of transfers', () => {
     expect((await second.request('GET', '/_railyard/ledger')).body.balanced).toBe(true);
 
     // The pending transfers' 30 s timeout survived the crash and runs on the advanced clock.
-    for (const p of pending) expect((await second.request('GET', `/transactions/${p.id}`)).body.status).toBe('PROCESSING');
-    const usdPostings = async () => (await second.request('GET', '/_railyard/ledger')).body.currencies.find((c: { currency: string }) => c.currency === 'USD').postings;
+    for (const p of pending)
+      expect((await second.request('GET', `/transactions/${p.id}`)).body.status).toBe('PROCESSING');
+    const usdPostings = async () =>
+      (await second.request('GET', '/_railyard/ledger')).body.currencies.find(
+        (c: { currency: string }) => c.currency === 'USD',
+      ).postings;
     const postingsBefore = await usdPostings();
     const advanced = await second.request('POST', '/_railyard/clock/advance', { seconds: 31 });
     // The five timeouts run before the advance answers, each once: by this call, or some by
@@ -100,7 +114,10 @@ describe('SIGKILL in the middle of a stream of transfers', () => {
     expect(advanced.body.jobsRun).toBeLessThanOrEqual(5);
     expect(await usdPostings()).toBe(postingsBefore + 5);
     for (const p of pending) {
-      expect((await second.request('GET', `/transactions/${p.id}`)).body).toMatchObject({ status: 'FAILED', failureReason: 'QUOTE_EXECUTION_FAILED' });
+      expect((await second.request('GET', `/transactions/${p.id}`)).body).toMatchObject({
+        status: 'FAILED',
+        failureReason: 'QUOTE_EXECUTION_FAILED',
+      });
     }
     const after = (await second.request('GET', '/platform/internal-accounts?currency=USD')).body.data[0];
     expect(after.balance.amount).toBe(FUNDED - paid);

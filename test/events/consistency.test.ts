@@ -75,12 +75,22 @@ describe('incoming UMA payment: the transaction as read equals its last INCOMING
   it('approving a pending.long.usd payment leaves it as its last event shows it', async () => {
     const clock = new ManualClock(START_MS);
     const t = await build({ clock });
-    const receiver = await receiverFor(t, (hit) => (hit.type === 'INCOMING_PAYMENT.PENDING' ? { status: 202 } : { status: 200 }));
+    const receiver = await receiverFor(t, (hit) =>
+      hit.type === 'INCOMING_PAYMENT.PENDING' ? { status: 202 } : { status: 200 },
+    );
     open.push(receiver);
     await t.runDueJobs();
-    const customer = await createCustomer(t, individualBody('Robin Okafor', { umaAddress: '$robin@railyard.sandbox.uma.money' }));
+    const customer = await createCustomer(
+      t,
+      individualBody('Robin Okafor', { umaAddress: '$robin@railyard.sandbox.uma.money' }),
+    );
     const received = await t.api('POST', '/sandbox/uma/receive', {
-      body: { senderUmaAddress: '$pending.long.usd@sandbox.uma.money', customerId: customer.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 25_000 },
+      body: {
+        senderUmaAddress: '$pending.long.usd@sandbox.uma.money',
+        customerId: customer.id,
+        receivingCurrencyCode: 'USD',
+        receivingCurrencyAmount: 25_000,
+      },
     });
     expect(received.status).toBe(200);
     await t.runDueJobs();

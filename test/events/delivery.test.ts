@@ -12,7 +12,15 @@ import { build, databaseUrl, ManualClock, type Credentials } from '../helper.js'
 import { dropPgSchema } from '../../src/db/index.js';
 import { referenceSpec } from '../reference.js';
 import {
-  activateWallet, deliveries, delivery, expectAllConform, publicKeyOf, receiverFor, startInstance, startReceiver, type Receiver,
+  activateWallet,
+  deliveries,
+  delivery,
+  expectAllConform,
+  publicKeyOf,
+  receiverFor,
+  startInstance,
+  startReceiver,
+  type Receiver,
 } from './support.js';
 
 const START_MS = Date.parse('2025-06-02T09:00:00.000Z');
@@ -41,18 +49,36 @@ describe('delivery of recorded events', () => {
     expect(receiver.hits).toHaveLength(2);
     const hit = receiver.hits[1]!;
     expect(hit.headers['content-type']).toBe('application/json');
-    expect(hit.json).toMatchObject({ type: 'EXTERNAL_ACCOUNT.STATUS_UPDATED', data: { id: accountId, status: 'ACTIVE' } });
+    expect(hit.json).toMatchObject({
+      type: 'EXTERNAL_ACCOUNT.STATUS_UPDATED',
+      data: { id: accountId, status: 'ACTIVE' },
+    });
     expect(hit.id).toMatch(/^Webhook:[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(Object.keys(hit.json)).toEqual(['id', 'type', 'timestamp', 'data']);
     expect(hit.json.data).toEqual((await t.api('GET', `/platform/external-accounts/${accountId}`)).body);
     expectAllConform(receiver);
 
     const logged = await delivery(t, hit.id);
-    expect(logged).toMatchObject({ id: hit.id, type: 'EXTERNAL_ACCOUNT.STATUS_UPDATED', resourceId: accountId, status: 'DELIVERED', attemptCount: 1 });
+    expect(logged).toMatchObject({
+      id: hit.id,
+      type: 'EXTERNAL_ACCOUNT.STATUS_UPDATED',
+      resourceId: accountId,
+      status: 'DELIVERED',
+      attemptCount: 1,
+    });
     expect(logged.nextAttemptAt).toBeUndefined();
     expect(logged.envelope).toEqual(hit.json);
     expect(logged.attempts).toEqual([
-      { number: 1, trigger: 'EVENT', startedAt: logged.lastAttemptAt, url: receiver.url, outcome: 'SUCCEEDED', responseStatus: 200, responseExcerpt: '', latencyMs: expect.any(Number) },
+      {
+        number: 1,
+        trigger: 'EVENT',
+        startedAt: logged.lastAttemptAt,
+        url: receiver.url,
+        outcome: 'SUCCEEDED',
+        responseStatus: 200,
+        responseExcerpt: '',
+        latencyMs: expect.any(Number),
+      },
     ]);
     // Nothing more to send.
     expect(await t.runDueJobs()).toBe(0);
@@ -70,7 +96,11 @@ describe('delivery of recorded events', () => {
 
   it('keeps the receiver answer excerpt, and a slow receiver does not hold up the others', async () => {
     const t = await build({ counterpartyRules: true });
-    const receiver = track(await receiverFor(t, (hit) => (hit.type === 'TEST' ? { status: 204 } : { status: 200, body: { ok: hit.id }, delayMs: 300 })));
+    const receiver = track(
+      await receiverFor(t, (hit) =>
+        hit.type === 'TEST' ? { status: 204 } : { status: 200, body: { ok: hit.id }, delayMs: 300 },
+      ),
+    );
     await t.runDueJobs();
     for (let i = 0; i < 8; i++) await activateWallet(t);
     const started = performance.now();
@@ -81,17 +111,25 @@ describe('delivery of recorded events', () => {
     expect(logged).toHaveLength(8);
     for (const item of logged) {
       const detail = await delivery(t, item.id);
-      expect(detail.attempts[0]).toMatchObject({ outcome: 'SUCCEEDED', responseStatus: 200, responseExcerpt: JSON.stringify({ ok: item.id }) });
+      expect(detail.attempts[0]).toMatchObject({
+        outcome: 'SUCCEEDED',
+        responseStatus: 200,
+        responseExcerpt: JSON.stringify({ ok: item.id }),
+      });
       expect(detail.attempts[0].latencyMs).toBeGreaterThanOrEqual(290);
     }
   });
 });
 
 describe('retries', () => {
-  it('walks the whole ladder on the sandbox clock: 30 s doubling to 30 min, the same bytes each time, then gives up after 7 days', { timeout: 180_000 }, async () => {
+  it('walks the whole ladder on the sandbox clock: 30 s doubling to 30 min, the same bytes each time, then gives up after 7 days', {
+    timeout: 180_000,
+  }, async () => {
     const clock = new ManualClock(START_MS);
     const t = await build({ counterpartyRules: true, clock });
-    const receiver = track(await receiverFor(t, (hit) => (hit.type === 'TEST' ? { status: 200 } : { status: 500, body: { error: 'down' } })));
+    const receiver = track(
+      await receiverFor(t, (hit) => (hit.type === 'TEST' ? { status: 200 } : { status: 500, body: { error: 'down' } })),
+    );
     await t.runDueJobs();
     const accountId = await activateWallet(t);
     await t.runDueJobs();
@@ -126,7 +164,11 @@ describe('retries', () => {
     expect(new Set(intervals.slice(6))).toEqual(new Set([1800]));
     expect((times[340] - times[0]) / 1000).toBe(603_090);
     expect(7 * 24 * 3600 - (times[340] - times[0]) / 1000).toBeLessThan(1800);
-    expect(final.attempts.every((a: { outcome: string; responseStatus: number }) => a.outcome === 'FAILED' && a.responseStatus === 500)).toBe(true);
+    expect(
+      final.attempts.every(
+        (a: { outcome: string; responseStatus: number }) => a.outcome === 'FAILED' && a.responseStatus === 500,
+      ),
+    ).toBe(true);
 
     const tries = receiver.hits.filter((h) => h.type !== 'TEST');
     expect(tries).toHaveLength(341);
@@ -140,7 +182,9 @@ describe('retries', () => {
     const clock = new ManualClock(START_MS);
     const t = await build({ counterpartyRules: true, clock });
     let failures = 2;
-    const receiver = track(await receiverFor(t, (hit) => (hit.type !== 'TEST' && failures-- > 0 ? { status: 503 } : { status: 200 })));
+    const receiver = track(
+      await receiverFor(t, (hit) => (hit.type !== 'TEST' && failures-- > 0 ? { status: 503 } : { status: 200 })),
+    );
     await t.runDueJobs();
     const accountId = await activateWallet(t);
     await t.runDueJobs();
@@ -149,7 +193,11 @@ describe('retries', () => {
     const [logged] = await deliveries(t, `?resourceId=${accountId}`);
     expect(logged).toMatchObject({ status: 'DELIVERED', attemptCount: 3 });
     const detail = await delivery(t, logged.id);
-    expect(detail.attempts.map((a: any) => [a.outcome, a.responseStatus])).toEqual([['FAILED', 503], ['FAILED', 503], ['SUCCEEDED', 200]]);
+    expect(detail.attempts.map((a: any) => [a.outcome, a.responseStatus])).toEqual([
+      ['FAILED', 503],
+      ['FAILED', 503],
+      ['SUCCEEDED', 200],
+    ]);
     expect(new Set(receiver.hits.filter((h) => h.type !== 'TEST').map((h) => h.id))).toEqual(new Set([logged.id]));
     await t.advanceClock(3600);
     expect(receiver.hits).toHaveLength(4);
@@ -157,7 +205,13 @@ describe('retries', () => {
 
   it('does not retry a 409: the receiver already has the event', async () => {
     const t = await build({ counterpartyRules: true, clock: new ManualClock(START_MS) });
-    const receiver = track(await receiverFor(t, (hit) => (hit.type === 'TEST' ? { status: 200 } : { status: 409, body: { status: 409, code: 'CONFLICT', message: 'seen' } })));
+    const receiver = track(
+      await receiverFor(t, (hit) =>
+        hit.type === 'TEST'
+          ? { status: 200 }
+          : { status: 409, body: { status: 409, code: 'CONFLICT', message: 'seen' } },
+      ),
+    );
     await t.runDueJobs();
     const accountId = await activateWallet(t);
     await t.runDueJobs();
@@ -169,7 +223,11 @@ describe('retries', () => {
   });
 
   it('counts a receiver that does not answer in time as a failed try, and retries it', async () => {
-    const t = await build({ counterpartyRules: true, clock: new ManualClock(START_MS), config: { webhookTimeoutMs: 200 } });
+    const t = await build({
+      counterpartyRules: true,
+      clock: new ManualClock(START_MS),
+      config: { webhookTimeoutMs: 200 },
+    });
     const receiver = track(await receiverFor(t, (hit) => (hit.type === 'TEST' ? { status: 200 } : 'hang')));
     await t.runDueJobs();
     const accountId = await activateWallet(t);
@@ -211,14 +269,24 @@ describe('retries', () => {
     try {
       const first = await startInstance({ clock, ...(dataDir ? { dataDir } : {}), ...(pgSchema ? { pgSchema } : {}) });
       const created = await createPlatform(first.deps, { name: 'Restart', counterpartyRules: true });
-      const credentials: Credentials = { platformId: created.platformId, tokenId: created.token.id, clientId: created.token.clientId, clientSecret: created.token.clientSecret! };
+      const credentials: Credentials = {
+        platformId: created.platformId,
+        tokenId: created.token.id,
+        clientId: created.token.clientId,
+        clientSecret: created.token.clientSecret!,
+      };
       let tenant = first.as(credentials);
-      const receiver = track(await receiverFor(tenant, (hit) => (hit.type === 'TEST' ? { status: 200 } : { status: 500 })));
+      const receiver = track(
+        await receiverFor(tenant, (hit) => (hit.type === 'TEST' ? { status: 200 } : { status: 500 })),
+      );
       await first.deps.jobs!.runDue();
       const accountId = await activateWallet(tenant);
       await first.deps.jobs!.runDue();
       for (const seconds of [30, 60]) await tenant.raw('POST', '/_railyard/clock/advance', { body: { seconds } });
-      expect((await deliveries(tenant, `?resourceId=${accountId}`))[0]).toMatchObject({ status: 'PENDING', attemptCount: 3 });
+      expect((await deliveries(tenant, `?resourceId=${accountId}`))[0]).toMatchObject({
+        status: 'PENDING',
+        attemptCount: 3,
+      });
       await first.close();
 
       const second = await startInstance({ clock, ...(dataDir ? { dataDir } : {}), ...(pgSchema ? { pgSchema } : {}) });
@@ -250,14 +318,22 @@ describe.skipIf(!databaseUrl)('two instances on one PostgreSQL database', () => 
     const b = await startInstance({ clock, pgSchema });
     try {
       const created = await createPlatform(a.deps, { name: 'Pair', counterpartyRules: true });
-      const tenant = a.as({ platformId: created.platformId, tokenId: created.token.id, clientId: created.token.clientId, clientSecret: created.token.clientSecret! });
-      const receiver = track(await receiverFor(tenant, (hit) => (hit.type === 'TEST' ? { status: 200 } : { status: 500, delayMs: 5 })));
+      const tenant = a.as({
+        platformId: created.platformId,
+        tokenId: created.token.id,
+        clientId: created.token.clientId,
+        clientSecret: created.token.clientSecret!,
+      });
+      const receiver = track(
+        await receiverFor(tenant, (hit) => (hit.type === 'TEST' ? { status: 200 } : { status: 500, delayMs: 5 })),
+      );
       await a.deps.jobs!.runDue();
       const ids = new Set<string>();
       for (let i = 0; i < 24; i++) ids.add(await activateWallet(tenant));
       const countPerId = () => {
         const counts = new Map<string, number>();
-        for (const hit of receiver.hits.filter((h) => h.type !== 'TEST')) counts.set(hit.json.data.id, (counts.get(hit.json.data.id) ?? 0) + 1);
+        for (const hit of receiver.hits.filter((h) => h.type !== 'TEST'))
+          counts.set(hit.json.data.id, (counts.get(hit.json.data.id) ?? 0) + 1);
         return counts;
       };
 
@@ -269,7 +345,11 @@ describe.skipIf(!databaseUrl)('two instances on one PostgreSQL database', () => 
       expect(new Set(countPerId().values())).toEqual(new Set([1]));
 
       // The retries come due for both instances at once: still one try each.
-      await a.deps.db.k.updateTable('platforms').set({ clock_offset_ms: 30_000 }).where('id', '=', created.platformId).execute();
+      await a.deps.db.k
+        .updateTable('platforms')
+        .set({ clock_offset_ms: 30_000 })
+        .where('id', '=', created.platformId)
+        .execute();
       await Promise.all([a.deps.jobs!.runDue(), b.deps.jobs!.runDue(), a.deps.jobs!.runDue(), b.deps.jobs!.runDue()]);
       expect(new Set(countPerId().values())).toEqual(new Set([2]));
       const logged = await deliveries(tenant, '?type=EXTERNAL_ACCOUNT.STATUS_UPDATED&limit=100');
@@ -293,13 +373,32 @@ describe('one instance at a time', () => {
     try {
       const accountId = await activateWallet(t);
       const [logged] = await deliveries(t, `?resourceId=${accountId}`);
-      const job = await t.deps.db.k.selectFrom('jobs').selectAll().where('id', '=', (await t.deps.db.k.selectFrom('webhook_deliveries').select('job_id').where('id', '=', logged.id).executeTakeFirstOrThrow()).job_id!).executeTakeFirstOrThrow();
+      const job = await t.deps.db.k
+        .selectFrom('jobs')
+        .selectAll()
+        .where(
+          'id',
+          '=',
+          (
+            await t.deps.db.k
+              .selectFrom('webhook_deliveries')
+              .select('job_id')
+              .where('id', '=', logged.id)
+              .executeTakeFirstOrThrow()
+          ).job_id!,
+        )
+        .executeTakeFirstOrThrow();
       expect(job).toMatchObject({ status: 'RUNNING', locked_by: t.deps.jobs!.instanceId, attempts: 0 });
       await receiver.waitFor(2);
       receiver.release(200);
-      for (let i = 0; i < 100 && (await delivery(t, logged.id)).status !== 'DELIVERED'; i++) await new Promise((r) => setTimeout(r, 10));
+      for (let i = 0; i < 100 && (await delivery(t, logged.id)).status !== 'DELIVERED'; i++)
+        await new Promise((r) => setTimeout(r, 10));
       expect(await delivery(t, logged.id)).toMatchObject({ status: 'DELIVERED', attemptCount: 1 });
-      const done = await t.deps.db.k.selectFrom('jobs').select(['status', 'locked_by']).where('id', '=', job.id).executeTakeFirstOrThrow();
+      const done = await t.deps.db.k
+        .selectFrom('jobs')
+        .select(['status', 'locked_by'])
+        .where('id', '=', job.id)
+        .executeTakeFirstOrThrow();
       expect(done).toEqual({ status: 'DONE', locked_by: null });
     } finally {
       await t.deps.jobs!.stop();
@@ -313,9 +412,17 @@ describe('one instance at a time', () => {
     await t.runDueJobs();
     const accountId = await activateWallet(t);
     const [logged] = await deliveries(t, `?resourceId=${accountId}`);
-    const { job_id: jobId } = await t.deps.db.k.selectFrom('webhook_deliveries').select('job_id').where('id', '=', logged.id).executeTakeFirstOrThrow();
+    const { job_id: jobId } = await t.deps.db.k
+      .selectFrom('webhook_deliveries')
+      .select('job_id')
+      .where('id', '=', logged.id)
+      .executeTakeFirstOrThrow();
     // Another instance claimed the try, then died with it.
-    await t.deps.db.k.updateTable('jobs').set({ status: 'RUNNING', locked_by: 'instance-that-died', locked_until_ms: START_MS + 90_000 }).where('id', '=', jobId!).execute();
+    await t.deps.db.k
+      .updateTable('jobs')
+      .set({ status: 'RUNNING', locked_by: 'instance-that-died', locked_until_ms: START_MS + 90_000 })
+      .where('id', '=', jobId!)
+      .execute();
     expect(await t.runDueJobs()).toBe(0);
     expect(receiver.hits).toHaveLength(1);
     clock.advance(90_001);

@@ -18,11 +18,20 @@ import { BASE_PATH } from '../../src/config.js';
 import { openDb } from '../../src/db/index.js';
 import { AuthCache } from '../../src/http/auth.js';
 import type { Deps } from '../../src/http/context.js';
-import { basic, testConfig, type Credentials, type Reply, type RequestOptions, type TestApp, type Tenant } from '../helper.js';
+import {
+  basic,
+  testConfig,
+  type Credentials,
+  type Reply,
+  type RequestOptions,
+  type TestApp,
+  type Tenant,
+} from '../helper.js';
 import { referenceSpec } from '../reference.js';
 
 type AddFormats = (ajv: Ajv2020) => Ajv2020;
-const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats;
+const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
+  addFormatsModule) as unknown as AddFormats;
 
 let validators: Map<string, ValidateFunction> | undefined;
 
@@ -89,7 +98,10 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(publicKeyPem: string, answer: Receiver['answer'] = () => ({ status: 200 })): Promise<Receiver> {
+export async function startReceiver(
+  publicKeyPem: string,
+  answer: Receiver['answer'] = () => ({ status: 200 }),
+): Promise<Receiver> {
   const hits: Hit[] = [];
   const hanging = new Set<ServerResponse>();
   const timers = new Set<NodeJS.Timeout>();
@@ -147,7 +159,10 @@ export async function startReceiver(publicKeyPem: string, answer: Receiver['answ
     waitFor(count, timeoutMs = 5000) {
       if (hits.length >= count) return Promise.resolve();
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`the receiver got ${hits.length} requests, expected ${count}`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`the receiver got ${hits.length} requests, expected ${count}`)),
+          timeoutMs,
+        );
         waiters.push({ count, resolve: () => (clearTimeout(timer), resolve()) });
       });
     },
@@ -195,7 +210,9 @@ export async function delivery(tenant: Tenant, id: string): Promise<any> {
 export function expectAllConform(receiver: Receiver): void {
   const bad = receiver.hits.filter((h) => !h.signatureValid || h.schemaProblems.length > 0);
   if (bad.length > 0) {
-    throw new Error(`non-conforming webhooks: ${JSON.stringify(bad.map((h) => ({ type: h.type, signatureValid: h.signatureValid, problems: h.schemaProblems })))}`);
+    throw new Error(
+      `non-conforming webhooks: ${JSON.stringify(bad.map((h) => ({ type: h.type, signatureValid: h.signatureValid, problems: h.schemaProblems })))}`,
+    );
   }
 }
 
@@ -210,18 +227,24 @@ export type { TestApp };
  */
 export async function activateWallet(tenant: Tenant): Promise<string> {
   const body = accountBody('SOLANA_WALLET');
-  const created = await tenant.api('POST', '/platform/external-accounts', { body: { ...body, ownershipType: 'FIRST_PARTY' } });
+  const created = await tenant.api('POST', '/platform/external-accounts', {
+    body: { ...body, ownershipType: 'FIRST_PARTY' },
+  });
   expect(created.status).toBe(201);
   expect(created.body.status).toBe('PENDING_OWNERSHIP_VERIFICATION');
   const id: string = created.body.id;
-  expect((await tenant.api('POST', `/platform/external-accounts/${id}/challenge`, { body: { method: 'WALLET_SIGNATURE' } })).status).toBe(201);
-  const verified = await tenant.api('POST', `/platform/external-accounts/${id}/verify`, { body: { signature: 'sandbox-valid-signature' } });
+  expect(
+    (await tenant.api('POST', `/platform/external-accounts/${id}/challenge`, { body: { method: 'WALLET_SIGNATURE' } }))
+      .status,
+  ).toBe(201);
+  const verified = await tenant.api('POST', `/platform/external-accounts/${id}/verify`, {
+    body: { signature: 'sandbox-valid-signature' },
+  });
   expect(verified.body.status).toBe('ACTIVE');
   return id;
 }
 
 // ----------------------------------------------------------------------------- instances
-
 
 /** A server instance on a store another instance may share (or open after it, for restarts). */
 export interface Instance {
@@ -231,17 +254,43 @@ export interface Instance {
   close(): Promise<void>;
 }
 
-export async function startInstance(options: { clock: Clock; dataDir?: string; pgSchema?: string; webhookTimeoutMs?: number }): Promise<Instance> {
-  const config = testConfig({ dataDir: options.dataDir ?? ':memory:', ...(options.webhookTimeoutMs ? { webhookTimeoutMs: options.webhookTimeoutMs } : {}) });
-  const db = await openDb({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, pgSchema: options.pgSchema, pgPoolMax: 10 });
-  const deps: Deps = { config, db, clock: options.clock, authCache: db.dialect === 'sqlite' ? new AuthCache() : undefined };
+export async function startInstance(options: {
+  clock: Clock;
+  dataDir?: string;
+  pgSchema?: string;
+  webhookTimeoutMs?: number;
+}): Promise<Instance> {
+  const config = testConfig({
+    dataDir: options.dataDir ?? ':memory:',
+    ...(options.webhookTimeoutMs ? { webhookTimeoutMs: options.webhookTimeoutMs } : {}),
+  });
+  const db = await openDb({
+    dataDir: config.dataDir,
+    databaseUrl: config.databaseUrl,
+    pgSchema: options.pgSchema,
+    pgPoolMax: 10,
+  });
+  const deps: Deps = {
+    config,
+    db,
+    clock: options.clock,
+    authCache: db.dialect === 'sqlite' ? new AuthCache() : undefined,
+  };
   const app = await buildApp(deps);
   const as = (credentials: Credentials): Tenant => {
     const raw = async (method: string, path: string, request: RequestOptions = {}): Promise<Reply> => {
-      const headers: Record<string, string> = { authorization: basic(credentials.clientId, credentials.clientSecret), ...request.headers };
+      const headers: Record<string, string> = {
+        authorization: basic(credentials.clientId, credentials.clientSecret),
+        ...request.headers,
+      };
       const payload = request.body === undefined ? undefined : JSON.stringify(request.body);
       if (payload !== undefined) headers['content-type'] = 'application/json';
-      const response = await app.inject({ method: method as 'GET', url: path, headers, ...(payload !== undefined ? { payload } : {}) });
+      const response = await app.inject({
+        method: method as 'GET',
+        url: path,
+        headers,
+        ...(payload !== undefined ? { payload } : {}),
+      });
       let body: unknown;
       try {
         body = response.body === '' ? undefined : JSON.parse(response.body);

@@ -10,19 +10,27 @@ import { customerWithAccounts, externalAccount, fund, fundedUsd, transferIn, tra
 import { referenceSpec } from '../reference.js';
 
 type AddFormats = (ajv: Ajv2020) => Ajv2020;
-const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats;
+const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
+  addFormatsModule) as unknown as AddFormats;
 
 /** The reference's schemas, without discriminator keywords (each oneOf branch fixes its tag anyway). */
 function referenceValidator() {
   const strip = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(strip);
     if (node === null || typeof node !== 'object') return node;
-    return Object.fromEntries(Object.entries(node).filter(([key]) => key !== 'discriminator').map(([key, value]) => [key, strip(value)]));
+    return Object.fromEntries(
+      Object.entries(node)
+        .filter(([key]) => key !== 'discriminator')
+        .map(([key, value]) => [key, strip(value)]),
+    );
   };
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
   for (const format of ['int32', 'int64', 'float', 'double']) ajv.addFormat(format, true);
-  ajv.addSchema({ $id: 'https://reference.invalid/spec.json', components: { schemas: strip(referenceSpec().components.schemas) } });
+  ajv.addSchema({
+    $id: 'https://reference.invalid/spec.json',
+    components: { schemas: strip(referenceSpec().components.schemas) },
+  });
   return (name: string) => ajv.getSchema(`https://reference.invalid/spec.json#/components/schemas/${name}`)!;
 }
 
@@ -56,15 +64,30 @@ describe('events recorded by money movement', () => {
     await transferOut(t, customer.usd.id, customer.external.id, 5_000);
     const usdb = (await t.api('GET', '/platform/internal-accounts?currency=USDB')).body.data[0];
     await fund(t, usdb.id, 1_000_000);
-    const spark = await t.api('POST', '/platform/external-accounts', { body: { ...accountBody('SPARK_WALLET'), currency: 'USDB' } });
+    const spark = await t.api('POST', '/platform/external-accounts', {
+      body: { ...accountBody('SPARK_WALLET'), currency: 'USDB' },
+    });
     await transferOut(t, usdb.id, spark.body.id, 1_000);
 
     const schemaOf = referenceValidator();
-    const events = await t.deps.db.k.selectFrom('events').selectAll().where('platform_id', '=', t.platformId).orderBy('created_at').orderBy('id').execute();
+    const events = await t.deps.db.k
+      .selectFrom('events')
+      .selectAll()
+      .where('platform_id', '=', t.platformId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
     const types = new Set(events.map((e) => e.type));
     expect([...types].sort()).toEqual([
-      'CUSTOMER.KYC_APPROVED', 'INCOMING_PAYMENT.COMPLETED', 'INCOMING_PAYMENT.FAILED', 'INCOMING_PAYMENT.PENDING', 'INTERNAL_ACCOUNT.BALANCE_UPDATED',
-      'OUTGOING_PAYMENT.COMPLETED', 'OUTGOING_PAYMENT.FAILED', 'OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.REFUND_COMPLETED',
+      'CUSTOMER.KYC_APPROVED',
+      'INCOMING_PAYMENT.COMPLETED',
+      'INCOMING_PAYMENT.FAILED',
+      'INCOMING_PAYMENT.PENDING',
+      'INTERNAL_ACCOUNT.BALANCE_UPDATED',
+      'OUTGOING_PAYMENT.COMPLETED',
+      'OUTGOING_PAYMENT.FAILED',
+      'OUTGOING_PAYMENT.PROCESSING',
+      'OUTGOING_PAYMENT.REFUND_COMPLETED',
       'OUTGOING_PAYMENT.REFUND_PENDING',
     ]);
     for (const event of events) {
@@ -76,6 +99,13 @@ describe('events recorded by money movement', () => {
     }
     // A mismatch is caught: the validator is not a rubber stamp.
     const broken = JSON.parse(events.find((e) => e.type === 'OUTGOING_PAYMENT.COMPLETED')!.data);
-    expect(schemaOf('OutgoingPaymentWebhook')({ id: 'Webhook:x', type: 'OUTGOING_PAYMENT.COMPLETED', timestamp: broken.createdAt, data: { ...broken, status: 'SETTLED' } })).toBe(false);
+    expect(
+      schemaOf('OutgoingPaymentWebhook')({
+        id: 'Webhook:x',
+        type: 'OUTGOING_PAYMENT.COMPLETED',
+        timestamp: broken.createdAt,
+        data: { ...broken, status: 'SETTLED' },
+      }),
+    ).toBe(false);
   });
 });

@@ -15,17 +15,24 @@ afterEach(async () => {
 });
 
 describe('a cross-currency payout, end to end', () => {
-  it('onboard, fund, quote USD -> MXN, execute, settle; every webhook signed, conforming, once, in order', { timeout: 60_000 }, async () => {
+  it('onboard, fund, quote USD -> MXN, execute, settle; every webhook signed, conforming, once, in order', {
+    timeout: 60_000,
+  }, async () => {
     const t = await buildAtStart();
     const receiver = await receiverFor(t);
     open.push(receiver);
 
     // Onboard: an individual approved at creation, with its internal accounts provisioned.
-    const created = await t.api('POST', '/customers', { body: individualBody('Jordan Rivera', { platformCustomerId: 'crm-fx-0001' }) });
+    const created = await t.api('POST', '/customers', {
+      body: individualBody('Jordan Rivera', { platformCustomerId: 'crm-fx-0001' }),
+    });
     expect(created.status).toBe(201);
     const customer = created.body;
     expect(customer.kycStatus).toBe('APPROVED');
-    const accounts = await t.api('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USD`);
+    const accounts = await t.api(
+      'GET',
+      `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USD`,
+    );
     expect(accounts.body.data).toHaveLength(1);
     const usd = accounts.body.data[0];
 
@@ -35,12 +42,17 @@ describe('a cross-currency payout, end to end', () => {
     expect(funded.body.balance.amount).toBe(250_000);
 
     // The customer's MXN bank account (CLABE ending 003: the payout settles after about 6 minutes).
-    const bank = await t.api('POST', '/customers/external-accounts', { body: { ...accountBody('MXN_ACCOUNT', '003'), customerId: customer.id } });
+    const bank = await t.api('POST', '/customers/external-accounts', {
+      body: { ...accountBody('MXN_ACCOUNT', '003'), customerId: customer.id },
+    });
     expect(bank.status).toBe(201);
     expect(bank.body.status).toBe('ACTIVE');
 
     // Look the receiver up, then quote with the lookup.
-    const lookup = await t.api('GET', `/receiver/external-account/${bank.body.id}?customerId=${encodeURIComponent(customer.id)}`);
+    const lookup = await t.api(
+      'GET',
+      `/receiver/external-account/${bank.body.id}?customerId=${encodeURIComponent(customer.id)}`,
+    );
     expect(lookup.status).toBe(200);
     expect(lookup.body.supportedCurrencies[0].currency).toEqual(currency('MXN'));
     const quoted = await t.api('POST', '/quotes', {
@@ -69,10 +81,14 @@ describe('a cross-currency payout, end to end', () => {
     });
 
     // Execute: the funds are held while the payout is under way.
-    const executed = await t.api('POST', `/quotes/${quote.id}/execute`, { headers: { 'idempotency-key': 'fx-flow-exec-1' } });
+    const executed = await t.api('POST', `/quotes/${quote.id}/execute`, {
+      headers: { 'idempotency-key': 'fx-flow-exec-1' },
+    });
     expect(executed.status).toBe(200);
     expect(executed.body.status).toBe('PROCESSING');
-    const held = (await t.api('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USD`)).body.data[0];
+    const held = (
+      await t.api('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USD`)
+    ).body.data[0];
     expect([held.balance.amount, held.totalBalance.amount]).toEqual([50_000, 250_000]);
 
     // Settle.
@@ -81,11 +97,19 @@ describe('a cross-currency payout, end to end', () => {
     expect(settled.body.status).toBe('COMPLETED');
     const tx = (await t.api('GET', `/transactions/${quote.transactionId}`)).body;
     expect(tx).toMatchObject({
-      status: 'COMPLETED', customerId: customer.id, platformCustomerId: 'crm-fx-0001', quoteId: quote.id,
-      sentAmount: { amount: 200_000 }, receivedAmount: { amount: quote.totalReceivingAmount }, paymentRail: 'SPEI', railSelectionMode: 'MANUAL',
+      status: 'COMPLETED',
+      customerId: customer.id,
+      platformCustomerId: 'crm-fx-0001',
+      quoteId: quote.id,
+      sentAmount: { amount: 200_000 },
+      receivedAmount: { amount: quote.totalReceivingAmount },
+      paymentRail: 'SPEI',
+      railSelectionMode: 'MANUAL',
       description: 'Rent June 2025',
     });
-    const after = (await t.api('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USD`)).body.data[0];
+    const after = (
+      await t.api('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USD`)
+    ).body.data[0];
     expect([after.balance.amount, after.totalBalance.amount]).toEqual([50_000, 50_000]);
     expect(await postingKinds(t, tx.id)).toEqual(['HOLD', 'CONVERT', 'PAYOUT']);
     await expectBalancedBooks(t);
@@ -107,7 +131,12 @@ describe('a cross-currency payout, end to end', () => {
     ]);
     for (const hit of payment) {
       expect(hit.signatureValid).toBe(true);
-      expect(hit.json.data).toMatchObject({ id: tx.id, quoteId: quote.id, customerId: customer.id, sentAmount: { amount: 200_000 } });
+      expect(hit.json.data).toMatchObject({
+        id: tx.id,
+        quoteId: quote.id,
+        customerId: customer.id,
+        sentAmount: { amount: 200_000 },
+      });
     }
     expect(payment.at(-1)!.json.data).toEqual(tx);
 
@@ -115,7 +144,11 @@ describe('a cross-currency payout, end to end', () => {
     const balancesSeen = received
       .filter((h) => h.type === 'INTERNAL_ACCOUNT.BALANCE_UPDATED' && h.json.data.id === usd.id)
       .map((h) => [h.json.data.balance.amount, h.json.data.totalBalance.amount]);
-    expect(balancesSeen).toEqual([[250_000, 250_000], [50_000, 250_000], [50_000, 50_000]]);
+    expect(balancesSeen).toEqual([
+      [250_000, 250_000],
+      [50_000, 250_000],
+      [50_000, 50_000],
+    ]);
     expect(received.some((h) => h.type === 'CUSTOMER.KYC_APPROVED' && h.json.data.id === customer.id)).toBe(true);
   });
 });

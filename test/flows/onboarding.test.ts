@@ -12,12 +12,18 @@ describe('onboarding a business', () => {
     const business = created.body;
     expect(business.kybStatus).toBe('UNVERIFIED');
 
-    const founder = await t.api('POST', '/beneficial-owners', { body: ownerBody(business.id, 'Okafor', { roles: ['UBO', 'CONTROL_PERSON'], ownershipPercentage: 60 }) });
-    const partner = await t.api('POST', '/beneficial-owners', { body: ownerBody(business.id, 'Lindqvist 001', { roles: ['UBO'], ownershipPercentage: 40 }) });
+    const founder = await t.api('POST', '/beneficial-owners', {
+      body: ownerBody(business.id, 'Okafor', { roles: ['UBO', 'CONTROL_PERSON'], ownershipPercentage: 60 }),
+    });
+    const partner = await t.api('POST', '/beneficial-owners', {
+      body: ownerBody(business.id, 'Lindqvist 001', { roles: ['UBO'], ownershipPercentage: 40 }),
+    });
     expect([founder.status, partner.status]).toEqual([201, 201]);
 
     const uploads = [
-      multipart(documentFields(business.id, 'CERTIFICATE_OF_INCORPORATION'), [{ fileName: 'certificate.pdf', data: PDF() }]),
+      multipart(documentFields(business.id, 'CERTIFICATE_OF_INCORPORATION'), [
+        { fileName: 'certificate.pdf', data: PDF() },
+      ]),
       multipart(documentFields(business.id, 'SHAREHOLDER_REGISTER'), [{ fileName: 'register.pdf', data: PDF() }]),
       multipart(documentFields(business.id, 'UTILITY_BILL'), [{ fileName: 'bill.png', data: PNG() }]),
       multipart(documentFields(founder.body.id, 'PASSPORT'), [{ fileName: 'founder.jpg', data: JPEG() }]),
@@ -37,7 +43,12 @@ describe('onboarding a business', () => {
 
     const approved = (await t.api('GET', `/customers/${business.id}`)).body;
     expect(approved.kybStatus).toBe('APPROVED');
-    expect(approved.beneficialOwners.map((o: { personalInfo: { lastName: string }; kycStatus: string }) => [o.personalInfo.lastName, o.kycStatus])).toEqual([
+    expect(
+      approved.beneficialOwners.map((o: { personalInfo: { lastName: string }; kycStatus: string }) => [
+        o.personalInfo.lastName,
+        o.kycStatus,
+      ]),
+    ).toEqual([
       ['Okafor', 'APPROVED'],
       ['Lindqvist 001', 'PENDING'],
     ]);
@@ -54,12 +65,29 @@ describe('onboarding a business', () => {
     const first = (await t.api('POST', '/verifications', { body: { customerId: business.id } })).body;
     expect(first.verificationStatus).toBe('RESOLVE_ERRORS');
     expect(first.errors.map((e: { type: string }) => e.type)).toEqual([
-      'MISSING_FIELD', 'MISSING_LEGAL_PRESENCE_DOCUMENT', 'MISSING_OWNERSHIP_STRUCTURE_DOCUMENT', 'MISSING_PROOF_OF_ADDRESS_DOCUMENT', 'MISSING_BENEFICIAL_OWNER',
+      'MISSING_FIELD',
+      'MISSING_LEGAL_PRESENCE_DOCUMENT',
+      'MISSING_OWNERSHIP_STRUCTURE_DOCUMENT',
+      'MISSING_PROOF_OF_ADDRESS_DOCUMENT',
+      'MISSING_BENEFICIAL_OWNER',
     ]);
 
-    await t.api('PATCH', `/customers/${business.id}`, { body: { customerType: 'BUSINESS', address: { line1: '9 Quay St', postalCode: '02110', city: 'Boston', country: 'US' } } });
+    await t.api('PATCH', `/customers/${business.id}`, {
+      body: {
+        customerType: 'BUSINESS',
+        address: { line1: '9 Quay St', postalCode: '02110', city: 'Boston', country: 'US' },
+      },
+    });
     for (const type of ['ARTICLES_OF_INCORPORATION', 'PARTNERSHIP_AGREEMENT', 'ELECTRICITY_BILL']) {
-      expect((await t.api('POST', '/documents', multipart(documentFields(business.id, type), [{ fileName: `${type}.pdf`, data: PDF() }]))).status).toBe(201);
+      expect(
+        (
+          await t.api(
+            'POST',
+            '/documents',
+            multipart(documentFields(business.id, type), [{ fileName: `${type}.pdf`, data: PDF() }]),
+          )
+        ).status,
+      ).toBe(201);
     }
     await t.api('POST', '/beneficial-owners', { body: ownerBody(business.id, 'Novak', { ownershipPercentage: 50 }) });
     await t.api('POST', '/beneficial-owners', { body: ownerBody(business.id, 'Ito 002', { ownershipPercentage: 50 }) });
@@ -74,7 +102,10 @@ describe('onboarding a business', () => {
     expect(done.body.kybStatus).toBe('APPROVED');
     expect(done.body.beneficialOwners.map((o: { kycStatus: string }) => o.kycStatus)).toEqual(['APPROVED', 'REJECTED']);
     expect((await t.api('GET', `/verifications/${second.id}`)).body.verificationStatus).toBe('APPROVED');
-    expect((await eventsOf(t, business.id)).map(([type]) => type)).toEqual(['CUSTOMER.KYB_PENDING', 'CUSTOMER.KYB_APPROVED']);
+    expect((await eventsOf(t, business.id)).map(([type]) => type)).toEqual([
+      'CUSTOMER.KYB_PENDING',
+      'CUSTOMER.KYB_APPROVED',
+    ]);
   });
 });
 
@@ -82,7 +113,14 @@ describe('onboarding an individual', () => {
   it('takes a 001 individual through RESOLVE_ERRORS to PENDING_MANUAL_REVIEW', async () => {
     const t = await build();
     // Created with a name only: kycStatus PENDING by its suffix.
-    const created = await t.api('POST', '/customers', { body: { customerType: 'INDIVIDUAL', platformCustomerId: 'user-8812', fullName: 'Priya Natarajan 001', email: 'priya@example.com' } });
+    const created = await t.api('POST', '/customers', {
+      body: {
+        customerType: 'INDIVIDUAL',
+        platformCustomerId: 'user-8812',
+        fullName: 'Priya Natarajan 001',
+        email: 'priya@example.com',
+      },
+    });
     expect(created.status).toBe(201);
     const customer = created.body;
     expect(customer.kycStatus).toBe('PENDING');
@@ -90,7 +128,12 @@ describe('onboarding an individual', () => {
     const first = await t.api('POST', '/verifications', { body: { customerId: customer.id } });
     expect(first.body.verificationStatus).toBe('RESOLVE_ERRORS');
     expect(first.body.errors.map((e: { type: string; field?: string }) => e.field ?? e.type)).toEqual([
-      'customer.birthDate', 'customer.nationality', 'customer.idType', 'customer.identifier', 'customer.address', 'MISSING_IDENTITY_DOCUMENT',
+      'customer.birthDate',
+      'customer.nationality',
+      'customer.idType',
+      'customer.identifier',
+      'customer.address',
+      'MISSING_IDENTITY_DOCUMENT',
     ]);
 
     // The platform supplies what was missing, with the founding names for the tax id.
@@ -107,17 +150,34 @@ describe('onboarding an individual', () => {
     expect(patched.status).toBe(200);
     const partial = await t.api('POST', '/verifications', { body: { customerId: customer.id } });
     expect(partial.body.errors).toEqual([
-      { resourceId: customer.id, type: 'MISSING_IDENTITY_DOCUMENT', acceptedDocumentTypes: ['PASSPORT', 'DRIVERS_LICENSE', 'NATIONAL_ID'], reason: expect.any(String) },
+      {
+        resourceId: customer.id,
+        type: 'MISSING_IDENTITY_DOCUMENT',
+        acceptedDocumentTypes: ['PASSPORT', 'DRIVERS_LICENSE', 'NATIONAL_ID'],
+        reason: expect.any(String),
+      },
     ]);
-    const passport = await t.api('POST', '/documents', multipart(documentFields(customer.id, 'PASSPORT'), [{ fileName: 'passport.jpg', data: JPEG() }]));
+    const passport = await t.api(
+      'POST',
+      '/documents',
+      multipart(documentFields(customer.id, 'PASSPORT'), [{ fileName: 'passport.jpg', data: JPEG() }]),
+    );
     expect(passport.status).toBe(201);
 
     const final = await t.api('POST', '/verifications', { body: { customerId: customer.id } });
     expect(final.body).toMatchObject({ verificationStatus: 'PENDING_MANUAL_REVIEW', errors: [] });
     expect((await t.api('GET', `/customers/${customer.id}`)).body.kycStatus).toBe('PENDING');
-    const history = (await t.api('GET', `/verifications?customerId=${customer.id}`)).body.data.map((v: { verificationStatus: string }) => v.verificationStatus);
+    const history = (await t.api('GET', `/verifications?customerId=${customer.id}`)).body.data.map(
+      (v: { verificationStatus: string }) => v.verificationStatus,
+    );
     expect(history).toEqual(['PENDING_MANUAL_REVIEW', 'RESOLVE_ERRORS', 'RESOLVE_ERRORS']);
-    const types = (await Promise.all([first.body.id, partial.body.id, final.body.id].map((id) => eventsOf(t, id)))).map((events) => events.map(([type]) => type));
-    expect(types).toEqual([['VERIFICATION.RESOLVE_ERRORS'], ['VERIFICATION.RESOLVE_ERRORS'], ['VERIFICATION.PENDING_MANUAL_REVIEW']]);
+    const types = (await Promise.all([first.body.id, partial.body.id, final.body.id].map((id) => eventsOf(t, id)))).map(
+      (events) => events.map(([type]) => type),
+    );
+    expect(types).toEqual([
+      ['VERIFICATION.RESOLVE_ERRORS'],
+      ['VERIFICATION.RESOLVE_ERRORS'],
+      ['VERIFICATION.PENDING_MANUAL_REVIEW'],
+    ]);
   });
 });

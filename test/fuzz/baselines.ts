@@ -43,7 +43,8 @@ export interface BaselineRow {
 
 const SIGNATURE_REFUSAL: BaselineRow['refusalChanges'] = {
   why: 'the reference: a signature that does not verify moves the account to UNVERIFIED (400), and a new challenge is needed',
-  when: (answer) => answer?.status === 400 && answer.details?.errors?.some((e: { field: string }) => e.field === 'signature') === true,
+  when: (answer) =>
+    answer?.status === 400 && answer.details?.errors?.some((e: { field: string }) => e.field === 'signature') === true,
 };
 
 /** The resources one platform holds for the fuzz suite, all made through the API. */
@@ -75,7 +76,8 @@ const MXN_ACCOUNT = () => accountBody('MXN_ACCOUNT', '000');
 const berlin = { line1: 'Friedrichstraße 43', city: 'Berlin', postalCode: '10117', country: 'DE' };
 
 function jsonOf(reply: { status: number; text: string; body: any }, what: string, expected?: number) {
-  if (reply.status >= 300 || (expected !== undefined && reply.status !== expected)) throw new Error(`fuzz world: ${what} answered ${reply.status} ${reply.text.slice(0, 400)}`);
+  if (reply.status >= 300 || (expected !== undefined && reply.status !== expected))
+    throw new Error(`fuzz world: ${what} answered ${reply.status} ${reply.text.slice(0, 400)}`);
   return reply.body;
 }
 
@@ -87,41 +89,93 @@ export async function buildWorld(t: TestApp, tenant: Tenant): Promise<World> {
 
   const individual = await post('/customers', individualBody('Jordan Rivera'));
   const business = await post('/customers', businessBody('HF-2016-778'));
-  const euCustomer = await post('/customers', individualBody('Lena Vogel', { address: berlin, nationality: 'DE', phoneNumber: '+4915123456789' }));
+  const euCustomer = await post(
+    '/customers',
+    individualBody('Lena Vogel', { address: berlin, nationality: 'DE', phoneNumber: '+4915123456789' }),
+  );
   const owner = await post('/beneficial-owners', ownerBody(business.id, 'Chen'));
-  const documentReply = await tenant.api('POST', '/documents', multipartBody({
-    fields: { documentHolder: individual.id, documentType: 'PASSPORT', country: 'US', documentNumber: 'P1234567', issuingAuthority: 'US Department of State' },
-    files: [{ name: 'file', fileName: 'passport.jpg', data: JPEG(), contentType: 'image/jpeg' }],
-  }));
+  const documentReply = await tenant.api(
+    'POST',
+    '/documents',
+    multipartBody({
+      fields: {
+        documentHolder: individual.id,
+        documentType: 'PASSPORT',
+        country: 'US',
+        documentNumber: 'P1234567',
+        issuingAuthority: 'US Department of State',
+      },
+      files: [{ name: 'file', fileName: 'passport.jpg', data: JPEG(), contentType: 'image/jpeg' }],
+    }),
+  );
   const document = jsonOf(documentReply, 'POST /documents');
   const token = await post('/tokens', { name: 'fuzz reader', permissions: ['VIEW'] });
 
   const platformUsd = (await get('/platform/internal-accounts?currency=USD')).data[0];
   const usdcAccount = (await get('/platform/internal-accounts?currency=USDC')).data[0];
   await post(`/sandbox/internal-accounts/${platformUsd.id}/fund`, { amount: 1_000_000_000 });
-  const customerUsd = (await get(`/customers/internal-accounts?customerId=${encodeURIComponent(individual.id)}&currency=USD`)).data[0];
+  const customerUsd = (
+    await get(`/customers/internal-accounts?customerId=${encodeURIComponent(individual.id)}&currency=USD`)
+  ).data[0];
   await post(`/sandbox/internal-accounts/${customerUsd.id}/fund`, { amount: 1_000_000_000 });
-  const euUsd = (await get(`/customers/internal-accounts?customerId=${encodeURIComponent(euCustomer.id)}&currency=USD`)).data[0];
+  const euUsd = (await get(`/customers/internal-accounts?customerId=${encodeURIComponent(euCustomer.id)}&currency=USD`))
+    .data[0];
   await post(`/sandbox/internal-accounts/${euUsd.id}/fund`, { amount: 1_000_000_000 });
 
   const bank = await post('/platform/external-accounts', accountBody('USD_ACCOUNT', '000'));
-  const customerBank = await post('/customers/external-accounts', { ...accountBody('USD_ACCOUNT', '000'), customerId: individual.id });
-  const transaction = await post('/transfer-out', { source: { accountId: platformUsd.id }, destination: { accountId: bank.id }, amount: 1_000 });
+  const customerBank = await post('/customers/external-accounts', {
+    ...accountBody('USD_ACCOUNT', '000'),
+    customerId: individual.id,
+  });
+  const transaction = await post('/transfer-out', {
+    source: { accountId: platformUsd.id },
+    destination: { accountId: bank.id },
+    amount: 1_000,
+  });
   const mxnBank = await post('/platform/external-accounts', MXN_ACCOUNT());
   const quote = await post('/quotes', quoteBody(platformUsd.id, mxnBank.id));
   const reviewed = await post('/customers', individualBody('Sam Review 001'));
   const verification = await post('/verifications', { customerId: reviewed.id }, 200);
-  const csv = 'umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,city,state,postalCode,country\n' +
+  const csv =
+    'umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,city,state,postalCode,country\n' +
     `fuzz.csv@pay.example.com,${uniqueId('csv')},INDIVIDUAL,Casey Imported,1990-02-03,1 Main St,Austin,TX,78701,US\n`;
-  const imported = jsonOf(await tenant.api('POST', '/customers/bulk/csv', multipartBody({ fields: {}, files: [{ name: 'file', fileName: 'customers.csv', data: Buffer.from(csv), contentType: 'text/csv' }] })), 'POST /customers/bulk/csv');
+  const imported = jsonOf(
+    await tenant.api(
+      'POST',
+      '/customers/bulk/csv',
+      multipartBody({
+        fields: {},
+        files: [{ name: 'file', fileName: 'customers.csv', data: Buffer.from(csv), contentType: 'text/csv' }],
+      }),
+    ),
+    'POST /customers/bulk/csv',
+  );
   await post('/sandbox/webhooks/test');
   await t.runDueJobs();
   const delivery = jsonOf(await tenant.raw('GET', '/_railyard/webhooks/deliveries?limit=1'), 'GET deliveries').data[0];
   if (delivery === undefined) throw new Error('fuzz world: no webhook delivery');
 
   return {
-    t, tenant, individual, business, euCustomer, owner, document, token, platformUsd, customerUsd, usdcAccount, bank, mxnBank, customerBank,
-    transaction, quote, verification, importJobId: imported.jobId, delivery, post,
+    t,
+    tenant,
+    individual,
+    business,
+    euCustomer,
+    owner,
+    document,
+    token,
+    platformUsd,
+    customerUsd,
+    usdcAccount,
+    bank,
+    mxnBank,
+    customerBank,
+    transaction,
+    quote,
+    verification,
+    importJobId: imported.jobId,
+    delivery,
+    post,
   };
 }
 
@@ -139,9 +193,16 @@ export function quoteBody(sourceAccountId: string, destinationAccountId: string)
 export function multipartBody(form: NonNullable<Baseline['form']>) {
   const boundary = `----railyardfuzz${uniqueId('b').replace(/[^a-z0-9]/gi, '')}`;
   const chunks: Buffer[] = [];
-  for (const [name, value] of Object.entries(form.fields)) chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
+  for (const [name, value] of Object.entries(form.fields))
+    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
   for (const file of form.files) {
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${file.name}"; filename="${file.fileName}"\r\nContent-Type: ${file.contentType}\r\n\r\n`), file.data, Buffer.from('\r\n'));
+    chunks.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="${file.name}"; filename="${file.fileName}"\r\nContent-Type: ${file.contentType}\r\n\r\n`,
+      ),
+      file.data,
+      Buffer.from('\r\n'),
+    );
   }
   chunks.push(Buffer.from(`--${boundary}--\r\n`));
   return { payload: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
@@ -149,7 +210,10 @@ export function multipartBody(form: NonNullable<Baseline['form']>) {
 
 /** A fresh customer in the EEA, whose email and phone need verifying. */
 function euContact(w: World) {
-  return w.post('/customers', individualBody('Ida Brandt', { address: berlin, nationality: 'DE', phoneNumber: '+4915123456781' }));
+  return w.post(
+    '/customers',
+    individualBody('Ida Brandt', { address: berlin, nationality: 'DE', phoneNumber: '+4915123456781' }),
+  );
 }
 
 /** A fresh EEA customer with a code sent to its email or phone, and the sandbox code that confirms it. */
@@ -162,18 +226,25 @@ async function codeSent(w: World, channel: 'email' | 'phone'): Promise<Baseline>
 /** A fresh EU customer's quote waiting for its SCA code (202 PENDING_AUTHORIZATION). */
 async function pendingAuthorization(w: World) {
   const destination = await w.post('/platform/external-accounts', MXN_ACCOUNT());
-  return w.post('/quotes', {
-    source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', customerId: w.euCustomer.id },
-    destination: { destinationType: 'ACCOUNT', accountId: destination.id },
-    lockedCurrencySide: 'SENDING',
-    lockedCurrencyAmount: 20_000,
-  }, 202);
+  return w.post(
+    '/quotes',
+    {
+      source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', customerId: w.euCustomer.id },
+      destination: { destinationType: 'ACCOUNT', accountId: destination.id },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: 20_000,
+    },
+    202,
+  );
 }
 
 /** A fresh incoming UMA payment waiting for the platform's decision (the receiver answered 202). */
 async function awaitingDecision(w: World) {
   const payment = await w.post('/sandbox/uma/receive', {
-    senderUmaAddress: '$success.usd@sandbox.uma.money', customerId: w.individual.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 2_500,
+    senderUmaAddress: '$success.usd@sandbox.uma.money',
+    customerId: w.individual.id,
+    receivingCurrencyCode: 'USD',
+    receivingCurrencyAmount: 2_500,
   });
   await w.t.runDueJobs();
   return payment;
@@ -189,42 +260,95 @@ async function challengedWallet(w: World, path: string, extra: Record<string, un
 export const BASELINES: Record<string, BaselineRow> = {
   // Platform configuration and tokens
   getPlatformConfig: { make: () => ({}) },
-  updatePlatformConfig: { make: () => ({ body: { umaDomain: 'pay.example.com', embeddedWalletConfig: { appName: 'Railyard fuzz', otpLength: 6 } } }), last: true },
+  updatePlatformConfig: {
+    make: () => ({
+      body: { umaDomain: 'pay.example.com', embeddedWalletConfig: { appName: 'Railyard fuzz', otpLength: 6 } },
+    }),
+    last: true,
+  },
   listTokens: { make: () => ({ query: { limit: '5', name: 'fuzz reader', createdAfter: '2020-01-01T00:00:00Z' } }) },
   createToken: { make: () => ({ body: { name: 'fuzz writer', permissions: ['VIEW', 'TRANSACT'] } }) },
   getTokenById: { make: (w) => ({ params: { tokenId: w.token.id } }) },
-  deleteTokenById: { make: async (w) => ({ params: { tokenId: (await w.post('/tokens', { name: 'to delete', permissions: ['VIEW'] })).id } }), renew: 'success' },
+  deleteTokenById: {
+    make: async (w) => ({
+      params: { tokenId: (await w.post('/tokens', { name: 'to delete', permissions: ['VIEW'] })).id },
+    }),
+    renew: 'success',
+  },
 
   // External accounts
   listPlatformExternalAccounts: { make: () => ({ query: { currency: 'USD', limit: '10' } }) },
   createPlatformExternalAccount: { make: () => ({ body: accountBody('USD_ACCOUNT', '000') }), renew: 'always' },
   getPlatformExternalAccountById: { make: (w) => ({ params: { externalAccountId: w.bank.id } }) },
-  deletePlatformExternalAccountById: { make: async (w) => ({ params: { externalAccountId: (await w.post('/platform/external-accounts', accountBody('EUR_ACCOUNT', '000'))).id } }), renew: 'success' },
+  deletePlatformExternalAccountById: {
+    make: async (w) => ({
+      params: {
+        externalAccountId: (await w.post('/platform/external-accounts', accountBody('EUR_ACCOUNT', '000'))).id,
+      },
+    }),
+    renew: 'success',
+  },
   createPlatformExternalAccountOwnershipChallenge: {
-    make: async (w) => ({ params: { externalAccountId: (await w.post('/platform/external-accounts', { ...accountBody('SOLANA_WALLET'), ownershipType: 'FIRST_PARTY' })).id }, body: { method: 'WALLET_SIGNATURE' } }),
+    make: async (w) => ({
+      params: {
+        externalAccountId: (
+          await w.post('/platform/external-accounts', { ...accountBody('SOLANA_WALLET'), ownershipType: 'FIRST_PARTY' })
+        ).id,
+      },
+      body: { method: 'WALLET_SIGNATURE' },
+    }),
     renew: 'success',
   },
   verifyPlatformExternalAccountOwnership: {
-    make: async (w) => ({ params: { externalAccountId: (await challengedWallet(w, '/platform/external-accounts')).id }, body: { signature: 'sandbox-valid-signature' } }),
+    make: async (w) => ({
+      params: { externalAccountId: (await challengedWallet(w, '/platform/external-accounts')).id },
+      body: { signature: 'sandbox-valid-signature' },
+    }),
     renew: 'success',
     refusalChanges: SIGNATURE_REFUSAL,
   },
   listCustomerExternalAccounts: { make: (w) => ({ query: { customerId: w.individual.id, currency: 'USD' } }) },
-  createCustomerExternalAccount: { make: (w) => ({ body: { ...accountBody('USD_ACCOUNT', '000'), customerId: w.individual.id } }), renew: 'always' },
+  createCustomerExternalAccount: {
+    make: (w) => ({ body: { ...accountBody('USD_ACCOUNT', '000'), customerId: w.individual.id } }),
+    renew: 'always',
+  },
   getCustomerExternalAccountById: { make: (w) => ({ params: { externalAccountId: w.customerBank.id } }) },
   deleteCustomerExternalAccountById: {
-    make: async (w) => ({ params: { externalAccountId: (await w.post('/customers/external-accounts', { ...accountBody('EUR_ACCOUNT', '000'), customerId: w.individual.id })).id } }),
+    make: async (w) => ({
+      params: {
+        externalAccountId: (
+          await w.post('/customers/external-accounts', {
+            ...accountBody('EUR_ACCOUNT', '000'),
+            customerId: w.individual.id,
+          })
+        ).id,
+      },
+    }),
     renew: 'success',
   },
   createExternalAccountOwnershipChallenge: {
     make: async (w) => ({
-      params: { externalAccountId: (await w.post('/customers/external-accounts', { ...accountBody('SOLANA_WALLET'), ownershipType: 'FIRST_PARTY', customerId: w.individual.id })).id },
+      params: {
+        externalAccountId: (
+          await w.post('/customers/external-accounts', {
+            ...accountBody('SOLANA_WALLET'),
+            ownershipType: 'FIRST_PARTY',
+            customerId: w.individual.id,
+          })
+        ).id,
+      },
       body: { method: 'WALLET_SIGNATURE' },
     }),
     renew: 'success',
   },
   verifyExternalAccountOwnership: {
-    make: async (w) => ({ params: { externalAccountId: (await challengedWallet(w, '/customers/external-accounts', { customerId: w.individual.id })).id }, body: { signature: 'sandbox-valid-signature' } }),
+    make: async (w) => ({
+      params: {
+        externalAccountId: (await challengedWallet(w, '/customers/external-accounts', { customerId: w.individual.id }))
+          .id,
+      },
+      body: { signature: 'sandbox-valid-signature' },
+    }),
     renew: 'success',
     refusalChanges: SIGNATURE_REFUSAL,
   },
@@ -234,29 +358,73 @@ export const BASELINES: Record<string, BaselineRow> = {
   createCustomer: { make: () => ({ body: individualBody('Morgan Lee') }), renew: 'always' },
   getEndUserTerms: { make: () => ({}) },
   getCustomerById: { make: (w) => ({ params: { customerId: w.individual.id } }) },
-  updateCustomerById: { make: (w) => ({ params: { customerId: w.individual.id }, body: { customerType: 'INDIVIDUAL', email: 'jordan.rivera@example.org', address: { line1: '1 Main St', city: 'Austin', state: 'TX', postalCode: '78701', country: 'US' } } }) },
-  deleteCustomerById: { make: async (w) => ({ params: { customerId: (await w.post('/customers', individualBody('Riley Gone'))).id } }), renew: 'success' },
-  sendCustomerEmailVerification: { make: async (w) => ({ params: { customerId: (await euContact(w)).id } }), renew: 'success' },
+  updateCustomerById: {
+    make: (w) => ({
+      params: { customerId: w.individual.id },
+      body: {
+        customerType: 'INDIVIDUAL',
+        email: 'jordan.rivera@example.org',
+        address: { line1: '1 Main St', city: 'Austin', state: 'TX', postalCode: '78701', country: 'US' },
+      },
+    }),
+  },
+  deleteCustomerById: {
+    make: async (w) => ({ params: { customerId: (await w.post('/customers', individualBody('Riley Gone'))).id } }),
+    renew: 'success',
+  },
+  sendCustomerEmailVerification: {
+    make: async (w) => ({ params: { customerId: (await euContact(w)).id } }),
+    renew: 'success',
+  },
   confirmCustomerEmailVerification: { make: (w) => codeSent(w, 'email'), renew: 'success' },
-  sendCustomerPhoneVerification: { make: async (w) => ({ params: { customerId: (await euContact(w)).id } }), renew: 'success' },
+  sendCustomerPhoneVerification: {
+    make: async (w) => ({ params: { customerId: (await euContact(w)).id } }),
+    renew: 'success',
+  },
   confirmCustomerPhoneVerification: { make: (w) => codeSent(w, 'phone'), renew: 'success' },
   uploadCustomersCsv: {
     make: () => ({
       form: {
         fields: {},
-        files: [{ name: 'file', fileName: 'customers.csv', contentType: 'text/csv', data: Buffer.from(`umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,city,state,postalCode,country\nfuzz.b@pay.example.com,${uniqueId('csv')},INDIVIDUAL,Bo Imported,1990-02-03,1 Main St,Austin,TX,78701,US\n`) }],
+        files: [
+          {
+            name: 'file',
+            fileName: 'customers.csv',
+            contentType: 'text/csv',
+            data: Buffer.from(
+              `umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,city,state,postalCode,country\nfuzz.b@pay.example.com,${uniqueId('csv')},INDIVIDUAL,Bo Imported,1990-02-03,1 Main St,Austin,TX,78701,US\n`,
+            ),
+          },
+        ],
       },
     }),
   },
   getBulkCustomerImportJob: { make: (w) => ({ params: { jobId: w.importJobId } }) },
   listVerifications: { make: (w) => ({ query: { customerId: w.verification.customerId, limit: '5' } }) },
-  createVerification: { make: async (w) => ({ body: { customerId: (await w.post('/customers', individualBody('Pat Review 001'))).id } }), renew: 'success' },
+  createVerification: {
+    make: async (w) => ({ body: { customerId: (await w.post('/customers', individualBody('Pat Review 001'))).id } }),
+    renew: 'success',
+  },
   getVerification: { make: (w) => ({ params: { verificationId: w.verification.id } }) },
-  createCustomerKycLink: { make: async (w) => ({ params: { customerId: (await w.post('/customers', individualBody('Kim Hosted 001'))).id }, body: { redirectUri: 'https://platform.example.com/kyc/done' } }), renew: 'success' },
+  createCustomerKycLink: {
+    make: async (w) => ({
+      params: { customerId: (await w.post('/customers', individualBody('Kim Hosted 001'))).id },
+      body: { redirectUri: 'https://platform.example.com/kyc/done' },
+    }),
+    renew: 'success',
+  },
   listBeneficialOwners: { make: (w) => ({ query: { customerId: w.business.id } }) },
-  createBeneficialOwner: { make: async (w) => ({ body: ownerBody((await w.post('/customers', businessBody('NB-2020-001'))).id, 'Okafor') }), renew: 'success' },
+  createBeneficialOwner: {
+    make: async (w) => ({ body: ownerBody((await w.post('/customers', businessBody('NB-2020-001'))).id, 'Okafor') }),
+    renew: 'success',
+  },
   getBeneficialOwner: { make: (w) => ({ params: { beneficialOwnerId: w.owner.id } }) },
-  updateBeneficialOwner: { make: (w) => ({ params: { beneficialOwnerId: w.owner.id }, body: { ownershipPercentage: 35, personalInfo: { email: 'chen@example.org' } } }) },
+  updateBeneficialOwner: {
+    make: (w) => ({
+      params: { beneficialOwnerId: w.owner.id },
+      body: { ownershipPercentage: 35, personalInfo: { email: 'chen@example.org' } },
+    }),
+  },
   listDocuments: { make: (w) => ({ query: { documentHolder: w.individual.id, limit: '5' } }) },
   uploadDocument: {
     make: (w) => ({
@@ -271,17 +439,27 @@ export const BASELINES: Record<string, BaselineRow> = {
     make: (w) => ({
       params: { documentId: w.document.id },
       form: {
-        fields: { documentHolder: w.individual.id, documentType: 'PASSPORT', country: 'US', documentNumber: 'P7654321', issuingAuthority: 'US Department of State' },
+        fields: {
+          documentHolder: w.individual.id,
+          documentType: 'PASSPORT',
+          country: 'US',
+          documentNumber: 'P7654321',
+          issuingAuthority: 'US Department of State',
+        },
         files: [{ name: 'file', fileName: 'passport.jpg', data: JPEG(), contentType: 'image/jpeg' }],
       },
     }),
   },
   deleteDocument: {
     make: async (w) => {
-      const reply = await w.tenant.api('POST', '/documents', multipartBody({
-        fields: { documentHolder: w.individual.id, documentType: 'PROOF_OF_ADDRESS', country: 'US' },
-        files: [{ name: 'file', fileName: 'bill.pdf', data: PDF(), contentType: 'application/pdf' }],
-      }));
+      const reply = await w.tenant.api(
+        'POST',
+        '/documents',
+        multipartBody({
+          fields: { documentHolder: w.individual.id, documentType: 'PROOF_OF_ADDRESS', country: 'US' },
+          files: [{ name: 'file', fileName: 'bill.pdf', data: PDF(), contentType: 'application/pdf' }],
+        }),
+      );
       return { params: { documentId: jsonOf(reply, 'POST /documents').id } };
     },
     renew: 'success',
@@ -293,37 +471,105 @@ export const BASELINES: Record<string, BaselineRow> = {
   listCustomerInternalAccounts: { make: (w) => ({ query: { customerId: w.individual.id, currency: 'USD' } }) },
   listPlatformInternalAccounts: { make: () => ({ query: { currency: 'USD' } }) },
   sandboxFundInternalAccount: { make: (w) => ({ params: { accountId: w.platformUsd.id }, body: { amount: 5_000 } }) },
-  createTransferIn: { make: (w) => ({ body: { source: { accountId: w.bank.id }, destination: { accountId: w.platformUsd.id }, amount: 2_000 } }) },
-  createTransferOut: { make: (w) => ({ body: { source: { accountId: w.platformUsd.id }, destination: { accountId: w.bank.id }, amount: 1_500 }, headers: { 'idempotency-key': uniqueId('fuzz-out') } }), renew: 'always' },
-  listTransactions: { make: () => ({ query: { status: 'COMPLETED', type: 'OUTGOING', limit: '10', sortOrder: 'desc' } }) },
+  createTransferIn: {
+    make: (w) => ({
+      body: { source: { accountId: w.bank.id }, destination: { accountId: w.platformUsd.id }, amount: 2_000 },
+    }),
+  },
+  createTransferOut: {
+    make: (w) => ({
+      body: { source: { accountId: w.platformUsd.id }, destination: { accountId: w.bank.id }, amount: 1_500 },
+      headers: { 'idempotency-key': uniqueId('fuzz-out') },
+    }),
+    renew: 'always',
+  },
+  listTransactions: {
+    make: () => ({ query: { status: 'COMPLETED', type: 'OUTGOING', limit: '10', sortOrder: 'desc' } }),
+  },
   getTransactionById: { make: (w) => ({ params: { transactionId: w.transaction.id } }) },
-  confirmReceiptDelivery: { make: (w) => ({ params: { transactionId: w.transaction.id }, body: { receiptDeliveryConfirmedAt: '2025-01-02T03:04:05Z' } }) },
+  confirmReceiptDelivery: {
+    make: (w) => ({
+      params: { transactionId: w.transaction.id },
+      body: { receiptDeliveryConfirmedAt: '2025-01-02T03:04:05Z' },
+    }),
+  },
   cancelTransaction: {
     make: async (w) => {
       const slow = await w.post('/platform/external-accounts', accountBody('USD_ACCOUNT', '005'));
-      const pending = await w.post('/transfer-out', { source: { accountId: w.platformUsd.id }, destination: { accountId: slow.id }, amount: 700 });
+      const pending = await w.post('/transfer-out', {
+        source: { accountId: w.platformUsd.id },
+        destination: { accountId: slow.id },
+        amount: 700,
+      });
       return { params: { transactionId: pending.id }, body: { reason: 'customer changed their mind' } };
     },
     renew: 'success',
   },
-  approvePendingPayment: { make: async (w) => ({ params: { transactionId: (await awaitingDecision(w)).id }, body: {} }), renew: 'success' },
-  rejectPendingPayment: { make: async (w) => ({ params: { transactionId: (await awaitingDecision(w)).id }, body: { reason: 'not expected' } }), renew: 'success' },
+  approvePendingPayment: {
+    make: async (w) => ({ params: { transactionId: (await awaitingDecision(w)).id }, body: {} }),
+    renew: 'success',
+  },
+  rejectPendingPayment: {
+    make: async (w) => ({
+      params: { transactionId: (await awaitingDecision(w)).id },
+      body: { reason: 'not expected' },
+    }),
+    renew: 'success',
+  },
   sendTestWebhook: { make: () => ({}) },
 
   // UMA, receivers, crypto
-  lookupUma: { make: (w) => ({ params: { receiverUmaAddress: '$success.usd@sandbox.uma.money' }, query: { customerId: w.individual.id } }) },
-  lookupExternalAccount: { make: (w) => ({ params: { accountId: w.bank.id }, query: { customerId: w.individual.id } }) },
-  sandboxReceive: { make: (w) => ({ body: { senderUmaAddress: '$success.usd@sandbox.uma.money', customerId: w.individual.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 1_200 } }) },
+  lookupUma: {
+    make: (w) => ({
+      params: { receiverUmaAddress: '$success.usd@sandbox.uma.money' },
+      query: { customerId: w.individual.id },
+    }),
+  },
+  lookupExternalAccount: {
+    make: (w) => ({ params: { accountId: w.bank.id }, query: { customerId: w.individual.id } }),
+  },
+  sandboxReceive: {
+    make: (w) => ({
+      body: {
+        senderUmaAddress: '$success.usd@sandbox.uma.money',
+        customerId: w.individual.id,
+        receivingCurrencyCode: 'USD',
+        receivingCurrencyAmount: 1_200,
+      },
+    }),
+  },
   getAvailableUmaProviders: { make: () => ({ query: { countryCode: 'US', limit: '5' } }) },
   estimateCryptoWithdrawalFee: {
-    make: (w) => ({ body: { internalAccountId: w.usdcAccount.id, currency: 'USDC', cryptoNetwork: 'ETHEREUM', amount: 2_500_000, destinationAddress: `0x${'ab'.repeat(20)}` } }),
+    make: (w) => ({
+      body: {
+        internalAccountId: w.usdcAccount.id,
+        currency: 'USDC',
+        cryptoNetwork: 'ETHEREUM',
+        amount: 2_500_000,
+        destinationAddress: `0x${'ab'.repeat(20)}`,
+      },
+    }),
   },
 
   // Quotes
-  createQuote: { make: (w) => ({ body: quoteBody(w.platformUsd.id, w.mxnBank.id), headers: { 'idempotency-key': uniqueId('fuzz-quote') } }), renew: 'always' },
+  createQuote: {
+    make: (w) => ({
+      body: quoteBody(w.platformUsd.id, w.mxnBank.id),
+      headers: { 'idempotency-key': uniqueId('fuzz-quote') },
+    }),
+    renew: 'always',
+  },
   getQuoteById: { make: (w) => ({ params: { quoteId: w.quote.id } }) },
-  executeQuote: { make: async (w) => ({ params: { quoteId: (await w.post('/quotes', quoteBody(w.platformUsd.id, w.mxnBank.id))).id } }), renew: 'success' },
-  authorizeQuote: { make: async (w) => ({ params: { quoteId: (await pendingAuthorization(w)).id }, body: { code: '123456' } }), renew: 'success' },
+  executeQuote: {
+    make: async (w) => ({
+      params: { quoteId: (await w.post('/quotes', quoteBody(w.platformUsd.id, w.mxnBank.id))).id },
+    }),
+    renew: 'success',
+  },
+  authorizeQuote: {
+    make: async (w) => ({ params: { quoteId: (await pendingAuthorization(w)).id }, body: { code: '123456' } }),
+    renew: 'success',
+  },
   resendQuoteScaCode: { make: async (w) => ({ params: { quoteId: (await pendingAuthorization(w)).id } }) },
   sandboxSend: {
     make: async (w) => {
@@ -337,7 +583,9 @@ export const BASELINES: Record<string, BaselineRow> = {
     },
     renew: 'success',
   },
-  getExchangeRates: { make: () => ({ query: { sourceCurrency: 'USD', destinationCurrency: 'MXN', sendingAmount: '10000' } }) },
+  getExchangeRates: {
+    make: () => ({ query: { sourceCurrency: 'USD', destinationCurrency: 'MXN', sendingAmount: '10000' } }),
+  },
 
   // Railyard's own endpoints
   railyardGetPlatform: { make: () => ({}) },

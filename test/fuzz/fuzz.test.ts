@@ -48,7 +48,10 @@ interface Tally {
   violations: Record<Violation, number>;
 }
 
-const tally: Tally = { requests: 0, violations: { 'server error': 0, reset: 0, envelope: 0, 'accepted invalid': 0, 'changed state': 0 } };
+const tally: Tally = {
+  requests: 0,
+  violations: { 'server error': 0, reset: 0, envelope: 0, 'accepted invalid': 0, 'changed state': 0 },
+};
 const perOperation = new Map<string, number>();
 
 let t: TestApp;
@@ -78,7 +81,9 @@ function operationsOf(doc: any, prefix: string, admin: boolean): Operation[] {
         takesJsonBody: op.requestBody?.content?.['application/json'] !== undefined,
         admin,
         queryNames: (op.parameters ?? []).filter((p: any) => p.in === 'query').map((p: any) => p.name),
-        headerNames: (op.parameters ?? []).filter((p: any) => p.in === 'header').map((p: any) => String(p.name).toLowerCase()),
+        headerNames: (op.parameters ?? [])
+          .filter((p: any) => p.in === 'header')
+          .map((p: any) => String(p.name).toLowerCase()),
       });
     }
   }
@@ -93,7 +98,11 @@ async function fingerprint(): Promise<string> {
 
 function changedTables(before: string, after: string): string {
   const was = new Set(before.split('|'));
-  return after.split('|').filter((part) => !was.has(part)).map((part) => part.split(':')[0]).join(', ');
+  return after
+    .split('|')
+    .filter((part) => !was.has(part))
+    .map((part) => part.split(':')[0])
+    .join(', ');
 }
 
 async function prepareFingerprint(): Promise<void> {
@@ -124,9 +133,18 @@ interface Encoded {
 }
 
 function encode(op: Operation, shape: Shape): Encoded {
-  const path = op.template.replace(/\{([^}]+)\}/g, (_, name: string) => shape.rawParams[name] ?? encodeURIComponent(shape.params[name] ?? ''));
-  const query = [...shape.query.map(([n, v]) => `${encodeURIComponent(n)}=${encodeURIComponent(v)}`), ...(shape.rawQuery !== undefined ? [shape.rawQuery] : [])].join('&');
-  const headers: Record<string, string> = { authorization: basic(main.tenant.clientId, main.tenant.clientSecret), ...shape.headers };
+  const path = op.template.replace(
+    /\{([^}]+)\}/g,
+    (_, name: string) => shape.rawParams[name] ?? encodeURIComponent(shape.params[name] ?? ''),
+  );
+  const query = [
+    ...shape.query.map(([n, v]) => `${encodeURIComponent(n)}=${encodeURIComponent(v)}`),
+    ...(shape.rawQuery !== undefined ? [shape.rawQuery] : []),
+  ].join('&');
+  const headers: Record<string, string> = {
+    authorization: basic(main.tenant.clientId, main.tenant.clientSecret),
+    ...shape.headers,
+  };
   let payload: string | Buffer | undefined;
   let multipartParts: string[] | undefined;
   const body = shape.body;
@@ -139,9 +157,16 @@ function encode(op: Operation, shape: Shape): Encoded {
   } else if (body?.kind === 'form') {
     const boundary = 'railyard-fuzz-boundary';
     const chunks: Buffer[] = [];
-    for (const [name, value] of body.fields) chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
+    for (const [name, value] of body.fields)
+      chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
     for (const file of body.files) {
-      chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${file.name}"; filename="${file.fileName}"\r\nContent-Type: ${file.contentType}\r\n\r\n`), file.data, Buffer.from('\r\n'));
+      chunks.push(
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="${file.name}"; filename="${file.fileName}"\r\nContent-Type: ${file.contentType}\r\n\r\n`,
+        ),
+        file.data,
+        Buffer.from('\r\n'),
+      );
     }
     chunks.push(Buffer.from(`--${boundary}--\r\n`));
     payload = Buffer.concat(chunks);
@@ -185,12 +210,23 @@ function send(op: Operation, encoded: Encoded): Promise<Sent> {
       settled = true;
       resolve(sent);
     };
-    const request = httpRequest({ host: '127.0.0.1', port, method: op.method, path: encoded.path, headers: encoded.headers, agent, timeout: REQUEST_TIMEOUT_MS }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => done({ status: response.statusCode!, text: Buffer.concat(chunks).toString('utf8') }));
-      response.on('error', (err: NodeJS.ErrnoException) => done({ error: err.code ?? err.message }));
-    });
+    const request = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        method: op.method,
+        path: encoded.path,
+        headers: encoded.headers,
+        agent,
+        timeout: REQUEST_TIMEOUT_MS,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => done({ status: response.statusCode!, text: Buffer.concat(chunks).toString('utf8') }));
+        response.on('error', (err: NodeJS.ErrnoException) => done({ error: err.code ?? err.message }));
+      },
+    );
     request.on('timeout', () => {
       request.destroy();
       done({ error: 'timeout' });
@@ -213,7 +249,10 @@ function envelopeProblems(op: Operation, status: number, text: string): string[]
   const problems: string[] = [];
   const declared = op.admin
     ? op.declared
-    : [...(referenceOperation(op.operationId)?.declaredStatuses ?? []), ...UNDECLARED_STATUSES.filter((d) => d.operationId === op.operationId).map((d) => d.status)];
+    : [
+        ...(referenceOperation(op.operationId)?.declaredStatuses ?? []),
+        ...UNDECLARED_STATUSES.filter((d) => d.operationId === op.operationId).map((d) => d.status),
+      ];
   if (!declared.includes(status)) problems.push(`status ${status} is not declared (declared: ${declared.join(', ')})`);
   let body: any;
   try {
@@ -221,13 +260,16 @@ function envelopeProblems(op: Operation, status: number, text: string): string[]
   } catch {
     return [...problems, 'the body is not JSON'];
   }
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return [...problems, 'the body is not an object'];
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    return [...problems, 'the body is not an object'];
   const extra = Object.keys(body).filter((k) => !['status', 'code', 'message', 'details'].includes(k));
   if (extra.length > 0) problems.push(`unexpected members ${extra.join(', ')}`);
   if (body.status !== status) problems.push(`body.status ${body.status} is not the HTTP status`);
-  if (!(errorCodesOf(status) ?? []).includes(body.code)) problems.push(`code ${body.code} is not one the reference lists for ${status}`);
+  if (!(errorCodesOf(status) ?? []).includes(body.code))
+    problems.push(`code ${body.code} is not one the reference lists for ${status}`);
   if (typeof body.message !== 'string' || body.message === '') problems.push('no message');
-  if (body.details !== undefined && (body.details === null || typeof body.details !== 'object')) problems.push('details is not an object');
+  if (body.details !== undefined && (body.details === null || typeof body.details !== 'object'))
+    problems.push('details is not an object');
   return problems;
 }
 
@@ -237,9 +279,13 @@ beforeAll(async () => {
   port = (t.app.server.address() as { port: number }).port;
   agent = new Agent({ keepAlive: true, maxSockets: 1 });
   // INCOMING_PAYMENT.PENDING gets 202, so such a payment waits for /approve or /reject.
-  receivers.push(await receiverFor(t, (hit) => (hit.type === 'INCOMING_PAYMENT.PENDING' ? { status: 202 } : { status: 200 })));
+  receivers.push(
+    await receiverFor(t, (hit) => (hit.type === 'INCOMING_PAYMENT.PENDING' ? { status: 202 } : { status: 200 })),
+  );
   const other = await t.newPlatform({ counterpartyRules: true });
-  receivers.push(await receiverFor(other, (hit) => (hit.type === 'INCOMING_PAYMENT.PENDING' ? { status: 202 } : { status: 200 })));
+  receivers.push(
+    await receiverFor(other, (hit) => (hit.type === 'INCOMING_PAYMENT.PENDING' ? { status: 202 } : { status: 200 })),
+  );
   main = await buildWorld(t, t);
   foreign = await buildWorld(t, other);
   operations = [
@@ -272,7 +318,7 @@ describe('the fuzz suite', () => {
       if (op === undefined) throw new Error(`railyard serves no operation ${operationId}`);
       const reference = op.admin ? undefined : referenceOperation(operationId);
       if (!op.admin && reference === undefined) throw new Error(`the reference has no operation ${operationId}`);
-      const canRefuse = op.admin ? op.declared.includes(400) : (reference!.declaredStatuses.includes(400));
+      const canRefuse = op.admin ? op.declared.includes(400) : reference!.declaredStatuses.includes(400);
       const examples: string[] = [];
       const violation = (kind: Violation, mutation: Mutation, detail: string) => {
         tally.violations[kind]++;
@@ -289,18 +335,35 @@ describe('the fuzz suite', () => {
           otherKindId: operationId.toLowerCase().includes('token') ? main.platformUsd.id : main.token.id,
           random: seeded(SEED ^ seedOffset),
           takesJsonBody: op.takesJsonBody,
-          queryNames: [...new Set([...op.queryNames, ...(reference?.parameters.filter((p) => p.in === 'query').map((p) => p.name) ?? [])])],
-          headerNames: [...new Set([...op.headerNames, ...(reference?.parameters.filter((p) => p.in === 'header').map((p) => p.name) ?? [])])],
+          queryNames: [
+            ...new Set([
+              ...op.queryNames,
+              ...(reference?.parameters.filter((p) => p.in === 'query').map((p) => p.name) ?? []),
+            ]),
+          ],
+          headerNames: [
+            ...new Set([
+              ...op.headerNames,
+              ...(reference?.parameters.filter((p) => p.in === 'header').map((p) => p.name) ?? []),
+            ]),
+          ],
         });
       };
 
       // The baseline itself: accepted, and valid by the reference.
       const base = shapeOf(await row.make(main));
       const encodedBase = encode(op, base);
-      if (reference !== undefined) expect(requestProblems(reference, encodedBase.view), `the baseline of ${operationId} is valid by the reference`).toEqual([]);
+      if (reference !== undefined)
+        expect(
+          requestProblems(reference, encodedBase.view),
+          `the baseline of ${operationId} is valid by the reference`,
+        ).toEqual([]);
       const answered = await send(op, encodedBase);
       tally.requests++;
-      expect(answered.status, `the baseline of ${operationId}: ${answered.text?.slice(0, 500) ?? answered.error}`).toBeLessThan(300);
+      expect(
+        answered.status,
+        `the baseline of ${operationId}: ${answered.text?.slice(0, 500) ?? answered.error}`,
+      ).toBeLessThan(300);
 
       let list = await fresh();
       let before: string | undefined;
@@ -331,15 +394,22 @@ describe('the fuzz suite', () => {
         }
         if (status < 300) {
           const problems = reference !== undefined ? requestProblems(reference, encoded.view) : [];
-          if (mutation.foreign) violation('accepted invalid', mutation, `another platform's resource answered ${status}`);
-          else if (problems.length > 0 && canRefuse) violation('accepted invalid', mutation, `${status} for a request the reference refuses: ${problems.join('; ').slice(0, 300)}`);
+          if (mutation.foreign)
+            violation('accepted invalid', mutation, `another platform's resource answered ${status}`);
+          else if (problems.length > 0 && canRefuse)
+            violation(
+              'accepted invalid',
+              mutation,
+              `${status} for a request the reference refuses: ${problems.join('; ').slice(0, 300)}`,
+            );
           before = undefined;
           if (row.renew === 'success') list = [...list.slice(0, i + 1), ...(await fresh()).slice(i + 1)];
           continue;
         }
         const wrong = envelopeProblems(op, status, text);
         if (wrong.length > 0) violation('envelope', mutation, `${status}: ${wrong.join('; ')}: ${text.slice(0, 200)}`);
-        if (mutation.foreign && status !== 404) violation('accepted invalid', mutation, `another platform's resource answered ${status}, not 404`);
+        if (mutation.foreign && status !== 404)
+          violation('accepted invalid', mutation, `another platform's resource answered ${status}, not 404`);
         const after = await fingerprint();
         if (after !== before) {
           if (row.refusalChanges?.when(parsed(text))) {
@@ -347,7 +417,11 @@ describe('the fuzz suite', () => {
             before = undefined;
             continue;
           }
-          violation('changed state', mutation, `${status}, changed ${changedTables(before, after)}: ${text.slice(0, 200)}`);
+          violation(
+            'changed state',
+            mutation,
+            `${status}, changed ${changedTables(before, after)}: ${text.slice(0, 200)}`,
+          );
         }
         before = after;
       }

@@ -23,7 +23,10 @@ export function toJson(value: unknown): string {
   if (value instanceof Raw) return value.text;
   if (value instanceof Pairs) return `{${value.pairs.map(([k, v]) => `${JSON.stringify(k)}:${toJson(v)}`).join(',')}}`;
   if (Array.isArray(value)) return `[${value.map(toJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}:${toJson(v)}`).join(',')}}`;
+  if (value !== null && typeof value === 'object')
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${JSON.stringify(k)}:${toJson(v)}`)
+      .join(',')}}`;
   return JSON.stringify(value);
 }
 
@@ -36,7 +39,10 @@ export interface Shape {
   /** A query string sent as is, after the encoded `query`. */
   rawQuery?: string;
   headers: Record<string, string>;
-  body?: { kind: 'json'; value: unknown } | { kind: 'text'; text: string | Buffer; contentType?: string } | { kind: 'form'; fields: [string, string][]; files: FilePart[] };
+  body?:
+    | { kind: 'json'; value: unknown }
+    | { kind: 'text'; text: string | Buffer; contentType?: string }
+    | { kind: 'form'; fields: [string, string][]; files: FilePart[] };
 }
 
 export interface Mutation {
@@ -49,10 +55,12 @@ export interface Mutation {
 
 export function shapeOf(baseline: Baseline): Shape {
   const query: [string, string][] = [];
-  for (const [name, value] of Object.entries(baseline.query ?? {})) for (const v of Array.isArray(value) ? value : [value]) query.push([name, v]);
+  for (const [name, value] of Object.entries(baseline.query ?? {}))
+    for (const v of Array.isArray(value) ? value : [value]) query.push([name, v]);
   const shape: Shape = { params: { ...baseline.params }, rawParams: {}, query, headers: { ...baseline.headers } };
   if (baseline.body !== undefined) shape.body = { kind: 'json', value: baseline.body };
-  if (baseline.form !== undefined) shape.body = { kind: 'form', fields: Object.entries(baseline.form.fields), files: baseline.form.files };
+  if (baseline.form !== undefined)
+    shape.body = { kind: 'form', fields: Object.entries(baseline.form.fields), files: baseline.form.files };
   return shape;
 }
 
@@ -88,28 +96,76 @@ const nested = (depth: number, leaf: unknown = 1): unknown => {
 type Named = [string, unknown];
 
 const TYPE_SWAPS: Named[] = [
-  ['null', null], ['the number 0', 0], ['the number -1', -1], ['a string', 'text'], ['true', true], ['false', false], ['an empty array', []], ['an empty object', {}],
+  ['null', null],
+  ['the number 0', 0],
+  ['the number -1', -1],
+  ['a string', 'text'],
+  ['true', true],
+  ['false', false],
+  ['an empty array', []],
+  ['an empty object', {}],
 ];
 const STRING_VALUES: Named[] = [
-  ['an empty string', ''], ['whitespace', '   '], ['a 100,000-character string', 'x'.repeat(100_000)], ['U+0000', 'a\u0000b'],
-  ['a lone surrogate', 'ab\uD800cd'], ['emoji and right-to-left text', '💸 \u202Eعربي\u202C 𝔘𝔫𝔦'], ['control characters', '\u0007\u001b[31mred\r\n'],
-  ['5,000 astral characters', '𝔘'.repeat(5_000)], ['a SQL-looking string', "x'); DROP TABLE customers; --"], ['a number as text', '12.50'],
+  ['an empty string', ''],
+  ['whitespace', '   '],
+  ['a 100,000-character string', 'x'.repeat(100_000)],
+  ['U+0000', 'a\u0000b'],
+  ['a lone surrogate', 'ab\uD800cd'],
+  ['emoji and right-to-left text', '💸 \u202Eعربي\u202C 𝔘𝔫𝔦'],
+  ['control characters', '\u0007\u001b[31mred\r\n'],
+  ['5,000 astral characters', '𝔘'.repeat(5_000)],
+  ['a SQL-looking string', "x'); DROP TABLE customers; --"],
+  ['a number as text', '12.50'],
 ];
 const NUMBER_VALUES: Named[] = [
-  ['-1', -1], ['0', 0], ['a fraction', 1.5], ['a tiny fraction', 1e-7], ['2^53 + 1', new Raw('9007199254740993')], ['1e309', new Raw('1e309')],
-  ['-1e309', new Raw('-1e309')], ['a 30-digit integer', new Raw('123456789012345678901234567890')], ['-0', new Raw('-0')], ['9e15', 9e15], ['2^63', new Raw('9223372036854775808')],
+  ['-1', -1],
+  ['0', 0],
+  ['a fraction', 1.5],
+  ['a tiny fraction', 1e-7],
+  ['2^53 + 1', new Raw('9007199254740993')],
+  ['1e309', new Raw('1e309')],
+  ['-1e309', new Raw('-1e309')],
+  ['a 30-digit integer', new Raw('123456789012345678901234567890')],
+  ['-0', new Raw('-0')],
+  ['9e15', 9e15],
+  ['2^63', new Raw('9223372036854775808')],
 ];
-const BOOLEAN_VALUES: Named[] = [['the string "true"', 'true'], ['the number 1', 1]];
-const ARRAY_VALUES: Named[] = [['nesting 200 deep', nested(200)], ['10,000 nulls', new Array(10_000).fill(null)], ['an array of itself', [[[]]]]];
-const OBJECT_VALUES: Named[] = [['nesting 200 deep', nested(200)], ['an object with 2,000 members', Object.fromEntries(Array.from({ length: 2_000 }, (_, i) => [`k${i}`, i]))]];
+const BOOLEAN_VALUES: Named[] = [
+  ['the string "true"', 'true'],
+  ['the number 1', 1],
+];
+const ARRAY_VALUES: Named[] = [
+  ['nesting 200 deep', nested(200)],
+  ['10,000 nulls', new Array(10_000).fill(null)],
+  ['an array of itself', [[[]]]],
+];
+const OBJECT_VALUES: Named[] = [
+  ['nesting 200 deep', nested(200)],
+  ['an object with 2,000 members', Object.fromEntries(Array.from({ length: 2_000 }, (_, i) => [`k${i}`, i]))],
+];
 
 const PATH_VALUES: [string, string][] = [
-  ['a 300-character id', 'x'.repeat(300)], ['%00 in the id', 'abc%00def'], ['broken percent-encoding', '%E0%A4%A'], ['a lone %', 'abc%'],
-  ['an encoded ../', '..%2F..%2Fconfig'], ['emoji', encodeURIComponent('💸ü')], ['an encoded space', 'a%20b'],
+  ['a 300-character id', 'x'.repeat(300)],
+  ['%00 in the id', 'abc%00def'],
+  ['broken percent-encoding', '%E0%A4%A'],
+  ['a lone %', 'abc%'],
+  ['an encoded ../', '..%2F..%2Fconfig'],
+  ['emoji', encodeURIComponent('💸ü')],
+  ['an encoded space', 'a%20b'],
 ];
 const QUERY_VALUES: [string, string][] = [
-  ['an empty value', ''], ['letters', 'abc'], ['U+0000', 'a\u0000b'], ['-1', '-1'], ['0', '0'], ['1.5', '1.5'], ['101', '101'], ['1e309', '1e309'],
-  ['a 3,000-character value', 'q'.repeat(3_000)], ['true', 'true'], ['an impossible date', '2025-13-45T99:99:99Z'], ['emoji', '💸'],
+  ['an empty value', ''],
+  ['letters', 'abc'],
+  ['U+0000', 'a\u0000b'],
+  ['-1', '-1'],
+  ['0', '0'],
+  ['1.5', '1.5'],
+  ['101', '101'],
+  ['1e309', '1e309'],
+  ['a 3,000-character value', 'q'.repeat(3_000)],
+  ['true', 'true'],
+  ['an impossible date', '2025-13-45T99:99:99Z'],
+  ['emoji', '💸'],
 ];
 
 /** The nodes of a JSON value below its root, each with its path (arrays: the first two items). */
@@ -118,7 +174,8 @@ function nodes(value: unknown, path: (string | number)[] = []): { path: (string 
   if (Array.isArray(value)) {
     value.slice(0, 2).forEach((item, i) => out.push({ path: [...path, i], value: item }, ...nodes(item, [...path, i])));
   } else if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) out.push({ path: [...path, key], value: item }, ...nodes(item, [...path, key]));
+    for (const [key, item] of Object.entries(value))
+      out.push({ path: [...path, key], value: item }, ...nodes(item, [...path, key]));
   }
   return out;
 }
@@ -155,17 +212,40 @@ function duplicated(root: unknown, path: (string | number)[], last: unknown): un
   return replaced(root, parentPath, pairs);
 }
 
-const label = (path: (string | number)[]) => path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('').slice(1);
+const label = (path: (string | number)[]) =>
+  path
+    .map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`))
+    .join('')
+    .slice(1);
 
 /** Every mutation of one baseline, drawn with `random`. */
 export function mutationsOf(
   base: Shape,
-  options: { foreign?: Shape; otherKindId: string; random: () => number; takesJsonBody: boolean; queryNames: string[]; headerNames: string[] },
+  options: {
+    foreign?: Shape;
+    otherKindId: string;
+    random: () => number;
+    takesJsonBody: boolean;
+    queryNames: string[];
+    headerNames: string[];
+  },
 ): Mutation[] {
   const { random } = options;
   const out: Mutation[] = [];
-  const variant = (labelText: string, where: Mutation['where'], change: (shape: Shape) => void, extra: Partial<Mutation> = {}) => {
-    const shape: Shape = { params: { ...base.params }, rawParams: { ...base.rawParams }, query: [...base.query], headers: { ...base.headers }, ...(base.body ? { body: base.body } : {}), ...(base.rawQuery !== undefined ? { rawQuery: base.rawQuery } : {}) };
+  const variant = (
+    labelText: string,
+    where: Mutation['where'],
+    change: (shape: Shape) => void,
+    extra: Partial<Mutation> = {},
+  ) => {
+    const shape: Shape = {
+      params: { ...base.params },
+      rawParams: { ...base.rawParams },
+      query: [...base.query],
+      headers: { ...base.headers },
+      ...(base.body ? { body: base.body } : {}),
+      ...(base.rawQuery !== undefined ? { rawQuery: base.rawQuery } : {}),
+    };
     change(shape);
     out.push({ label: labelText, where, shape, ...extra });
   };
@@ -179,7 +259,12 @@ export function mutationsOf(
       });
     }
     if (options.foreign?.params[name] !== undefined && name.endsWith('Id')) {
-      variant(`path ${name}: another platform's ${name}`, 'path', (s) => (s.params[name] = options.foreign!.params[name]!), { foreign: true });
+      variant(
+        `path ${name}: another platform's ${name}`,
+        'path',
+        (s) => (s.params[name] = options.foreign!.params[name]!),
+        { foreign: true },
+      );
       variant(`path ${name}: an id of another kind`, 'path', (s) => (s.params[name] = options.otherKindId));
     }
   }
@@ -189,7 +274,12 @@ export function mutationsOf(
   const given = new Set(base.query.map(([n]) => n));
   for (const name of [...new Set([...given, ...options.queryNames])]) {
     const values = [QUERY_VALUES[0]!, QUERY_VALUES[1]!, QUERY_VALUES[2]!, ...pick(random, QUERY_VALUES.slice(3), 3)];
-    for (const [what, value] of values) variant(`query ${name}: ${what}`, 'query', (s) => (s.query = [...s.query.filter(([n]) => n !== name), [name, value]]));
+    for (const [what, value] of values)
+      variant(
+        `query ${name}: ${what}`,
+        'query',
+        (s) => (s.query = [...s.query.filter(([n]) => n !== name), [name, value]]),
+      );
     variant(`query ${name}: broken percent-encoding`, 'query', (s) => {
       s.query = s.query.filter(([n]) => n !== name);
       s.rawQuery = `${encodeURIComponent(name)}=%ZZ%E0%A4`;
@@ -203,7 +293,11 @@ export function mutationsOf(
   // Headers.
   if (base.headers['idempotency-key'] !== undefined || options.headerNames.includes('idempotency-key')) {
     variant('header Idempotency-Key: empty', 'header', (s) => (s.headers['idempotency-key'] = ''));
-    variant('header Idempotency-Key: 300 characters', 'header', (s) => (s.headers['idempotency-key'] = 'k'.repeat(300)));
+    variant(
+      'header Idempotency-Key: 300 characters',
+      'header',
+      (s) => (s.headers['idempotency-key'] = 'k'.repeat(300)),
+    );
   }
 
   const body = base.body;
@@ -212,37 +306,104 @@ export function mutationsOf(
       const at = label(node.path);
       const type = jsonType(node.value);
       const swaps = TYPE_SWAPS.filter(([, v]) => jsonType(v) !== type);
-      const extras = type === 'string' ? pick(random, STRING_VALUES, 5) : type === 'number' ? NUMBER_VALUES : type === 'boolean' ? BOOLEAN_VALUES
-        : type === 'array' ? pick(random, ARRAY_VALUES, 2) : type === 'object' ? pick(random, OBJECT_VALUES, 1) : [];
+      const extras =
+        type === 'string'
+          ? pick(random, STRING_VALUES, 5)
+          : type === 'number'
+            ? NUMBER_VALUES
+            : type === 'boolean'
+              ? BOOLEAN_VALUES
+              : type === 'array'
+                ? pick(random, ARRAY_VALUES, 2)
+                : type === 'object'
+                  ? pick(random, OBJECT_VALUES, 1)
+                  : [];
       for (const [what, value] of [...swaps, ...extras]) {
-        variant(`body ${at}: ${what}`, 'body', (s) => (s.body = { kind: 'json', value: replaced(body.value, node.path, value) }));
+        variant(
+          `body ${at}: ${what}`,
+          'body',
+          (s) => (s.body = { kind: 'json', value: replaced(body.value, node.path, value) }),
+        );
       }
       if (typeof node.path.at(-1) === 'string') {
-        variant(`body ${at}: left out`, 'body', (s) => (s.body = { kind: 'json', value: replaced(body.value, node.path, undefined, true) }));
-        variant(`body ${at}: given twice, the second time null`, 'body', (s) => (s.body = { kind: 'json', value: duplicated(body.value, node.path, null) }));
+        variant(
+          `body ${at}: left out`,
+          'body',
+          (s) => (s.body = { kind: 'json', value: replaced(body.value, node.path, undefined, true) }),
+        );
+        variant(
+          `body ${at}: given twice, the second time null`,
+          'body',
+          (s) => (s.body = { kind: 'json', value: duplicated(body.value, node.path, null) }),
+        );
       }
       if (type === 'object') {
-        variant(`body ${at}: an unknown member`, 'body', (s) => (s.body = { kind: 'json', value: replaced(body.value, [...node.path, 'unexpectedMember'], 'surprise') }));
+        variant(
+          `body ${at}: an unknown member`,
+          'body',
+          (s) =>
+            (s.body = { kind: 'json', value: replaced(body.value, [...node.path, 'unexpectedMember'], 'surprise') }),
+        );
       }
     }
   }
   if (body?.kind === 'form') {
     for (const [name] of body.fields) {
-      const fields = (value: string | undefined) => body.fields.flatMap(([n, v]): [string, string][] => (n !== name ? [[n, v]] : value === undefined ? [] : [[n, value]]));
+      const fields = (value: string | undefined) =>
+        body.fields.flatMap(([n, v]): [string, string][] =>
+          n !== name ? [[n, v]] : value === undefined ? [] : [[n, value]],
+        );
       variant(`form ${name}: left out`, 'body', (s) => (s.body = { ...body, fields: fields(undefined) }));
       variant(`form ${name}: empty`, 'body', (s) => (s.body = { ...body, fields: fields('') }));
-      for (const [what, value] of pick(random, STRING_VALUES.filter(([, v]) => typeof v === 'string' && (v as string).length < 70_000), 2)) {
+      for (const [what, value] of pick(
+        random,
+        STRING_VALUES.filter(([, v]) => typeof v === 'string' && (v as string).length < 70_000),
+        2,
+      )) {
         variant(`form ${name}: ${what}`, 'body', (s) => (s.body = { ...body, fields: fields(value as string) }));
       }
-      variant(`form ${name}: 70,000 characters`, 'body', (s) => (s.body = { ...body, fields: fields('f'.repeat(70_000)) }));
+      variant(
+        `form ${name}: 70,000 characters`,
+        'body',
+        (s) => (s.body = { ...body, fields: fields('f'.repeat(70_000)) }),
+      );
     }
     variant('form: the file left out', 'body', (s) => (s.body = { ...body, files: [] }));
-    variant('form: an empty file', 'body', (s) => (s.body = { ...body, files: body.files.map((f) => ({ ...f, data: Buffer.alloc(0) })) }));
-    variant('form: the file under another name', 'body', (s) => (s.body = { ...body, files: body.files.map((f) => ({ ...f, name: 'attachment' })) }));
-    variant('form: a file name with U+0000', 'body', (s) => (s.body = { ...body, files: body.files.map((f) => ({ ...f, fileName: 'a\u0000.pdf' })) }));
-    variant('form: a JSON body instead', 'body', (s) => (s.body = { kind: 'json', value: Object.fromEntries(body.fields) }));
-    variant('form: a broken multipart body', 'body', (s) => (s.body = { kind: 'text', text: '--x\r\nContent-Disposition: form-data; name="a"\r\n\r\nb', contentType: 'multipart/form-data; boundary=x' }));
-    variant('form: 12 files', 'body', (s) => (s.body = { ...body, files: Array.from({ length: 12 }, () => body.files[0]!).filter(Boolean) }));
+    variant(
+      'form: an empty file',
+      'body',
+      (s) => (s.body = { ...body, files: body.files.map((f) => ({ ...f, data: Buffer.alloc(0) })) }),
+    );
+    variant(
+      'form: the file under another name',
+      'body',
+      (s) => (s.body = { ...body, files: body.files.map((f) => ({ ...f, name: 'attachment' })) }),
+    );
+    variant(
+      'form: a file name with U+0000',
+      'body',
+      (s) => (s.body = { ...body, files: body.files.map((f) => ({ ...f, fileName: 'a\u0000.pdf' })) }),
+    );
+    variant(
+      'form: a JSON body instead',
+      'body',
+      (s) => (s.body = { kind: 'json', value: Object.fromEntries(body.fields) }),
+    );
+    variant(
+      'form: a broken multipart body',
+      'body',
+      (s) =>
+        (s.body = {
+          kind: 'text',
+          text: '--x\r\nContent-Disposition: form-data; name="a"\r\n\r\nb',
+          contentType: 'multipart/form-data; boundary=x',
+        }),
+    );
+    variant(
+      'form: 12 files',
+      'body',
+      (s) => (s.body = { ...body, files: Array.from({ length: 12 }, () => body.files[0]!).filter(Boolean) }),
+    );
   }
 
   // The body as a whole, for operations that take a JSON body (or may).
@@ -260,11 +421,23 @@ export function mutationsOf(
       ['a form-urlencoded body', { kind: 'text', text: 'amount=5', contentType: 'application/x-www-form-urlencoded' }],
       ['the JSON without a content type', { kind: 'text', text }],
       ['the JSON after a byte-order mark', { kind: 'text', text: `\uFEFF${text}`, contentType: 'application/json' }],
-      ['a body over the size limit', { kind: 'text', text: `{"padding":"${'p'.repeat(1024 * 1024 + 16)}"}`, contentType: 'application/json' }],
+      [
+        'a body over the size limit',
+        { kind: 'text', text: `{"padding":"${'p'.repeat(1024 * 1024 + 16)}"}`, contentType: 'application/json' },
+      ],
       ['an object nested 200 deep', { kind: 'json', value: nested(200) }],
-      ['__proto__ as a key', { kind: 'text', text: text === '{}' ? '{"__proto__":{"polluted":true}}' : text.replace(/^\{/, '{"__proto__":{"polluted":true},'), contentType: 'application/json' }],
+      [
+        '__proto__ as a key',
+        {
+          kind: 'text',
+          text:
+            text === '{}' ? '{"__proto__":{"polluted":true}}' : text.replace(/^\{/, '{"__proto__":{"polluted":true},'),
+          contentType: 'application/json',
+        },
+      ],
     ];
-    for (const [what, next] of whole) variant(`body: ${what}`, 'body', (s) => (next === undefined ? delete s.body : (s.body = next)));
+    for (const [what, next] of whole)
+      variant(`body: ${what}`, 'body', (s) => (next === undefined ? delete s.body : (s.body = next)));
   }
   return out;
 }

@@ -14,7 +14,8 @@ import addFormatsModule from 'ajv-formats';
 import { referenceSpec } from '../reference.js';
 
 type AddFormats = (ajv: Ajv2020) => Ajv2020;
-const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats;
+const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
+  addFormatsModule) as unknown as AddFormats;
 
 export interface ReferenceParameter {
   name: string;
@@ -45,7 +46,9 @@ export interface RequestUnderTest {
   multipartParts?: string[];
 }
 
-let loaded: { operations: Map<string, ReferenceOperation>; errorCodes: Map<number, string[]>; ajv: Ajv2020 } | undefined;
+let loaded:
+  | { operations: Map<string, ReferenceOperation>; errorCodes: Map<number, string[]>; ajv: Ajv2020 }
+  | undefined;
 
 /** The reference document with discriminated unions rewritten as if/then dispatch. */
 function prepare(node: any, key?: string): any {
@@ -74,7 +77,10 @@ function prepare(node: any, key?: string): any {
     out.properties = { ...(out.properties ?? {}), [prop]: { enum: tags } };
     out.allOf = [
       ...(out.allOf ?? []),
-      ...tags.map((tag) => ({ if: { properties: { [prop]: { const: tag } }, required: [prop] }, then: { $ref: `ref.json${mapping[tag]}` } })),
+      ...tags.map((tag) => ({
+        if: { properties: { [prop]: { const: tag } }, required: [prop] },
+        then: { $ref: `ref.json${mapping[tag]}` },
+      })),
     ];
   }
   if (typeof out.$ref === 'string' && out.$ref.startsWith('#')) out.$ref = `ref.json${out.$ref}`;
@@ -94,13 +100,15 @@ function load() {
   for (const [path, item] of Object.entries<any>(spec.paths)) {
     for (const [method, op] of Object.entries<any>(item)) {
       if (typeof op?.operationId !== 'string') continue;
-      const parameters: ReferenceParameter[] = [...(item.parameters ?? []), ...(op.parameters ?? [])].map(parameter).map((p: any) => ({
-        name: p.in === 'header' ? String(p.name).toLowerCase() : p.name,
-        in: p.in,
-        required: p.required === true,
-        schema: p.schema ?? {},
-        validate: ajv.compile(prepare(p.schema ?? {})),
-      }));
+      const parameters: ReferenceParameter[] = [...(item.parameters ?? []), ...(op.parameters ?? [])]
+        .map(parameter)
+        .map((p: any) => ({
+          name: p.in === 'header' ? String(p.name).toLowerCase() : p.name,
+          in: p.in,
+          required: p.required === true,
+          schema: p.schema ?? {},
+          validate: ajv.compile(prepare(p.schema ?? {})),
+        }));
       let body: ReferenceOperation['body'];
       let requestBody = op.requestBody;
       if (requestBody?.$ref) requestBody = spec.components.requestBodies[requestBody.$ref.split('/').pop()];
@@ -152,7 +160,8 @@ function readParameter(schema: any, values: string[]): unknown {
   if (resolved?.$ref) resolved = referenceSpec().components.schemas[resolved.$ref.split('/').pop()];
   const one = (text: string): unknown => {
     const type = resolved?.type === 'array' ? resolved.items?.type : resolved?.type;
-    if (type === 'integer' || type === 'number') return /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(text) ? Number(text) : text;
+    if (type === 'integer' || type === 'number')
+      return /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(text) ? Number(text) : text;
     if (type === 'boolean') return text === 'true' ? true : text === 'false' ? false : text;
     return text;
   };
@@ -166,7 +175,12 @@ export function requestProblems(op: ReferenceOperation, request: RequestUnderTes
   const problems: string[] = [];
   for (const p of op.parameters) {
     if (p.in === 'path') continue;
-    const values = p.in === 'query' ? request.query[p.name] : request.headers[p.name] !== undefined ? [request.headers[p.name]!] : undefined;
+    const values =
+      p.in === 'query'
+        ? request.query[p.name]
+        : request.headers[p.name] !== undefined
+          ? [request.headers[p.name]!]
+          : undefined;
     if (values === undefined || values.length === 0) {
       if (p.required) problems.push(`${p.in} ${p.name} is required`);
       continue;
@@ -200,7 +214,8 @@ export function requestProblems(op: ReferenceOperation, request: RequestUnderTes
   }
   if (body.multipartRequired !== undefined && mediaType === 'multipart/form-data') {
     if (request.multipartParts === undefined) return problems;
-    for (const name of body.multipartRequired) if (!request.multipartParts.includes(name)) problems.push(`multipart part ${name} is required`);
+    for (const name of body.multipartRequired)
+      if (!request.multipartParts.includes(name)) problems.push(`multipart part ${name} is required`);
     return problems;
   }
   problems.push(`the reference takes no ${mediaType || 'untyped'} body here`);

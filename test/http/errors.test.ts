@@ -27,7 +27,9 @@ function sourceFiles(dir: string): string[] {
 describe('error catalogue', () => {
   it('lists exactly the codes of every Error<status> schema of the reference', () => {
     const mine = Object.fromEntries(Object.entries(ERROR_CODES).map(([status, codes]) => [status, [...codes].sort()]));
-    const theirs = Object.fromEntries(Object.entries(referenceCatalogue()).map(([status, codes]) => [status, [...codes].sort()]));
+    const theirs = Object.fromEntries(
+      Object.entries(referenceCatalogue()).map(([status, codes]) => [status, [...codes].sort()]),
+    );
     expect(mine).toEqual(theirs);
   });
 
@@ -36,7 +38,8 @@ describe('error catalogue', () => {
     const offenders: string[] = [];
     for (const file of sourceFiles(join(__dirname, '../../src'))) {
       const text = readFileSync(file, 'utf8');
-      for (const match of text.matchAll(/apiError\(\s*'([A-Z_]+)'/g)) if (!allCodes.has(match[1]! as never)) offenders.push(`${file}: ${match[1]}`);
+      for (const match of text.matchAll(/apiError\(\s*'([A-Z_]+)'/g))
+        if (!allCodes.has(match[1]! as never)) offenders.push(`${file}: ${match[1]}`);
       for (const match of text.matchAll(/status: (\d{3}), code: '([A-Z_]+)'/g)) {
         const codes = (ERROR_CODES as Record<string, readonly string[]>)[match[1]!];
         if (!codes?.includes(match[2]!)) offenders.push(`${file}: ${match[1]} ${match[2]}`);

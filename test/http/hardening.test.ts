@@ -16,32 +16,59 @@ import { customerWithAccounts } from '../fixtures/money.js';
 import { basic, build, type TestApp } from '../helper.js';
 
 const envelope = (status: number, code: string) => ({ status, code, message: expect.any(String) });
-const NOT_OBJECTS: [string, unknown][] = [['null', null], ['a number', 5], ['a negative number', -1], ['a string', 'USD_ACCOUNT'], ['a boolean', true], ['an array', [{ accountType: 'USD_ACCOUNT' }]]];
+const NOT_OBJECTS: [string, unknown][] = [
+  ['null', null],
+  ['a number', 5],
+  ['a negative number', -1],
+  ['a string', 'USD_ACCOUNT'],
+  ['a boolean', true],
+  ['an array', [{ accountType: 'USD_ACCOUNT' }]],
+];
 
 async function rowCounts(t: TestApp) {
   const k = t.deps.db.k;
-  const count = async (table: 'external_accounts' | 'quotes' | 'customers') => Number((await k.selectFrom(table).select((e) => e.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
-  return { externalAccounts: await count('external_accounts'), quotes: await count('quotes'), customers: await count('customers') };
+  const count = async (table: 'external_accounts' | 'quotes' | 'customers') =>
+    Number(
+      (
+        await k
+          .selectFrom(table)
+          .select((e) => e.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  return {
+    externalAccounts: await count('external_accounts'),
+    quotes: await count('quotes'),
+    customers: await count('customers'),
+  };
 }
 
 describe('a tagged union given something that is not an object', () => {
-  it.each(NOT_OBJECTS)('accountInfo as %s is a 400 naming accountInfo, on both external-account creations', async (_name, value) => {
-    const t = await build();
-    const { customer } = await customerWithAccounts(t);
-    const before = await rowCounts(t);
-    for (const [path, extra] of [['/platform/external-accounts', {}], ['/customers/external-accounts', { customerId: customer.id }]] as const) {
-      const reply = await t.api('POST', path, { body: { currency: 'USD', ...extra, accountInfo: value } });
-      expect(reply.status, path).toBe(400);
-      expect(reply.body).toMatchObject(envelope(400, 'INVALID_INPUT'));
-      expect(reply.body.details.errors).toEqual([{ field: 'accountInfo', message: 'must be an object' }]);
-    }
-    expect(await rowCounts(t)).toEqual(before);
-  });
+  it.each(NOT_OBJECTS)(
+    'accountInfo as %s is a 400 naming accountInfo, on both external-account creations',
+    async (_name, value) => {
+      const t = await build();
+      const { customer } = await customerWithAccounts(t);
+      const before = await rowCounts(t);
+      for (const [path, extra] of [
+        ['/platform/external-accounts', {}],
+        ['/customers/external-accounts', { customerId: customer.id }],
+      ] as const) {
+        const reply = await t.api('POST', path, { body: { currency: 'USD', ...extra, accountInfo: value } });
+        expect(reply.status, path).toBe(400);
+        expect(reply.body).toMatchObject(envelope(400, 'INVALID_INPUT'));
+        expect(reply.body.details.errors).toEqual([{ field: 'accountInfo', message: 'must be an object' }]);
+      }
+      expect(await rowCounts(t)).toEqual(before);
+    },
+  );
 
   it.each(NOT_OBJECTS)('a quote source and destination as %s are a 400 naming both', async (_name, value) => {
     const t = await build();
     const before = await rowCounts(t);
-    const reply = await t.api('POST', '/quotes', { body: { source: value, destination: value, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 100 } });
+    const reply = await t.api('POST', '/quotes', {
+      body: { source: value, destination: value, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 100 },
+    });
     expect(reply.status).toBe(400);
     expect(reply.body).toMatchObject(envelope(400, 'INVALID_INPUT'));
     expect(reply.body.details.errors).toEqual([
@@ -96,25 +123,45 @@ describe('a path the router cannot use', () => {
     const t = await build();
     const reply = await t.api('GET', '/cust%ZZomers');
     expect(reply.status).toBe(404);
-    expect(reply.body).toEqual({ status: 404, code: 'REFERENCE_NOT_FOUND', message: 'No operation at GET /grid/2025-10-13/cust%ZZomers' });
+    expect(reply.body).toEqual({
+      status: 404,
+      code: 'REFERENCE_NOT_FOUND',
+      message: 'No operation at GET /grid/2025-10-13/cust%ZZomers',
+    });
   });
 
   it('an id that cannot name anything is a 400 naming it where the operation declares 400 and not 404', async () => {
     const t = await build({
       extraRoutes: async (app) => {
-        app.get('/kernel-test/lookup/:address', {
-          schema: op({
-            operationId: 'kernelTestLookup', tag: 'Test', summary: 'test', permission: 'VIEW',
-            params: Type.Object({ address: Type.String() }), success: { 200: Type.Object({ address: Type.String() }) }, errors: [400, 401, 500],
-          }),
-        }, async (request) => ({ address: (request.params as { address: string }).address }));
+        app.get(
+          '/kernel-test/lookup/:address',
+          {
+            schema: op({
+              operationId: 'kernelTestLookup',
+              tag: 'Test',
+              summary: 'test',
+              permission: 'VIEW',
+              params: Type.Object({ address: Type.String() }),
+              success: { 200: Type.Object({ address: Type.String() }) },
+              errors: [400, 401, 500],
+            }),
+          },
+          async (request) => ({ address: (request.params as { address: string }).address }),
+        );
       },
     });
     expect((await t.api('GET', '/kernel-test/lookup/alice')).body).toEqual({ address: 'alice' });
-    for (const path of ['/kernel-test/lookup/%E0%A4%A', `/kernel-test/lookup/${'x'.repeat(PATH_PARAM_CHARS_MAX + 1)}`, '/kernel-test/lookup/a%00b']) {
+    for (const path of [
+      '/kernel-test/lookup/%E0%A4%A',
+      `/kernel-test/lookup/${'x'.repeat(PATH_PARAM_CHARS_MAX + 1)}`,
+      '/kernel-test/lookup/a%00b',
+    ]) {
       const reply = await t.api('GET', path);
       expect(reply.status, path).toBe(400);
-      expect(reply.body).toMatchObject({ ...envelope(400, 'INVALID_INPUT'), details: { errors: [{ field: 'address', message: expect.stringContaining('identifier') }] } });
+      expect(reply.body).toMatchObject({
+        ...envelope(400, 'INVALID_INPUT'),
+        details: { errors: [{ field: 'address', message: expect.stringContaining('identifier') }] },
+      });
     }
   });
 
@@ -143,11 +190,25 @@ interface RawAnswer {
  * Sends `body` in 64 KiB pieces over a fresh connection and reads the answer whenever it
  * comes; resolves once the connection is done with, so an error after the answer counts too.
  */
-function post(port: number, path: string, authorization: string, contentType: string, body: Buffer, chunked = false): Promise<RawAnswer> {
+function post(
+  port: number,
+  path: string,
+  authorization: string,
+  contentType: string,
+  body: Buffer,
+  chunked = false,
+): Promise<RawAnswer> {
   return new Promise((resolve) => {
     const answer: RawAnswer = { sent: 0 };
     const request = httpRequest(
-      { host: '127.0.0.1', port, method: 'POST', path, agent: false, headers: { authorization, 'content-type': contentType, ...(chunked ? {} : { 'content-length': body.length }) } },
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path,
+        agent: false,
+        headers: { authorization, 'content-type': contentType, ...(chunked ? {} : { 'content-length': body.length }) },
+      },
       (response) => {
         let text = '';
         answer.status = response.statusCode!;
@@ -194,21 +255,45 @@ describe('bodies over the size limit, over real sockets', () => {
     const json = Buffer.concat([Buffer.from('{"fullName":"'), Buffer.alloc(12 * 1024 * 1024, 'a'), Buffer.from('"}')]);
     const boundary = 'railyard-upload';
     const form = Buffer.concat([
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="customers.csv"\r\nContent-Type: text/csv\r\n\r\n`),
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="customers.csv"\r\nContent-Type: text/csv\r\n\r\n`,
+      ),
       Buffer.alloc(6 * 1024 * 1024, 'b'),
       Buffer.from(`\r\n--${boundary}--\r\n`),
     ]);
     const answers = await Promise.all([
-      ...Array.from({ length: 6 }, (_, i) => post(port, '/grid/2025-10-13/customers', authorization, 'application/json', json, i % 2 === 1)),
-      ...Array.from({ length: 4 }, (_, i) => post(port, '/grid/2025-10-13/customers/bulk/csv', authorization, `multipart/form-data; boundary=${boundary}`, form, i % 2 === 1)),
+      ...Array.from({ length: 6 }, (_, i) =>
+        post(port, '/grid/2025-10-13/customers', authorization, 'application/json', json, i % 2 === 1),
+      ),
+      ...Array.from({ length: 4 }, (_, i) =>
+        post(
+          port,
+          '/grid/2025-10-13/customers/bulk/csv',
+          authorization,
+          `multipart/form-data; boundary=${boundary}`,
+          form,
+          i % 2 === 1,
+        ),
+      ),
     ]);
     for (const answer of answers.slice(0, 6)) {
-      expect(answer).toEqual({ sent: json.length, status: 400, body: { status: 400, code: 'INVALID_INPUT', message: 'Request body too large', details: { errors: [{ field: 'body', message: 'is larger than the server accepts' }] } } });
+      expect(answer).toEqual({
+        sent: json.length,
+        status: 400,
+        body: {
+          status: 400,
+          code: 'INVALID_INPUT',
+          message: 'Request body too large',
+          details: { errors: [{ field: 'body', message: 'is larger than the server accepts' }] },
+        },
+      });
     }
     for (const answer of answers.slice(6)) {
       expect(answer).toMatchObject({ sent: form.length, status: 400 });
       expect(answer.error).toBeUndefined();
-      expect(answer.body.details.errors).toEqual([{ field: 'file', message: expect.stringMatching(/^is larger than/) }]);
+      expect(answer.body.details.errors).toEqual([
+        { field: 'file', message: expect.stringMatching(/^is larger than/) },
+      ]);
     }
     expect((await t.api('GET', '/customers')).body.totalCount).toBe(0);
   });
@@ -220,7 +305,9 @@ describe('bodies over the size limit, over real sockets', () => {
     const request = (path: string, payload: string) =>
       `POST /grid/2025-10-13${path} HTTP/1.1\r\nHost: x\r\nAuthorization: ${basic(t.clientId, t.clientSecret)}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`;
     const text = await new Promise<string>((resolve) => {
-      const socket = connect(port, '127.0.0.1', () => socket.write(request('/tokens', body) + request('/tokens', '{"name":"after","permissions":["VIEW"]}')));
+      const socket = connect(port, '127.0.0.1', () =>
+        socket.write(request('/tokens', body) + request('/tokens', '{"name":"after","permissions":["VIEW"]}')),
+      );
       let received = '';
       socket.on('data', (chunk) => {
         received += chunk;
@@ -235,7 +322,13 @@ describe('bodies over the size limit, over real sockets', () => {
     const t = await build();
     const port = await listening(t);
     const size = 4 * DISCARDED_BODY_BYTES_MAX;
-    const answer = await post(port, '/grid/2025-10-13/tokens', basic(t.clientId, t.clientSecret), 'application/json', Buffer.alloc(size, 'c'));
+    const answer = await post(
+      port,
+      '/grid/2025-10-13/tokens',
+      basic(t.clientId, t.clientSecret),
+      'application/json',
+      Buffer.alloc(size, 'c'),
+    );
     // Whether the 400 arrives before the reset is up to the client's timing; what the server
     // owes is to stop reading: the connection ends long before the body does.
     expect(answer.error).toMatch(/^(EPIPE|ECONNRESET)$/);
@@ -248,12 +341,21 @@ describe("requests Node's HTTP parser refuses", () => {
   it('answers headers over the size limit and a malformed request with 400 in the envelope', async () => {
     const t = await build();
     const port = await listening(t);
-    const huge = await rawExchange(port, `GET /grid/2025-10-13/config HTTP/1.1\r\nHost: x\r\nX-Big: ${'h'.repeat(20_000)}\r\n\r\n`);
+    const huge = await rawExchange(
+      port,
+      `GET /grid/2025-10-13/config HTTP/1.1\r\nHost: x\r\nX-Big: ${'h'.repeat(20_000)}\r\n\r\n`,
+    );
     const broken = await rawExchange(port, 'GET /grid/2025-10-13/config HTTP/1.1\r\nHost: x\r\nNot a header\r\n\r\n');
-    for (const [text, field] of [[huge, 'headers'], [broken, 'request']] as const) {
+    for (const [text, field] of [
+      [huge, 'headers'],
+      [broken, 'request'],
+    ] as const) {
       expect(text).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
       const body = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4));
-      expect(body).toMatchObject({ ...envelope(400, 'INVALID_INPUT'), details: { errors: [{ field, message: expect.any(String) }] } });
+      expect(body).toMatchObject({
+        ...envelope(400, 'INVALID_INPUT'),
+        details: { errors: [{ field, message: expect.any(String) }] },
+      });
     }
   });
 });
@@ -282,7 +384,10 @@ describe('numbers past the double range', () => {
 describe('an optional body', () => {
   it('given as JSON null is a 400 naming the body, not an empty body', async () => {
     const t = await build();
-    for (const path of ['/transactions/Transaction:0193f1d2-0000-7000-8000-000000000000/approve', '/transactions/Transaction:0193f1d2-0000-7000-8000-000000000000/reject']) {
+    for (const path of [
+      '/transactions/Transaction:0193f1d2-0000-7000-8000-000000000000/approve',
+      '/transactions/Transaction:0193f1d2-0000-7000-8000-000000000000/reject',
+    ]) {
       const reply = await t.api('POST', path, { payload: 'null', headers: { 'content-type': 'application/json' } });
       expect(reply.status, path).toBe(400);
       expect(reply.body.details.errors).toEqual([{ field: 'body', message: 'must be an object' }]);

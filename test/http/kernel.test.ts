@@ -73,7 +73,10 @@ describe('permissions', () => {
     const t = await build();
     const auth = await tokenWith(t, [permission]);
     for (const [method, path, body, needed] of operations) {
-      const reply = await t.api(method, path, { auth, ...(body ? { body: method === 'POST' && path.includes('external') ? accountBody('USD_ACCOUNT') : body } : {}) });
+      const reply = await t.api(method, path, {
+        auth,
+        ...(body ? { body: method === 'POST' && path.includes('external') ? accountBody('USD_ACCOUNT') : body } : {}),
+      });
       const allowed = needed === 'VIEW' || needed === permission;
       if (allowed) {
         expect(reply.status, `${method} ${path}`).toBeLessThan(300);
@@ -100,20 +103,33 @@ describe('the error envelope', () => {
     const t = await build();
     const reply = await t.api('GET', '/no/such/thing');
     expect(reply.status).toBe(404);
-    expect(reply.body).toEqual({ status: 404, code: 'REFERENCE_NOT_FOUND', message: expect.stringContaining('/no/such/thing') });
+    expect(reply.body).toEqual({
+      status: 404,
+      code: 'REFERENCE_NOT_FOUND',
+      message: expect.stringContaining('/no/such/thing'),
+    });
     expect((await t.raw('POST', '/elsewhere', { auth: null })).body.code).toBe('REFERENCE_NOT_FOUND');
   });
 
   it('answers malformed JSON with 400 INVALID_INPUT naming the body', async () => {
     const t = await build();
-    const reply = await t.api('POST', '/tokens', { payload: '{"name": "x", ', headers: { 'content-type': 'application/json' } });
+    const reply = await t.api('POST', '/tokens', {
+      payload: '{"name": "x", ',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(reply.status).toBe(400);
-    expect(reply.body).toMatchObject({ ...envelope(400, 'INVALID_INPUT'), details: { errors: [{ field: 'body', message: expect.any(String) }] } });
+    expect(reply.body).toMatchObject({
+      ...envelope(400, 'INVALID_INPUT'),
+      details: { errors: [{ field: 'body', message: expect.any(String) }] },
+    });
   });
 
   it('rejects prototype-poisoning keys as malformed JSON', async () => {
     const t = await build();
-    const reply = await t.api('POST', '/tokens', { payload: '{"name":"x","permissions":["VIEW"],"__proto__":{"admin":true}}', headers: { 'content-type': 'application/json' } });
+    const reply = await t.api('POST', '/tokens', {
+      payload: '{"name":"x","permissions":["VIEW"],"__proto__":{"admin":true}}',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(reply.status).toBe(400);
     expect(reply.body.code).toBe('INVALID_INPUT');
   });
@@ -129,7 +145,9 @@ describe('the error envelope', () => {
 
   it('answers a body over 1 MiB with 400', async () => {
     const t = await build();
-    const reply = await t.api('POST', '/tokens', { body: { name: 'x'.repeat(1024 * 1024 + 10), permissions: ['VIEW'] } });
+    const reply = await t.api('POST', '/tokens', {
+      body: { name: 'x'.repeat(1024 * 1024 + 10), permissions: ['VIEW'] },
+    });
     expect(reply.status).toBe(400);
     expect(reply.body).toMatchObject({ code: 'INVALID_INPUT', details: { errors: [{ field: 'body' }] } });
   });
@@ -146,7 +164,11 @@ describe('the error envelope', () => {
     await t.deps.db.close();
     const reply = await t.api('GET', '/platform/external-accounts', { headers: { 'x-request-id': 'req-for-500' } });
     expect(reply.status).toBe(500);
-    expect(reply.body).toEqual({ status: 500, code: 'INTERNAL_ERROR', message: expect.stringContaining('req-for-500') });
+    expect(reply.body).toEqual({
+      status: 500,
+      code: 'INTERNAL_ERROR',
+      message: expect.stringContaining('req-for-500'),
+    });
     expect(reply.text).not.toMatch(/select|sqlite|postgres|destroyed|\bat\b .*\(/i);
   });
 });
@@ -172,20 +194,33 @@ describe('the NUL character (U+0000), which PostgreSQL cannot store in text', ()
       const reply = await t.api('GET', `/transactions?${query}`);
       expect(reply.status, query).toBe(400);
       expect(reply.body).toMatchObject(envelope(400, 'INVALID_INPUT'));
-      expect(reply.body.details.errors).toEqual([{ field: query.split('=')[0], message: expect.stringContaining('U+0000') }]);
+      expect(reply.body.details.errors).toEqual([
+        { field: query.split('=')[0], message: expect.stringContaining('U+0000') },
+      ]);
     }
 
-    const body = { source: { accountId: `${usd.id}\u0000` }, destination: { accountId: bank.id }, amount: 1, remittanceInformation: 'a\u0000b' };
+    const body = {
+      source: { accountId: `${usd.id}\u0000` },
+      destination: { accountId: bank.id },
+      amount: 1,
+      remittanceInformation: 'a\u0000b',
+    };
     const reply = await transferOut(t, body.source.accountId, bank.id, 1, {});
     expect(reply.status).toBe(400);
     expect(reply.body.details.errors.map((e: { field: string }) => e.field)).toEqual(['source.accountId']);
     const both = await t.api('POST', '/transfer-out', { body, headers: { 'idempotency-key': 'nul-1' } });
     expect(both.status).toBe(400);
-    expect(both.body.details.errors.map((e: { field: string }) => e.field)).toEqual(['source.accountId', 'remittanceInformation']);
+    expect(both.body.details.errors.map((e: { field: string }) => e.field)).toEqual([
+      'source.accountId',
+      'remittanceInformation',
+    ]);
     // Nothing moved, and the key was not taken.
     expect((await balances(t, usd.id)).balance).toBe(10_000);
     expect((await t.api('GET', '/transactions')).body.totalCount).toBe(0);
-    const clean = await t.api('POST', '/transfer-out', { body: { ...body, source: { accountId: usd.id }, remittanceInformation: 'ab' }, headers: { 'idempotency-key': 'nul-1' } });
+    const clean = await t.api('POST', '/transfer-out', {
+      body: { ...body, source: { accountId: usd.id }, remittanceInformation: 'ab' },
+      headers: { 'idempotency-key': 'nul-1' },
+    });
     expect(clean.status).toBe(201);
   });
 });
@@ -220,33 +255,49 @@ describe('GET /openapi.json', () => {
     const operationIds = Object.values(doc.paths).flatMap((p: any) => Object.values(p).map((o: any) => o.operationId));
     expect(operationIds).toEqual(
       expect.arrayContaining([
-        'getPlatformConfig', 'updatePlatformConfig', 'listTokens', 'createToken', 'getTokenById', 'deleteTokenById',
-        'listPlatformExternalAccounts', 'createPlatformExternalAccount', 'getPlatformExternalAccountById',
-        'deletePlatformExternalAccountById', 'createPlatformExternalAccountOwnershipChallenge', 'verifyPlatformExternalAccountOwnership',
+        'getPlatformConfig',
+        'updatePlatformConfig',
+        'listTokens',
+        'createToken',
+        'getTokenById',
+        'deleteTokenById',
+        'listPlatformExternalAccounts',
+        'createPlatformExternalAccount',
+        'getPlatformExternalAccountById',
+        'deletePlatformExternalAccountById',
+        'createPlatformExternalAccountOwnershipChallenge',
+        'verifyPlatformExternalAccountOwnership',
       ]),
     );
     const create = doc.paths['/platform/external-accounts'].post;
-    expect(create.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/PlatformExternalAccountCreateRequest' });
+    expect(create.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/PlatformExternalAccountCreateRequest',
+    });
     expect(Object.keys(create.responses).sort()).toEqual(['201', '400', '401', '409', '500']);
     const union = doc.components.schemas.ExternalAccountInfoOneOf;
     expect(union.discriminator.propertyName).toBe('accountType');
     expect(union.discriminator.mapping.LIGHTNING_ACCOUNT).toBe('#/components/schemas/LightningExternalAccountInfo');
     expect(union.oneOf).toHaveLength(46);
-    expect(doc.paths['/tokens/{tokenId}'].get.parameters).toEqual([{ name: 'tokenId', in: 'path', required: true, schema: { type: 'string' } }]);
+    expect(doc.paths['/tokens/{tokenId}'].get.parameters).toEqual([
+      { name: 'tokenId', in: 'path', required: true, schema: { type: 'string' } },
+    ]);
     // Every reference in the document resolves.
     const text = JSON.stringify(doc);
-    for (const [, name] of text.matchAll(/"#\/components\/schemas\/([^"]+)"/g)) expect(doc.components.schemas[name!], name).toBeDefined();
+    for (const [, name] of text.matchAll(/"#\/components\/schemas\/([^"]+)"/g))
+      expect(doc.components.schemas[name!], name).toBeDefined();
     // One entry per operation: Fastify's automatic HEAD twins of GET routes are not listed.
     expect(new Set(operationIds).size).toBe(operationIds.length);
     expect(Object.values(doc.paths).some((p: any) => 'head' in p)).toBe(false);
   });
 
-  it('describes railyard\'s own endpoints in a document of their own at /_railyard/openapi.json', async () => {
+  it("describes railyard's own endpoints in a document of their own at /_railyard/openapi.json", async () => {
     const t = await build();
     const reply = await t.raw('GET', '/_railyard/openapi.json', { auth: null });
     expect(reply.status).toBe(200);
     expect(reply.body.servers).toEqual([{ url: '/_railyard' }]);
-    expect(Object.keys(reply.body.paths)).toEqual(expect.arrayContaining(['/clock/advance', '/ledger', '/webhooks/deliveries/{deliveryId}/replay']));
+    expect(Object.keys(reply.body.paths)).toEqual(
+      expect.arrayContaining(['/clock/advance', '/ledger', '/webhooks/deliveries/{deliveryId}/replay']),
+    );
     expect(reply.body.paths['/clock/advance'].post.operationId).toBe('railyardAdvanceClock');
     // The Grid API's operations are not in it, nor its own in the Grid API's document.
     const grid = (await t.api('GET', '/openapi.json', { auth: null })).body;

@@ -15,7 +15,13 @@ describe.skipIf(databaseUrl !== undefined)('Db.transaction on the embedded store
         t.deps.db.transaction(async (tx) => {
           await recordEvent(tx, { platformId: t.platformId, type: 'TEST', resourceId: `burst-${i}`, data: { i }, now });
           if (i % 7 === 3) throw new Error(`item ${i} fails after writing`);
-          await recordEvent(tx, { platformId: t.platformId, type: 'TEST', resourceId: `burst-${i}`, data: { i, second: true }, now });
+          await recordEvent(tx, {
+            platformId: t.platformId,
+            type: 'TEST',
+            resourceId: `burst-${i}`,
+            data: { i, second: true },
+            now,
+          });
           return i;
         }),
       ),
@@ -38,13 +44,22 @@ describe.skipIf(databaseUrl !== undefined)('Db.transaction on the embedded store
     const t = await build();
     const order: string[] = [];
     const run = (name: string, background: boolean) =>
-      t.deps.db.transaction(async () => {
-        order.push(name);
-        return name;
-      }, { background });
+      t.deps.db.transaction(
+        async () => {
+          order.push(name);
+          return name;
+        },
+        { background },
+      );
     // Queued in the same turn: the background ones first, then the requests.
-    const all = [...Array.from({ length: 100 }, (_, i) => run(`b${i}`, true)), ...Array.from({ length: 100 }, (_, i) => run(`r${i}`, false))];
-    expect(await Promise.all(all)).toEqual([...Array.from({ length: 100 }, (_, i) => `b${i}`), ...Array.from({ length: 100 }, (_, i) => `r${i}`)]);
+    const all = [
+      ...Array.from({ length: 100 }, (_, i) => run(`b${i}`, true)),
+      ...Array.from({ length: 100 }, (_, i) => run(`r${i}`, false)),
+    ];
+    expect(await Promise.all(all)).toEqual([
+      ...Array.from({ length: 100 }, (_, i) => `b${i}`),
+      ...Array.from({ length: 100 }, (_, i) => `r${i}`),
+    ]);
     expect(order).toHaveLength(200);
     // Queued behind the background ones, the requests still get their places at once: one
     // pick in BACKGROUND_EVERY goes to background work while both wait, the rest to requests.

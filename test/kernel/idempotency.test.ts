@@ -14,32 +14,55 @@ import { build, type TestApp } from '../helper.js';
 const Widget = Type.Object({ id: Type.String(), name: Type.String(), size: Type.Integer() });
 
 const widgets: FastifyPluginAsync = async (app) => {
-  app.post('/test-widgets', {
-    schema: op({
-      operationId: 'createTestWidget', tag: 'Test', summary: 'test', permission: 'MANAGE',
-      headers: IdempotencyHeaders,
-      body: Type.Object({ name: Type.String(), size: Type.Optional(Type.Integer({ default: 1 })) }),
-      success: { 201: Widget }, errors: [400, 401, 500],
-    }),
-  }, async (request, reply) => {
-    const body = request.body as { name: string; size: number };
-    const result = await runCommand(
-      request.ctx,
-      { operationId: 'createTestWidget', idempotencyKey: (request.headers as Record<string, string>)['idempotency-key'], request: body },
-      async (tx) => {
-        const id = newId('Widget');
-        await recordEvent(tx, { platformId: request.ctx.platformId, type: 'TEST', resourceId: id, data: body, now: request.ctx.now });
-        // Give concurrent requests a chance to interleave.
-        await new Promise((r) => setTimeout(r, 5));
-        return { status: 201, body: { id, name: body.name, size: body.size } };
-      },
-    );
-    return sendReply(reply, result);
-  });
+  app.post(
+    '/test-widgets',
+    {
+      schema: op({
+        operationId: 'createTestWidget',
+        tag: 'Test',
+        summary: 'test',
+        permission: 'MANAGE',
+        headers: IdempotencyHeaders,
+        body: Type.Object({ name: Type.String(), size: Type.Optional(Type.Integer({ default: 1 })) }),
+        success: { 201: Widget },
+        errors: [400, 401, 500],
+      }),
+    },
+    async (request, reply) => {
+      const body = request.body as { name: string; size: number };
+      const result = await runCommand(
+        request.ctx,
+        {
+          operationId: 'createTestWidget',
+          idempotencyKey: (request.headers as Record<string, string>)['idempotency-key'],
+          request: body,
+        },
+        async (tx) => {
+          const id = newId('Widget');
+          await recordEvent(tx, {
+            platformId: request.ctx.platformId,
+            type: 'TEST',
+            resourceId: id,
+            data: body,
+            now: request.ctx.now,
+          });
+          // Give concurrent requests a chance to interleave.
+          await new Promise((r) => setTimeout(r, 5));
+          return { status: 201, body: { id, name: body.name, size: body.size } };
+        },
+      );
+      return sendReply(reply, result);
+    },
+  );
 };
 
 async function widgetCount(t: TestApp): Promise<number> {
-  const rows = await t.deps.db.k.selectFrom('events').select('id').where('platform_id', '=', t.platformId).where('type', '=', 'TEST').execute();
+  const rows = await t.deps.db.k
+    .selectFrom('events')
+    .select('id')
+    .where('platform_id', '=', t.platformId)
+    .where('type', '=', 'TEST')
+    .execute();
   return rows.length;
 }
 
@@ -72,7 +95,9 @@ describe('Idempotency-Key', () => {
   it('gives concurrent requests with one key one effect and one response', async () => {
     const t = await build({ extraRoutes: widgets });
     const headers = { 'idempotency-key': 'burst' };
-    const replies = await Promise.all(Array.from({ length: 10 }, () => t.api('POST', '/test-widgets', { body: { name: 'gear' }, headers })));
+    const replies = await Promise.all(
+      Array.from({ length: 10 }, () => t.api('POST', '/test-widgets', { body: { name: 'gear' }, headers })),
+    );
     expect(replies.map((r) => r.status)).toEqual(Array(10).fill(201));
     expect(new Set(replies.map((r) => r.text)).size).toBe(1);
     expect(await widgetCount(t)).toBe(1);
@@ -93,7 +118,10 @@ describe('Idempotency-Key', () => {
 
   it('rejects an over-long key', async () => {
     const t = await build({ extraRoutes: widgets });
-    const reply = await t.api('POST', '/test-widgets', { body: { name: 'gear' }, headers: { 'idempotency-key': 'k'.repeat(256) } });
+    const reply = await t.api('POST', '/test-widgets', {
+      body: { name: 'gear' },
+      headers: { 'idempotency-key': 'k'.repeat(256) },
+    });
     expect(reply.status).toBe(400);
     expect(reply.body.details.errors[0].field).toBe('idempotency-key');
   });
@@ -106,6 +134,11 @@ describe('requestHash', () => {
   it('hashes one canonical text for a request', () => {
     const text = '["createQuote",{"a":{"9":"y","10":"x","$k":1,"z":[2,{"b":null,"c":"d"}]},"b":1}]';
     const expected = createHash('sha256').update(text).digest('hex');
-    expect(requestHash('createQuote', { b: 1, a: { z: [2, { c: 'd', b: null, e: undefined }], $k: 1, '10': 'x', '9': 'y' } })).toBe(expected);
+    expect(
+      requestHash('createQuote', {
+        b: 1,
+        a: { z: [2, { c: 'd', b: null, e: undefined }], $k: 1, '10': 'x', '9': 'y' },
+      }),
+    ).toBe(expected);
   });
 });

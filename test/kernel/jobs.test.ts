@@ -13,7 +13,13 @@ import { build, databaseUrl, type TestApp } from '../helper.js';
 const touch = defineJob<{ label: string }>('test.touch', {
   mode: 'transaction',
   async run(tx, job, ctx) {
-    await recordEvent(tx, { platformId: job.platformId, type: 'TEST', resourceId: job.payload.label, data: { at: ctx.now.toISOString() }, now: ctx.now });
+    await recordEvent(tx, {
+      platformId: job.platformId,
+      type: 'TEST',
+      resourceId: job.payload.label,
+      data: { at: ctx.now.toISOString() },
+      now: ctx.now,
+    });
   },
 });
 
@@ -23,12 +29,24 @@ const flaky = defineJob<{ label: string }>('test.flaky', {
   attemptsMax: 3,
   retryDelayMs: (attempt) => attempt * 10_000,
   async run(tx, job, ctx) {
-    await recordEvent(tx, { platformId: job.platformId, type: 'TEST', resourceId: `${job.payload.label}-partial`, data: {}, now: ctx.now });
+    await recordEvent(tx, {
+      platformId: job.platformId,
+      type: 'TEST',
+      resourceId: `${job.payload.label}-partial`,
+      data: {},
+      now: ctx.now,
+    });
     if (failuresLeft > 0) {
       failuresLeft--;
       throw new Error('receiver unavailable');
     }
-    await recordEvent(tx, { platformId: job.platformId, type: 'TEST', resourceId: job.payload.label, data: {}, now: ctx.now });
+    await recordEvent(tx, {
+      platformId: job.platformId,
+      type: 'TEST',
+      resourceId: job.payload.label,
+      data: {},
+      now: ctx.now,
+    });
   },
 });
 
@@ -43,7 +61,9 @@ const external = defineJob<{ label: string }>('test.external', {
 
 async function schedule(t: TestApp, job: typeof touch, label: string, inSeconds: number, platformId = t.platformId) {
   const now = await platformNowOf(t.deps, platformId);
-  await t.deps.db.transaction((tx) => job.schedule(tx, { platformId, payload: { label }, dueAt: new Date(now.getTime() + inSeconds * 1000), now }));
+  await t.deps.db.transaction((tx) =>
+    job.schedule(tx, { platformId, payload: { label }, dueAt: new Date(now.getTime() + inSeconds * 1000), now }),
+  );
 }
 
 async function effects(t: TestApp, label: string): Promise<number> {
@@ -101,7 +121,12 @@ describe('jobs', () => {
     await t.runDueJobs();
     await t.advanceClock(10);
     await t.advanceClock(20);
-    const row = await t.deps.db.k.selectFrom('jobs').selectAll().where('kind', '=', 'test.flaky').orderBy('created_at', 'desc').executeTakeFirst();
+    const row = await t.deps.db.k
+      .selectFrom('jobs')
+      .selectAll()
+      .where('kind', '=', 'test.flaky')
+      .orderBy('created_at', 'desc')
+      .executeTakeFirst();
     expect(row).toMatchObject({ status: 'FAILED', attempts: 3, last_error: 'receiver unavailable' });
     await t.advanceClock(3600);
     expect(await effects(t, 'flaky-never')).toBe(0);
@@ -129,7 +154,11 @@ describe('jobs', () => {
 });
 
 async function jobOf(t: TestApp, label: string): Promise<{ id: string; status: string; locked_by: string | null }> {
-  const rows = await t.deps.db.k.selectFrom('jobs').select(['id', 'status', 'locked_by', 'payload']).where('platform_id', '=', t.platformId).execute();
+  const rows = await t.deps.db.k
+    .selectFrom('jobs')
+    .select(['id', 'status', 'locked_by', 'payload'])
+    .where('platform_id', '=', t.platformId)
+    .execute();
   const row = rows.find((r) => JSON.parse(r.payload).label === label);
   if (row === undefined) throw new Error(`no job ${label}`);
   return { id: row.id, status: row.status, locked_by: row.locked_by };
@@ -138,7 +167,11 @@ async function jobOf(t: TestApp, label: string): Promise<{ id: string; status: s
 /** Marks a job RUNNING under another instance's lease, as that instance's claim of an external job does. */
 async function leaseElsewhere(t: TestApp, label: string, leaseMs: number): Promise<string> {
   const { id } = await jobOf(t, label);
-  await t.deps.db.k.updateTable('jobs').set({ status: 'RUNNING', locked_by: 'instance-b', locked_until_ms: t.deps.clock.nowMs() + leaseMs }).where('id', '=', id).execute();
+  await t.deps.db.k
+    .updateTable('jobs')
+    .set({ status: 'RUNNING', locked_by: 'instance-b', locked_until_ms: t.deps.clock.nowMs() + leaseMs })
+    .where('id', '=', id)
+    .execute();
   return id;
 }
 
@@ -147,7 +180,12 @@ async function leaseElsewhere(t: TestApp, label: string, leaseMs: number): Promi
  * `holdMs`, then doing `then` (running it) before it commits. Resolves once the row is held,
  * with the promise of that transaction.
  */
-async function claimElsewhere(t: TestApp, label: string, holdMs: number, then?: (tx: Tx, id: string) => Promise<void>): Promise<{ done: Promise<void> }> {
+async function claimElsewhere(
+  t: TestApp,
+  label: string,
+  holdMs: number,
+  then?: (tx: Tx, id: string) => Promise<void>,
+): Promise<{ done: Promise<void> }> {
   const { id } = await jobOf(t, label);
   let claimed!: () => void;
   const claim = new Promise<void>((resolve) => (claimed = resolve));
@@ -180,7 +218,7 @@ describe.skipIf(!databaseUrl)('POST /_railyard/clock/advance with another instan
     await elsewhere.done;
   });
 
-  it('does not wait for network work (an external job) running under another instance\'s lease', async () => {
+  it("does not wait for network work (an external job) running under another instance's lease", async () => {
     const t = await build();
     await schedule(t, external as unknown as typeof touch, 'leased-elsewhere', 30);
     const id = await leaseElsewhere(t, 'leased-elsewhere', 60_000);
@@ -191,7 +229,11 @@ describe.skipIf(!databaseUrl)('POST /_railyard/clock/advance with another instan
     // Still the other instance's, which goes on with it.
     expect(await jobOf(t, 'leased-elsewhere')).toMatchObject({ status: 'RUNNING', locked_by: 'instance-b' });
     expect(outside).not.toContain('leased-elsewhere');
-    await t.deps.db.k.updateTable('jobs').set({ status: 'DONE', locked_by: null, locked_until_ms: null }).where('id', '=', id).execute();
+    await t.deps.db.k
+      .updateTable('jobs')
+      .set({ status: 'DONE', locked_by: null, locked_until_ms: null })
+      .where('id', '=', id)
+      .execute();
   });
 
   it('takes over a due job whose lease lapsed with the instance that held it', async () => {

@@ -10,12 +10,19 @@ import { build } from '../helper.js';
 import { balances, fundedUsd } from '../fixtures/money.js';
 
 async function setAvailable(tx: Tx, id: string, available: bigint) {
-  await tx.updateTable('ledger_accounts').set({ available: available.toString() as never }).where('id', '=', id).execute();
+  await tx
+    .updateTable('ledger_accounts')
+    .set({ available: available.toString() as never })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** What the transaction threw (undefined if it committed). */
 function refusalOf(transaction: Promise<unknown>): Promise<unknown> {
-  return transaction.then(() => undefined, (err: unknown) => err);
+  return transaction.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
 }
 
 describe('Books.flush against a balance changed since it was read', () => {

@@ -36,51 +36,66 @@ describe('db.transaction', () => {
   });
 
   // PostgreSQL runs them concurrently at READ COMMITTED; services lock rows where it matters.
-  it.skipIf(databaseUrl !== undefined)('runs embedded-store transactions one after another, each seeing the ones before', async () => {
-    const t = await build();
-    const now = new Date();
-    const seen = await Promise.all(
-      Array.from({ length: 10 }, (_, i) =>
-        t.deps.db.transaction(async (tx) => {
-          const before = await tx.selectFrom('events').select('id').where('resource_id', 'like', 'c-%').execute();
-          await recordEvent(tx, { platformId: t.platformId, type: 'TEST', resourceId: `c-${i}`, data: {}, now });
-          return before.length;
-        }),
-      ),
-    );
-    // Serial order: every transaction saw a different count, 0 through 9.
-    expect([...seen].sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
-  });
+  it.skipIf(databaseUrl !== undefined)(
+    'runs embedded-store transactions one after another, each seeing the ones before',
+    async () => {
+      const t = await build();
+      const now = new Date();
+      const seen = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          t.deps.db.transaction(async (tx) => {
+            const before = await tx.selectFrom('events').select('id').where('resource_id', 'like', 'c-%').execute();
+            await recordEvent(tx, { platformId: t.platformId, type: 'TEST', resourceId: `c-${i}`, data: {}, now });
+            return before.length;
+          }),
+        ),
+      );
+      // Serial order: every transaction saw a different count, 0 through 9.
+      expect([...seen].sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    },
+  );
 });
 
 describe('the embedded store', () => {
-  it.skipIf(databaseUrl !== undefined)('copies the write-ahead log back into the database once writes pause, then writes the log from its start again', async () => {
-    const { mkdtempSync, statSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
-    const dataDir = mkdtempSync(join(tmpdir(), 'railyard-wal-'));
-    const t = await build({ config: { dataDir } });
-    const now = new Date();
-    const writeEvents = (prefix: string) =>
-      Promise.all(
-        Array.from({ length: 50 }, (_, i) =>
-          t.deps.db.transaction((tx) => recordEvent(tx, { platformId: t.platformId, type: 'TEST', resourceId: `${prefix}-${i}`, data: { pad: 'x'.repeat(2000) }, now })),
-        ),
-      );
-    const wal = join(dataDir, 'railyard.sqlite-wal');
-    const main = join(dataDir, 'railyard.sqlite');
-    await writeEvents('first');
-    const walAfterFirst = statSync(wal).size;
-    const mainBefore = statSync(main).size;
-    expect(walAfterFirst).toBeGreaterThan(100_000);
-    // The 100 kB of events reach the database file only through a checkpoint.
-    for (let i = 0; i < 60 && statSync(main).size < mainBefore + 100_000; i++) await new Promise((r) => setTimeout(r, 100));
-    expect(statSync(main).size).toBeGreaterThanOrEqual(mainBefore + 100_000);
-    // The log's file is kept and written again from its start, not appended to.
-    expect(statSync(wal).size).toBe(walAfterFirst);
-    await writeEvents('second');
-    expect(statSync(wal).size).toBeLessThanOrEqual(walAfterFirst);
-    const rows = await t.deps.db.k.selectFrom('events').select('id').where('type', '=', 'TEST').execute();
-    expect(rows).toHaveLength(100);
-  });
+  it.skipIf(databaseUrl !== undefined)(
+    'copies the write-ahead log back into the database once writes pause, then writes the log from its start again',
+    async () => {
+      const { mkdtempSync, statSync } = await import('node:fs');
+      const { tmpdir } = await import('node:os');
+      const { join } = await import('node:path');
+      const dataDir = mkdtempSync(join(tmpdir(), 'railyard-wal-'));
+      const t = await build({ config: { dataDir } });
+      const now = new Date();
+      const writeEvents = (prefix: string) =>
+        Promise.all(
+          Array.from({ length: 50 }, (_, i) =>
+            t.deps.db.transaction((tx) =>
+              recordEvent(tx, {
+                platformId: t.platformId,
+                type: 'TEST',
+                resourceId: `${prefix}-${i}`,
+                data: { pad: 'x'.repeat(2000) },
+                now,
+              }),
+            ),
+          ),
+        );
+      const wal = join(dataDir, 'railyard.sqlite-wal');
+      const main = join(dataDir, 'railyard.sqlite');
+      await writeEvents('first');
+      const walAfterFirst = statSync(wal).size;
+      const mainBefore = statSync(main).size;
+      expect(walAfterFirst).toBeGreaterThan(100_000);
+      // The 100 kB of events reach the database file only through a checkpoint.
+      for (let i = 0; i < 60 && statSync(main).size < mainBefore + 100_000; i++)
+        await new Promise((r) => setTimeout(r, 100));
+      expect(statSync(main).size).toBeGreaterThanOrEqual(mainBefore + 100_000);
+      // The log's file is kept and written again from its start, not appended to.
+      expect(statSync(wal).size).toBe(walAfterFirst);
+      await writeEvents('second');
+      expect(statSync(wal).size).toBeLessThanOrEqual(walAfterFirst);
+      const rows = await t.deps.db.k.selectFrom('events').select('id').where('type', '=', 'TEST').execute();
+      expect(rows).toHaveLength(100);
+    },
+  );
 });

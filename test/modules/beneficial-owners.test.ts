@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { addOwner, businessBody, createCustomer, homeAddress, individualBody, ownerBody } from '../fixtures/customers.js';
+import {
+  addOwner,
+  businessBody,
+  createCustomer,
+  homeAddress,
+  individualBody,
+  ownerBody,
+} from '../fixtures/customers.js';
 import { build } from '../helper.js';
 
 describe('POST /beneficial-owners', () => {
@@ -25,12 +32,28 @@ describe('POST /beneficial-owners', () => {
   it('names every invalid field in one 400', async () => {
     const t = await build();
     const reply = await t.api('POST', '/beneficial-owners', {
-      body: { customerId: 'Customer:x', roles: [], ownershipPercentage: 140, personalInfo: { firstName: 'A', birthDate: '1990-13-01', nationality: 'usa', address: homeAddress, idType: 'PASSPORT' } },
+      body: {
+        customerId: 'Customer:x',
+        roles: [],
+        ownershipPercentage: 140,
+        personalInfo: {
+          firstName: 'A',
+          birthDate: '1990-13-01',
+          nationality: 'usa',
+          address: homeAddress,
+          idType: 'PASSPORT',
+        },
+      },
     });
     expect(reply.status).toBe(400);
     expect(reply.body.details.errors.map((e: { field: string }) => e.field).sort()).toEqual([
-      'ownershipPercentage', 'personalInfo.birthDate', 'personalInfo.idType', 'personalInfo.identifier', 'personalInfo.lastName',
-      'personalInfo.nationality', 'roles',
+      'ownershipPercentage',
+      'personalInfo.birthDate',
+      'personalInfo.idType',
+      'personalInfo.identifier',
+      'personalInfo.lastName',
+      'personalInfo.nationality',
+      'roles',
     ]);
   });
 
@@ -41,22 +64,37 @@ describe('POST /beneficial-owners', () => {
     const individual = await t.api('POST', '/beneficial-owners', { body: ownerBody(person.id, 'Chen') });
     expect(individual.status).toBe(400);
     expect(individual.body.details.errors[0].field).toBe('customerId');
-    expect((await t.api('POST', '/beneficial-owners', { body: ownerBody('Customer:none', 'Chen') })).body.code).toBe('USER_NOT_FOUND');
+    expect((await t.api('POST', '/beneficial-owners', { body: ownerBody('Customer:none', 'Chen') })).body.code).toBe(
+      'USER_NOT_FOUND',
+    );
     const business = await createCustomer(t, businessBody('R-1'));
     expect((await other.api('POST', '/beneficial-owners', { body: ownerBody(business.id, 'Chen') })).status).toBe(404);
     await addOwner(t, business.id, 'Chen', { ownershipPercentage: 70 });
-    const tooMuch = await t.api('POST', '/beneficial-owners', { body: ownerBody(business.id, 'Diaz', { ownershipPercentage: 31 }) });
+    const tooMuch = await t.api('POST', '/beneficial-owners', {
+      body: ownerBody(business.id, 'Diaz', { ownershipPercentage: 31 }),
+    });
     expect(tooMuch.status).toBe(400);
-    expect(tooMuch.body.details.errors[0]).toMatchObject({ field: 'ownershipPercentage', message: expect.stringContaining('at most 30') });
-    expect((await t.api('POST', '/beneficial-owners', { body: ownerBody(business.id, 'Diaz', { ownershipPercentage: 30 }) })).status).toBe(201);
+    expect(tooMuch.body.details.errors[0]).toMatchObject({
+      field: 'ownershipPercentage',
+      message: expect.stringContaining('at most 30'),
+    });
+    expect(
+      (await t.api('POST', '/beneficial-owners', { body: ownerBody(business.id, 'Diaz', { ownershipPercentage: 30 }) }))
+        .status,
+    ).toBe(201);
     await t.api('DELETE', `/customers/${business.id}`);
-    expect((await t.api('POST', '/beneficial-owners', { body: ownerBody(business.id, 'Eze', { ownershipPercentage: 0 }) })).status).toBe(404);
+    expect(
+      (await t.api('POST', '/beneficial-owners', { body: ownerBody(business.id, 'Eze', { ownershipPercentage: 0 }) }))
+        .status,
+    ).toBe(404);
   });
 
   it('decides an owner added after its business was decided at once, by suffix', async () => {
     const t = await build();
     const business = await createCustomer(t, businessBody('R-777'));
-    expect((await t.api('POST', '/verifications', { body: { customerId: business.id } })).body.verificationStatus).toBe('APPROVED');
+    expect((await t.api('POST', '/verifications', { body: { customerId: business.id } })).body.verificationStatus).toBe(
+      'APPROVED',
+    );
     expect((await addOwner(t, business.id, 'Late 002')).kycStatus).toBe('REJECTED');
     expect((await addOwner(t, business.id, 'Later', { ownershipPercentage: 10 })).kycStatus).toBe('APPROVED');
   });
@@ -74,7 +112,10 @@ describe('GET and PATCH /beneficial-owners', () => {
     const list = await t.api('GET', `/beneficial-owners?customerId=${a.id}`);
     expect(list.body).toMatchObject({ totalCount: 2, hasMore: false });
     expect(list.body.data.map((o: { id: string }) => o.id)).toEqual([second.id, first.id]);
-    expect((await t.api('GET', `/beneficial-owners?customerId=${a.id}&limit=1`)).body).toMatchObject({ hasMore: true, nextCursor: expect.any(String) });
+    expect((await t.api('GET', `/beneficial-owners?customerId=${a.id}&limit=1`)).body).toMatchObject({
+      hasMore: true,
+      nextCursor: expect.any(String),
+    });
     expect((await t.api('GET', '/beneficial-owners')).status).toBe(400);
     expect((await other.api('GET', `/beneficial-owners?customerId=${a.id}`)).body.data).toEqual([]);
 
@@ -84,7 +125,11 @@ describe('GET and PATCH /beneficial-owners', () => {
     expect(foreign.body.code).toBe('REFERENCE_NOT_FOUND');
 
     const patched = await t.api('PATCH', `/beneficial-owners/${first.id}`, {
-      body: { roles: ['DIRECTOR'], ownershipPercentage: 25, personalInfo: { middleName: 'Q', address: { ...homeAddress, line1: '9 Elm St' } } },
+      body: {
+        roles: ['DIRECTOR'],
+        ownershipPercentage: 25,
+        personalInfo: { middleName: 'Q', address: { ...homeAddress, line1: '9 Elm St' } },
+      },
     });
     expect(patched.status).toBe(200);
     expect(patched.body).toEqual({
@@ -94,14 +139,22 @@ describe('GET and PATCH /beneficial-owners', () => {
       personalInfo: { ...first.personalInfo, middleName: 'Q', address: { ...homeAddress, line1: '9 Elm St' } },
       updatedAt: expect.any(String),
     });
-    const invalid = await t.api('PATCH', `/beneficial-owners/${first.id}`, { body: { ownershipPercentage: 101, roles: ['CEO'], personalInfo: { email: 'no' } } });
+    const invalid = await t.api('PATCH', `/beneficial-owners/${first.id}`, {
+      body: { ownershipPercentage: 101, roles: ['CEO'], personalInfo: { email: 'no' } },
+    });
     expect(invalid.status).toBe(400);
-    expect(invalid.body.details.errors.map((e: { field: string }) => e.field).sort()).toEqual(['ownershipPercentage', 'personalInfo.email', 'roles[0]']);
+    expect(invalid.body.details.errors.map((e: { field: string }) => e.field).sort()).toEqual([
+      'ownershipPercentage',
+      'personalInfo.email',
+      'roles[0]',
+    ]);
     // The other owner holds 20%, so 81 is too much and 80 is the most.
     const overShare = await t.api('PATCH', `/beneficial-owners/${first.id}`, { body: { ownershipPercentage: 81 } });
     expect(overShare.status).toBe(400);
     expect(overShare.body.details.errors[0].field).toBe('ownershipPercentage');
-    expect((await t.api('PATCH', `/beneficial-owners/${first.id}`, { body: { ownershipPercentage: 80 } })).status).toBe(200);
+    expect((await t.api('PATCH', `/beneficial-owners/${first.id}`, { body: { ownershipPercentage: 80 } })).status).toBe(
+      200,
+    );
     expect((await other.api('PATCH', `/beneficial-owners/${first.id}`, { body: { roles: ['UBO'] } })).status).toBe(404);
   });
 });

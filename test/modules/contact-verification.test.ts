@@ -12,23 +12,30 @@ async function europeanCustomer(t: Tenant) {
 }
 
 describe('POST /customers/{customerId}/verify-email and /verify-phone', () => {
-  it.each([['email'], ['phone']])('verifies the %s with the sandbox code 123456 after a code was sent', async (channel) => {
-    const t = await build();
-    const customer = await europeanCustomer(t);
-    const sent = await t.api('POST', `/customers/${customer.id}/verify-${channel}`);
-    expect(sent.status).toBe(204);
-    expect(sent.text).toBe('');
-    const confirmed = await t.api('POST', `/customers/${customer.id}/verify-${channel}/confirm`, { body: { code: '123456' } });
-    expect(confirmed.status).toBe(200);
-    expect(confirmed.body.id).toBe(customer.id);
-    const other = channel === 'email' ? 'phone' : 'email';
-    expect(confirmed.body.contactVerification).toEqual({ [channel]: 'VERIFIED', [other]: 'PENDING' });
-    // Once verified, neither sending nor confirming applies any more.
-    expect((await t.api('POST', `/customers/${customer.id}/verify-${channel}`)).status).toBe(409);
-    const again = await t.api('POST', `/customers/${customer.id}/verify-${channel}/confirm`, { body: { code: '123456' } });
-    expect(again.status).toBe(409);
-    expect(again.body.code).toBe('CONFLICT');
-  });
+  it.each([['email'], ['phone']])(
+    'verifies the %s with the sandbox code 123456 after a code was sent',
+    async (channel) => {
+      const t = await build();
+      const customer = await europeanCustomer(t);
+      const sent = await t.api('POST', `/customers/${customer.id}/verify-${channel}`);
+      expect(sent.status).toBe(204);
+      expect(sent.text).toBe('');
+      const confirmed = await t.api('POST', `/customers/${customer.id}/verify-${channel}/confirm`, {
+        body: { code: '123456' },
+      });
+      expect(confirmed.status).toBe(200);
+      expect(confirmed.body.id).toBe(customer.id);
+      const other = channel === 'email' ? 'phone' : 'email';
+      expect(confirmed.body.contactVerification).toEqual({ [channel]: 'VERIFIED', [other]: 'PENDING' });
+      // Once verified, neither sending nor confirming applies any more.
+      expect((await t.api('POST', `/customers/${customer.id}/verify-${channel}`)).status).toBe(409);
+      const again = await t.api('POST', `/customers/${customer.id}/verify-${channel}/confirm`, {
+        body: { code: '123456' },
+      });
+      expect(again.status).toBe(409);
+      expect(again.body.code).toBe('CONFLICT');
+    },
+  );
 
   it('refuses any other code with 400 and leaves the channel PENDING', async () => {
     const t = await build();
@@ -55,7 +62,9 @@ describe('POST /customers/{customerId}/verify-email and /verify-phone', () => {
     expect(late.body.details.errors[0].message).toContain('expired');
     // A new code works again.
     await t.api('POST', `/customers/${customer.id}/verify-phone`);
-    expect((await t.api('POST', `/customers/${customer.id}/verify-phone/confirm`, { body: { code: '123456' } })).status).toBe(200);
+    expect(
+      (await t.api('POST', `/customers/${customer.id}/verify-phone/confirm`, { body: { code: '123456' } })).status,
+    ).toBe(200);
   });
 
   it('answers 409 for customers that need no contact verification, 404 for unknown and foreign ones', async () => {
@@ -63,7 +72,9 @@ describe('POST /customers/{customerId}/verify-email and /verify-phone', () => {
     const other = await t.newPlatform();
     const american = await createCustomer(t, individualBody('Ann Lee'));
     expect((await t.api('POST', `/customers/${american.id}/verify-email`)).status).toBe(409);
-    expect((await t.api('POST', `/customers/${american.id}/verify-phone/confirm`, { body: { code: '123456' } })).status).toBe(409);
+    expect(
+      (await t.api('POST', `/customers/${american.id}/verify-phone/confirm`, { body: { code: '123456' } })).status,
+    ).toBe(409);
     const european = await europeanCustomer(t);
     const foreign = await other.api('POST', `/customers/${european.id}/verify-email`);
     expect(foreign.status).toBe(404);
@@ -76,9 +87,13 @@ describe('POST /customers/{customerId}/verify-email and /verify-phone', () => {
     const customer = await europeanCustomer(t);
     await t.api('POST', `/customers/${customer.id}/verify-email`);
     await t.api('POST', `/customers/${customer.id}/verify-email/confirm`, { body: { code: '123456' } });
-    const unchanged = await t.api('PATCH', `/customers/${customer.id}`, { body: { customerType: 'INDIVIDUAL', email: customer.email } });
+    const unchanged = await t.api('PATCH', `/customers/${customer.id}`, {
+      body: { customerType: 'INDIVIDUAL', email: customer.email },
+    });
     expect(unchanged.body.contactVerification.email).toBe('VERIFIED');
-    const changed = await t.api('PATCH', `/customers/${customer.id}`, { body: { customerType: 'INDIVIDUAL', email: 'lena@example.de' } });
+    const changed = await t.api('PATCH', `/customers/${customer.id}`, {
+      body: { customerType: 'INDIVIDUAL', email: 'lena@example.de' },
+    });
     expect(changed.body.contactVerification.email).toBe('PENDING');
   });
 
@@ -90,7 +105,10 @@ describe('POST /customers/{customerId}/verify-email and /verify-phone', () => {
     expect(link.body.details.unverified).toEqual(['email', 'phone']);
     const submission = await t.api('POST', '/verifications', { body: { customerId: customer.id } });
     expect(submission.status).toBe(400);
-    expect(submission.body.details.errors[0]).toMatchObject({ field: 'customerId', message: expect.stringContaining('email and phone') });
+    expect(submission.body.details.errors[0]).toMatchObject({
+      field: 'customerId',
+      message: expect.stringContaining('email and phone'),
+    });
     for (const channel of ['email', 'phone']) {
       await t.api('POST', `/customers/${customer.id}/verify-${channel}`);
       await t.api('POST', `/customers/${customer.id}/verify-${channel}/confirm`, { body: { code: '123456' } });

@@ -23,7 +23,13 @@ describe('POST /crypto/estimate-withdrawal-fee', () => {
   ])('USDC on %s answers the fixed sandbox fee', async (network, address, fee) => {
     const t = await build();
     const account = await platformAccount(t, 'USDC');
-    const reply = await estimate(t, { internalAccountId: account.id, currency: 'USDC', cryptoNetwork: network, amount: 2_500_000, destinationAddress: address() });
+    const reply = await estimate(t, {
+      internalAccountId: account.id,
+      currency: 'USDC',
+      cryptoNetwork: network,
+      amount: 2_500_000,
+      destinationAddress: address(),
+    });
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({ ...fee, applicationFee: 0, netAmount: 2_500_000 - fee.totalFee });
   });
@@ -31,16 +37,35 @@ describe('POST /crypto/estimate-withdrawal-fee', () => {
   it('charges nothing on Spark for a customer embedded wallet (USDB)', async () => {
     const t = await build();
     const customer = await t.api('POST', '/customers', {
-      body: { customerType: 'INDIVIDUAL', platformCustomerId: 'wallet-01', fullName: 'Dana Whitfield', birthDate: '1990-02-03', nationality: 'US' },
+      body: {
+        customerType: 'INDIVIDUAL',
+        platformCustomerId: 'wallet-01',
+        fullName: 'Dana Whitfield',
+        birthDate: '1990-02-03',
+        nationality: 'US',
+      },
     });
-    const accounts = await t.api('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.body.id)}&currency=USDB`);
+    const accounts = await t.api(
+      'GET',
+      `/customers/internal-accounts?customerId=${encodeURIComponent(customer.body.id)}&currency=USDB`,
+    );
     const wallet = accounts.body.data[0];
     expect(wallet.type).toBe('EMBEDDED_WALLET');
     const reply = await estimate(t, {
-      internalAccountId: wallet.id, currency: 'USDB', cryptoNetwork: 'SPARK', amount: 10, destinationAddress: `sparkrt1${'q'.repeat(60)}`,
+      internalAccountId: wallet.id,
+      currency: 'USDB',
+      cryptoNetwork: 'SPARK',
+      amount: 10,
+      destinationAddress: `sparkrt1${'q'.repeat(60)}`,
     });
     expect(reply.status).toBe(200);
-    expect(reply.body).toEqual({ networkFee: 0, networkFeeAsset: 'BTC', applicationFee: 0, totalFee: 0, netAmount: 10 });
+    expect(reply.body).toEqual({
+      networkFee: 0,
+      networkFeeAsset: 'BTC',
+      applicationFee: 0,
+      totalFee: 0,
+      netAmount: 10,
+    });
   });
 
   it('answers one 400 naming every invalid field', async () => {
@@ -48,17 +73,43 @@ describe('POST /crypto/estimate-withdrawal-fee', () => {
     const account = await platformAccount(t, 'USDC');
     const schema = await estimate(t, { internalAccountId: account.id, currency: 'USDC', amount: 1.5 });
     expect(schema.status).toBe(400);
-    expect(schema.body.details.errors.map((e: any) => e.field).sort()).toEqual(['amount', 'cryptoNetwork', 'destinationAddress']);
-    const several = await estimate(t, { internalAccountId: account.id, currency: 'USDC', cryptoNetwork: 'TRON', amount: 0, destinationAddress: 'x' });
+    expect(schema.body.details.errors.map((e: any) => e.field).sort()).toEqual([
+      'amount',
+      'cryptoNetwork',
+      'destinationAddress',
+    ]);
+    const several = await estimate(t, {
+      internalAccountId: account.id,
+      currency: 'USDC',
+      cryptoNetwork: 'TRON',
+      amount: 0,
+      destinationAddress: 'x',
+    });
     expect(several.status).toBe(400);
     expect(several.body.code).toBe('INVALID_INPUT');
     expect(several.body.details.errors).toEqual([
-      { field: 'cryptoNetwork', constraint: { enum: ['SOLANA', 'ETHEREUM', 'BASE', 'POLYGON'] }, message: 'is not a network USDC can be withdrawn on' },
+      {
+        field: 'cryptoNetwork',
+        constraint: { enum: ['SOLANA', 'ETHEREUM', 'BASE', 'POLYGON'] },
+        message: 'is not a network USDC can be withdrawn on',
+      },
       { field: 'amount', message: 'must be a positive amount in the smallest unit of the currency' },
     ]);
-    const address = await estimate(t, { internalAccountId: account.id, currency: 'USDC', cryptoNetwork: 'ETHEREUM', amount: 5_000_000, destinationAddress: solana() });
+    const address = await estimate(t, {
+      internalAccountId: account.id,
+      currency: 'USDC',
+      cryptoNetwork: 'ETHEREUM',
+      amount: 5_000_000,
+      destinationAddress: solana(),
+    });
     expect(address.body.details.errors.map((e: any) => e.field)).toEqual(['destinationAddress']);
-    const currency = await estimate(t, { internalAccountId: account.id, currency: 'DOGE', cryptoNetwork: 'SOLANA', amount: 5, destinationAddress: solana() });
+    const currency = await estimate(t, {
+      internalAccountId: account.id,
+      currency: 'DOGE',
+      cryptoNetwork: 'SOLANA',
+      amount: 5,
+      destinationAddress: solana(),
+    });
     expect(currency.body.code).toBe('INVALID_CURRENCY');
   });
 
@@ -67,22 +118,37 @@ describe('POST /crypto/estimate-withdrawal-fee', () => {
     ['USDC', 'toString', 'cryptoNetwork'],
     ['constructor', 'SOLANA', 'currency'],
     ['__proto__', 'SOLANA', 'currency'],
-  ])('answers 400 for currency %s on network %s, names that match nothing but built-in object members', async (currency, cryptoNetwork, field) => {
-    const t = await build();
-    const account = await platformAccount(t, 'USDC');
-    const reply = await t.api('POST', '/crypto/estimate-withdrawal-fee', {
-      body: { internalAccountId: account.id, currency, cryptoNetwork, amount: 2_500_000, destinationAddress: solana() },
-    });
-    expect(reply.status).toBe(400);
-    expect(reply.body.details.errors.map((e: { field: string }) => e.field)).toEqual([field]);
-  });
+  ])(
+    'answers 400 for currency %s on network %s, names that match nothing but built-in object members',
+    async (currency, cryptoNetwork, field) => {
+      const t = await build();
+      const account = await platformAccount(t, 'USDC');
+      const reply = await t.api('POST', '/crypto/estimate-withdrawal-fee', {
+        body: {
+          internalAccountId: account.id,
+          currency,
+          cryptoNetwork,
+          amount: 2_500_000,
+          destinationAddress: solana(),
+        },
+      });
+      expect(reply.status).toBe(400);
+      expect(reply.body.details.errors.map((e: { field: string }) => e.field)).toEqual([field]);
+    },
+  );
 
-  it('answers 404 for an unknown internal account or another platform\'s', async () => {
+  it("answers 404 for an unknown internal account or another platform's", async () => {
     const t = await build();
     const other = await t.newPlatform();
     const theirs = await platformAccount(other, 'USDC');
     for (const id of ['InternalAccount:019542f5-b3e7-7d02-8000-000000000001', theirs.id]) {
-      const reply = await estimate(t, { internalAccountId: id, currency: 'USDC', cryptoNetwork: 'SOLANA', amount: 5_000, destinationAddress: solana() });
+      const reply = await estimate(t, {
+        internalAccountId: id,
+        currency: 'USDC',
+        cryptoNetwork: 'SOLANA',
+        amount: 5_000,
+        destinationAddress: solana(),
+      });
       expect(reply.status).toBe(404);
       expect(reply.body).toMatchObject({ status: 404, code: 'REFERENCE_NOT_FOUND' });
     }
@@ -92,13 +158,41 @@ describe('POST /crypto/estimate-withdrawal-fee', () => {
     const t = await build();
     const usd = await platformAccount(t, 'USD');
     const usdc = await platformAccount(t, 'USDC');
-    const fiat = await estimate(t, { internalAccountId: usd.id, currency: 'USDC', cryptoNetwork: 'SOLANA', amount: 5_000, destinationAddress: solana() });
-    expect(fiat.body).toMatchObject({ status: 400, code: 'INVALID_INPUT', details: { errors: [{ field: 'internalAccountId' }] } });
-    const other = await estimate(t, { internalAccountId: usdc.id, currency: 'USDT', cryptoNetwork: 'SOLANA', amount: 5_000, destinationAddress: solana() });
+    const fiat = await estimate(t, {
+      internalAccountId: usd.id,
+      currency: 'USDC',
+      cryptoNetwork: 'SOLANA',
+      amount: 5_000,
+      destinationAddress: solana(),
+    });
+    expect(fiat.body).toMatchObject({
+      status: 400,
+      code: 'INVALID_INPUT',
+      details: { errors: [{ field: 'internalAccountId' }] },
+    });
+    const other = await estimate(t, {
+      internalAccountId: usdc.id,
+      currency: 'USDT',
+      cryptoNetwork: 'SOLANA',
+      amount: 5_000,
+      destinationAddress: solana(),
+    });
     expect(other.body).toMatchObject({ status: 400, code: 'INVALID_CURRENCY' });
-    const eaten = await estimate(t, { internalAccountId: usdc.id, currency: 'USDC', cryptoNetwork: 'SOLANA', amount: 750, destinationAddress: solana() });
+    const eaten = await estimate(t, {
+      internalAccountId: usdc.id,
+      currency: 'USDC',
+      cryptoNetwork: 'SOLANA',
+      amount: 750,
+      destinationAddress: solana(),
+    });
     expect(eaten.body).toMatchObject({ status: 400, code: 'AMOUNT_OUT_OF_RANGE', details: { minAmount: 751 } });
-    const least = await estimate(t, { internalAccountId: usdc.id, currency: 'USDC', cryptoNetwork: 'SOLANA', amount: 751, destinationAddress: solana() });
+    const least = await estimate(t, {
+      internalAccountId: usdc.id,
+      currency: 'USDC',
+      cryptoNetwork: 'SOLANA',
+      amount: 751,
+      destinationAddress: solana(),
+    });
     expect(least.body.netAmount).toBe(1);
   });
 });

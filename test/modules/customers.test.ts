@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { businessBody, createCustomer, eventsOf, homeAddress, individualBody, officeAddress } from '../fixtures/customers.js';
+import {
+  businessBody,
+  createCustomer,
+  eventsOf,
+  homeAddress,
+  individualBody,
+  officeAddress,
+} from '../fixtures/customers.js';
 import { build, ManualClock } from '../helper.js';
 
 function fieldsOf(reply: { body: { details?: { errors?: { field: string }[] } } }): string[] {
@@ -110,12 +117,16 @@ describe('POST /customers', () => {
   it('accepts taxIdType and taxIdentifier as the founding names of idType and identifier', async () => {
     const t = await build();
     const { idType: _a, identifier: _b, ...rest } = individualBody('Sam Okafor');
-    const reply = await t.api('POST', '/customers', { body: { ...rest, taxIdType: 'ITIN', taxIdentifier: '912-70-1234' } });
+    const reply = await t.api('POST', '/customers', {
+      body: { ...rest, taxIdType: 'ITIN', taxIdentifier: '912-70-1234' },
+    });
     expect(reply.status).toBe(201);
     expect(reply.body.idType).toBe('ITIN');
     expect(reply.body.taxIdType).toBeUndefined();
     expect(reply.text).not.toContain('912-70-1234');
-    const clash = await t.api('POST', '/customers', { body: { ...rest, idType: 'SSN', taxIdType: 'ITIN', identifier: '123-45-6789' } });
+    const clash = await t.api('POST', '/customers', {
+      body: { ...rest, idType: 'SSN', taxIdType: 'ITIN', identifier: '123-45-6789' },
+    });
     expect(clash.status).toBe(400);
     expect(fieldsOf(clash)).toEqual(['taxIdType']);
   });
@@ -141,8 +152,17 @@ describe('POST /customers', () => {
     expect(reply.status).toBe(400);
     expect(reply.body).toMatchObject({ status: 400, code: 'INVALID_INPUT' });
     expect(fieldsOf(reply)).toEqual([
-      'address.postalCode', 'birthDate', 'currencies[1]', 'currencies[2]', 'email', 'identifier', 'nationality', 'pepStatus',
-      'phoneNumber', 'sourceOfWealthOtherDescription', 'umaAddress',
+      'address.postalCode',
+      'birthDate',
+      'currencies[1]',
+      'currencies[2]',
+      'email',
+      'identifier',
+      'nationality',
+      'pepStatus',
+      'phoneNumber',
+      'sourceOfWealthOtherDescription',
+      'umaAddress',
     ]);
     const byField = Object.fromEntries(reply.body.details.errors.map((e: { field: string }) => [e.field, e]));
     expect(byField.email.constraint).toEqual({ format: 'email' });
@@ -157,14 +177,27 @@ describe('POST /customers', () => {
     const reply = await t.api('POST', '/customers', {
       body: {
         customerType: 'BUSINESS',
-        businessInfo: { legalName: '', country: 'USA', incorporatedOn: '2099-12-01', entityType: 'GUILD', naicsCode: 'abc', purposeOfAccount: 'OTHER' },
+        businessInfo: {
+          legalName: '',
+          country: 'USA',
+          incorporatedOn: '2099-12-01',
+          entityType: 'GUILD',
+          naicsCode: 'abc',
+          purposeOfAccount: 'OTHER',
+        },
         address: { line1: '1 Dock Rd', postalCode: '02110' },
       },
     });
     expect(reply.status).toBe(400);
     expect(fieldsOf(reply)).toEqual([
-      'address.country', 'businessInfo.country', 'businessInfo.entityType', 'businessInfo.incorporatedOn', 'businessInfo.legalName',
-      'businessInfo.naicsCode', 'businessInfo.purposeOfAccountOtherDescription', 'businessInfo.taxId',
+      'address.country',
+      'businessInfo.country',
+      'businessInfo.entityType',
+      'businessInfo.incorporatedOn',
+      'businessInfo.legalName',
+      'businessInfo.naicsCode',
+      'businessInfo.purposeOfAccountOtherDescription',
+      'businessInfo.taxId',
     ]);
   });
 
@@ -173,28 +206,39 @@ describe('POST /customers', () => {
     for (const body of [{ fullName: 'Ann Lee' }, { customerType: 'TRUST' }]) {
       const reply = await t.api('POST', '/customers', { body });
       expect(reply.status).toBe(400);
-      expect(reply.body.details.errors).toEqual([expect.objectContaining({ field: 'customerType', constraint: { enum: ['INDIVIDUAL', 'BUSINESS'] } })]);
+      expect(reply.body.details.errors).toEqual([
+        expect.objectContaining({ field: 'customerType', constraint: { enum: ['INDIVIDUAL', 'BUSINESS'] } }),
+      ]);
     }
   });
 
   it('answers 409 CONFLICT for a platformCustomerId an active customer has, and frees it when that customer is deleted', async () => {
     const t = await build();
     const first = await createCustomer(t, individualBody('Kim Park', { platformCustomerId: 'crm-1' }));
-    const again = await t.api('POST', '/customers', { body: individualBody('Lee Park', { platformCustomerId: 'crm-1' }) });
+    const again = await t.api('POST', '/customers', {
+      body: individualBody('Lee Park', { platformCustomerId: 'crm-1' }),
+    });
     expect(again.status).toBe(409);
     expect(again.body).toMatchObject({ status: 409, code: 'CONFLICT', details: { existingCustomerId: first.id } });
     expect((await t.api('DELETE', `/customers/${first.id}`)).status).toBe(200);
-    const reused = await t.api('POST', '/customers', { body: individualBody('Lee Park', { platformCustomerId: 'crm-1' }) });
+    const reused = await t.api('POST', '/customers', {
+      body: individualBody('Lee Park', { platformCustomerId: 'crm-1' }),
+    });
     expect(reused.status).toBe(201);
     // Another platform has its own namespace.
     const other = await t.newPlatform();
-    expect((await other.api('POST', '/customers', { body: individualBody('Kim Park', { platformCustomerId: 'crm-1' }) })).status).toBe(201);
+    expect(
+      (await other.api('POST', '/customers', { body: individualBody('Kim Park', { platformCustomerId: 'crm-1' }) }))
+        .status,
+    ).toBe(201);
   });
 
   it('answers 409 UMA_ADDRESS_EXISTS for a taken UMA address, however it is written', async () => {
     const t = await build();
     await createCustomer(t, individualBody('Kim Park', { umaAddress: '$kim@pay.example.com' }));
-    const reply = await t.api('POST', '/customers', { body: individualBody('Kim Park', { umaAddress: 'KIM@pay.example.com' }) });
+    const reply = await t.api('POST', '/customers', {
+      body: individualBody('Kim Park', { umaAddress: 'KIM@pay.example.com' }),
+    });
     expect(reply.status).toBe(409);
     expect(reply.body.code).toBe('UMA_ADDRESS_EXISTS');
     const bare = await createCustomer(t, individualBody('Kim Park', { umaAddress: 'kim.park' }));
@@ -205,19 +249,34 @@ describe('POST /customers', () => {
     const t = await build();
     const terms = await t.api('GET', '/customers/end-user-terms');
     expect(terms.status).toBe(200);
-    expect(terms.body).toEqual({ version: '2025-10-13', url: expect.stringMatching(/\/_railyard\/end-user-terms\/2025-10-13$/) });
+    expect(terms.body).toEqual({
+      version: '2025-10-13',
+      url: expect.stringMatching(/\/_railyard\/end-user-terms\/2025-10-13$/),
+    });
     const page = await t.raw('GET', new URL(terms.body.url).pathname, { auth: null });
     expect(page.status).toBe(200);
     expect(page.text).toContain('2025-10-13');
 
-    const consent = { acceptedAt: '2025-11-02T10:15:00.000Z', ipAddress: '203.0.113.7', termsVersion: '2025-10-13', acceptanceMethod: 'CHECKBOX' };
-    const accepted = await t.api('POST', '/customers', { body: individualBody('Ada Obi', { endUserTermsConsent: consent }) });
+    const consent = {
+      acceptedAt: '2025-11-02T10:15:00.000Z',
+      ipAddress: '203.0.113.7',
+      termsVersion: '2025-10-13',
+      acceptanceMethod: 'CHECKBOX',
+    };
+    const accepted = await t.api('POST', '/customers', {
+      body: individualBody('Ada Obi', { endUserTermsConsent: consent }),
+    });
     expect(accepted.status).toBe(201);
     expect(accepted.body.endUserTermsConsent).toEqual(consent);
 
-    const old = await t.api('POST', '/customers', { body: individualBody('Ada Obi', { endUserTermsConsent: { ...consent, termsVersion: '2019-01-01' } }) });
+    const old = await t.api('POST', '/customers', {
+      body: individualBody('Ada Obi', { endUserTermsConsent: { ...consent, termsVersion: '2019-01-01' } }),
+    });
     expect(old.status).toBe(400);
-    expect(old.body).toMatchObject({ code: 'END_USER_TERMS_VERSION_NOT_FOUND', details: { errors: [{ field: 'endUserTermsConsent.termsVersion' }] } });
+    expect(old.body).toMatchObject({
+      code: 'END_USER_TERMS_VERSION_NOT_FOUND',
+      details: { errors: [{ field: 'endUserTermsConsent.termsVersion' }] },
+    });
     // With other problems too, the answer lists them all under INVALID_INPUT.
     const both = await t.api('POST', '/customers', {
       body: individualBody('Ada Obi', { email: 'x', endUserTermsConsent: { ...consent, termsVersion: '2019-01-01' } }),
@@ -228,7 +287,11 @@ describe('POST /customers', () => {
 
   it('asks customers in the EEA for email and phone and tracks their verification', async () => {
     const t = await build();
-    const german = { ...individualBody('Lena Vogel'), address: { line1: 'Hauptstr. 5', postalCode: '10115', city: 'Berlin', country: 'DE' }, nationality: 'DE' };
+    const german = {
+      ...individualBody('Lena Vogel'),
+      address: { line1: 'Hauptstr. 5', postalCode: '10115', city: 'Berlin', country: 'DE' },
+      nationality: 'DE',
+    };
     const { email: _e, ...withoutEmail } = german;
     const missing = await t.api('POST', '/customers', { body: withoutEmail });
     expect(missing.status).toBe(400);
@@ -315,7 +378,11 @@ describe('PATCH /customers/{customerId}', () => {
       body: { customerType: 'BUSINESS', businessInfo: { doingBusinessAs: 'HF Cargo', naicsCode: '4841' } },
     });
     expect(reply.status).toBe(200);
-    expect(reply.body.businessInfo).toEqual({ ...created.businessInfo, doingBusinessAs: 'HF Cargo', naicsCode: '4841' });
+    expect(reply.body.businessInfo).toEqual({
+      ...created.businessInfo,
+      doingBusinessAs: 'HF Cargo',
+      naicsCode: '4841',
+    });
     expect(reply.body.kybStatus).toBe('UNVERIFIED');
   });
 
@@ -323,7 +390,13 @@ describe('PATCH /customers/{customerId}', () => {
     const t = await build();
     const created = await createCustomer(t, individualBody('Noor Haddad'));
     const reply = await t.api('PATCH', `/customers/${created.id}`, {
-      body: { customerType: 'BUSINESS', email: 'nope', phoneNumber: '12', currencies: ['GBP'], businessInfo: { country: 'Narnia' } },
+      body: {
+        customerType: 'BUSINESS',
+        email: 'nope',
+        phoneNumber: '12',
+        currencies: ['GBP'],
+        businessInfo: { country: 'Narnia' },
+      },
     });
     expect(reply.status).toBe(400);
     expect(fieldsOf(reply)).toEqual(['businessInfo.country', 'currencies[0]', 'customerType', 'email', 'phoneNumber']);
@@ -335,7 +408,9 @@ describe('PATCH /customers/{customerId}', () => {
     const other = await t.newPlatform();
     await createCustomer(t, individualBody('Ann Lee', { umaAddress: '$ann@pay.example.com' }));
     const bob = await createCustomer(t, individualBody('Bob Lee'));
-    const taken = await t.api('PATCH', `/customers/${bob.id}`, { body: { customerType: 'INDIVIDUAL', umaAddress: '$ann@pay.example.com' } });
+    const taken = await t.api('PATCH', `/customers/${bob.id}`, {
+      body: { customerType: 'INDIVIDUAL', umaAddress: '$ann@pay.example.com' },
+    });
     expect(taken.status).toBe(409);
     expect(taken.body.code).toBe('UMA_ADDRESS_EXISTS');
     const patch = { body: { customerType: 'INDIVIDUAL', email: 'b@example.com' } };
@@ -379,11 +454,18 @@ describe('GET /customers', () => {
     await t.api('PATCH', '/config', {
       body: {
         supportedCurrencies: ['USD', 'USDC', 'MXN'].map((currencyCode) => ({
-          currencyCode, minAmount: 1, maxAmount: 1_000_000, requiredCounterpartyFields: [], enabledTransactionTypes: ['INCOMING', 'OUTGOING'],
+          currencyCode,
+          minAmount: 1,
+          maxAmount: 1_000_000,
+          requiredCounterpartyFields: [],
+          enabledTransactionTypes: ['INCOMING', 'OUTGOING'],
         })),
       },
     });
-    const ann = await createCustomer(t, individualBody('Ann Lee', { platformCustomerId: 'ann', currencies: ['USD'], umaAddress: '$ann@pay.example.com' }));
+    const ann = await createCustomer(
+      t,
+      individualBody('Ann Lee', { platformCustomerId: 'ann', currencies: ['USD'], umaAddress: '$ann@pay.example.com' }),
+    );
     clock.advance(1_000);
     const mx = await createCustomer(t, {
       ...individualBody('Luis Mora', { platformCustomerId: 'luis', currencies: ['MXN', 'USDC'] }),
@@ -391,7 +473,8 @@ describe('GET /customers', () => {
     });
     clock.advance(1_000);
     const biz = await createCustomer(t, businessBody('HF-3', { platformCustomerId: 'hf' }));
-    const ids = async (query: string) => (await t.api('GET', `/customers${query}`)).body.data.map((c: { id: string }) => c.id).sort();
+    const ids = async (query: string) =>
+      (await t.api('GET', `/customers${query}`)).body.data.map((c: { id: string }) => c.id).sort();
 
     expect(await ids('')).toEqual([ann.id, mx.id, biz.id].sort());
     expect(await ids('?platformCustomerId=luis')).toEqual([mx.id]);
@@ -433,7 +516,14 @@ describe('GET /customers', () => {
     expect(third.body.hasMore).toBe(false);
     expect(third.body.nextCursor).toBeUndefined();
     expect(third.body.data.map((c: { id: string }) => c.id)).toEqual([created[0]!.id]);
-    for (const query of ['limit=0', 'limit=101', 'cursor=garbage', 'createdAfter=yesterday', 'customerType=ROBOT', 'isIncludingDeleted=perhaps']) {
+    for (const query of [
+      'limit=0',
+      'limit=101',
+      'cursor=garbage',
+      'createdAfter=yesterday',
+      'customerType=ROBOT',
+      'isIncludingDeleted=perhaps',
+    ]) {
       const reply = await t.api('GET', `/customers?${query}`);
       expect(reply.status, query).toBe(400);
       expect(reply.body.code).toBe('INVALID_INPUT');
@@ -442,7 +532,10 @@ describe('GET /customers', () => {
 
   it('answers 400 naming the filter for a leap second, which no instant can hold', async () => {
     const t = await build();
-    const reply = await t.api('GET', '/customers?createdAfter=2016-12-31T23:59:60Z&updatedBefore=2016-12-31T23:59:60.5Z');
+    const reply = await t.api(
+      'GET',
+      '/customers?createdAfter=2016-12-31T23:59:60Z&updatedBefore=2016-12-31T23:59:60.5Z',
+    );
     expect(reply.status).toBe(400);
     const problem = 'must not be a leap second (second 60): give 59 seconds or the next minute';
     expect(reply.body).toMatchObject({ status: 400, code: 'INVALID_INPUT' });
@@ -465,7 +558,20 @@ describe('GET /customers', () => {
     const t = await build();
     const biz = await createCustomer(t, businessBody('HF-7'));
     const owner = await t.api('POST', '/beneficial-owners', {
-      body: { customerId: biz.id, roles: ['UBO'], ownershipPercentage: 60, personalInfo: { firstName: 'Ivy', lastName: 'Chen', birthDate: '1980-01-01', nationality: 'US', address: homeAddress, idType: 'SSN', identifier: '111-22-3333' } },
+      body: {
+        customerId: biz.id,
+        roles: ['UBO'],
+        ownershipPercentage: 60,
+        personalInfo: {
+          firstName: 'Ivy',
+          lastName: 'Chen',
+          birthDate: '1980-01-01',
+          nationality: 'US',
+          address: homeAddress,
+          idType: 'SSN',
+          identifier: '111-22-3333',
+        },
+      },
     });
     const list = await t.api('GET', `/customers?platformCustomerId=${biz.platformCustomerId}`);
     expect(list.body.data[0].beneficialOwners).toEqual([owner.body]);

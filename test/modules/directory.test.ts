@@ -28,7 +28,9 @@ describe('GET /discoveries', () => {
     expect(all.length).toBeGreaterThan(90);
     // Every currency a bank account type of the account-type table holds has institutions.
     const currencies = new Set(all.map((d: { currency: string }) => d.currency));
-    const held = ACCOUNT_TYPES.filter((def) => def.kind === 'BANK' && def.currencies !== 'ANY_FIAT').flatMap((def) => [...(def.currencies as string[])]);
+    const held = ACCOUNT_TYPES.filter((def) => def.kind === 'BANK' && def.currencies !== 'ANY_FIAT').flatMap((def) => [
+      ...(def.currencies as string[]),
+    ]);
     expect(held.filter((code) => !currencies.has(code))).toEqual([]);
     expect((await t.api('GET', '/discoveries?country=AQ&currency=USD')).body).toEqual({ data: [] });
   });

@@ -3,11 +3,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
-  addOwner, businessBody, createCustomer, documentFields, individualBody, JPEG, multipart, PDF, PNG, uploadDocument,
+  addOwner,
+  businessBody,
+  createCustomer,
+  documentFields,
+  individualBody,
+  JPEG,
+  multipart,
+  PDF,
+  PNG,
+  uploadDocument,
 } from '../fixtures/customers.js';
 import { build, databaseUrl } from '../helper.js';
 
-const fieldsOf = (reply: { body: { details?: { errors?: { field: string }[] } } }) => (reply.body.details?.errors ?? []).map((e) => e.field).sort();
+const fieldsOf = (reply: { body: { details?: { errors?: { field: string }[] } } }) =>
+  (reply.body.details?.errors ?? []).map((e) => e.field).sort();
 
 describe('POST /documents', () => {
   it.each([
@@ -18,7 +28,13 @@ describe('POST /documents', () => {
   ])('accepts a %s file, recognised by its content', async (_name, data, fileName, contentType) => {
     const t = await build();
     const customer = await createCustomer(t, individualBody('Jordan Rivera 001'));
-    const reply = await t.api('POST', '/documents', multipart(documentFields(customer.id, 'PASSPORT', { side: 'FRONT' }), [{ fileName, data, contentType: 'text/plain' }]));
+    const reply = await t.api(
+      'POST',
+      '/documents',
+      multipart(documentFields(customer.id, 'PASSPORT', { side: 'FRONT' }), [
+        { fileName, data, contentType: 'text/plain' },
+      ]),
+    );
     expect(reply.status).toBe(201);
     expect(reply.body).toEqual({
       id: expect.stringMatching(/^Document:/),
@@ -36,7 +52,11 @@ describe('POST /documents', () => {
     expect(file.status).toBe(200);
     expect(file.headers['content-type']).toBe(contentType);
     expect(Buffer.from(file.text, 'latin1').length).toBeGreaterThan(0);
-    const stored = await t.deps.db.k.selectFrom('documents').select(['content', 'size_bytes', 'content_type']).where('id', '=', reply.body.id).executeTakeFirstOrThrow();
+    const stored = await t.deps.db.k
+      .selectFrom('documents')
+      .select(['content', 'size_bytes', 'content_type'])
+      .where('id', '=', reply.body.id)
+      .executeTakeFirstOrThrow();
     expect(Buffer.from(stored.content).equals(data)).toBe(true);
     expect(Number(stored.size_bytes)).toBe(data.length);
   });
@@ -57,10 +77,22 @@ describe('POST /documents', () => {
   it('refuses U+0000 in a text field or a file name with 400 naming the field, on either store', async () => {
     const t = await build();
     const customer = await createCustomer(t, individualBody('Jordan Rivera 002'));
-    const inField = await t.api('POST', '/documents', multipart({ ...documentFields(customer.id), documentNumber: 'AB\u00001234' }, [{ fileName: 'id.png', data: PNG() }]));
+    const inField = await t.api(
+      'POST',
+      '/documents',
+      multipart({ ...documentFields(customer.id), documentNumber: 'AB\u00001234' }, [
+        { fileName: 'id.png', data: PNG() },
+      ]),
+    );
     expect(inField.status).toBe(400);
-    expect(inField.body.details.errors).toEqual([expect.objectContaining({ field: 'documentNumber', message: expect.stringContaining('U+0000') })]);
-    const inName = await t.api('POST', '/documents', multipart(documentFields(customer.id), [{ fileName: 'id\u0000.png', data: PNG() }]));
+    expect(inField.body.details.errors).toEqual([
+      expect.objectContaining({ field: 'documentNumber', message: expect.stringContaining('U+0000') }),
+    ]);
+    const inName = await t.api(
+      'POST',
+      '/documents',
+      multipart(documentFields(customer.id), [{ fileName: 'id\u0000.png', data: PNG() }]),
+    );
     expect(inName.status).toBe(400);
     expect(inName.body.details.errors.map((e: { field: string }) => e.field)).toContain('file');
     expect((await t.api('GET', '/documents')).body.totalCount).toBe(0);
@@ -72,25 +104,49 @@ describe('POST /documents', () => {
     const limit = 10 * 1024 * 1024;
     const exact = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(limit - 9, 0x20)]);
     expect(exact.length).toBe(limit);
-    expect((await t.api('POST', '/documents', multipart(documentFields(customer.id), [{ fileName: 'big.pdf', data: exact }]))).status).toBe(201);
+    expect(
+      (
+        await t.api(
+          'POST',
+          '/documents',
+          multipart(documentFields(customer.id), [{ fileName: 'big.pdf', data: exact }]),
+        )
+      ).status,
+    ).toBe(201);
     const over = Buffer.concat([exact, Buffer.from(' ')]);
-    const reply = await t.api('POST', '/documents', multipart(documentFields(customer.id), [{ fileName: 'big.pdf', data: over }]));
+    const reply = await t.api(
+      'POST',
+      '/documents',
+      multipart(documentFields(customer.id), [{ fileName: 'big.pdf', data: over }]),
+    );
     expect(reply.status).toBe(400);
     expect(reply.body.details.errors).toEqual([{ field: 'file', message: 'is larger than 10 MB' }]);
   });
 
   it('names every invalid field of the form in one 400', async () => {
     const t = await build();
-    const reply = await t.api('POST', '/documents', multipart({ documentHolder: 'Account:123', documentType: 'DIPLOMA', country: 'usa', side: 'TOP' }));
+    const reply = await t.api(
+      'POST',
+      '/documents',
+      multipart({ documentHolder: 'Account:123', documentType: 'DIPLOMA', country: 'usa', side: 'TOP' }),
+    );
     expect(reply.status).toBe(400);
     expect(fieldsOf(reply)).toEqual(['country', 'documentHolder', 'documentType', 'file', 'side']);
-    const identity = await t.api('POST', '/documents', multipart({ documentHolder: 'Customer:x', documentType: 'NATIONAL_ID', country: 'US' }, [{ fileName: 'id.png', data: PNG() }]));
+    const identity = await t.api(
+      'POST',
+      '/documents',
+      multipart({ documentHolder: 'Customer:x', documentType: 'NATIONAL_ID', country: 'US' }, [
+        { fileName: 'id.png', data: PNG() },
+      ]),
+    );
     expect(fieldsOf(identity)).toEqual(['documentNumber', 'issuingAuthority']);
   });
 
   it('answers a JSON body with 400 naming the content type', async () => {
     const t = await build();
-    const reply = await t.api('POST', '/documents', { body: { documentHolder: 'Customer:x', documentType: 'PASSPORT', country: 'US' } });
+    const reply = await t.api('POST', '/documents', {
+      body: { documentHolder: 'Customer:x', documentType: 'PASSPORT', country: 'US' },
+    });
     expect(reply.status).toBe(400);
     expect(reply.body.details.errors).toEqual([{ field: 'Content-Type', message: 'must be multipart/form-data' }]);
   });
@@ -101,7 +157,10 @@ describe('POST /documents', () => {
     const customer = await createCustomer(t, individualBody('Jordan Rivera 001'));
     const unknownCustomer = await uploadDocument(t, 'Customer:missing');
     expect(unknownCustomer.body).toMatchObject({ status: 404, code: 'USER_NOT_FOUND' });
-    expect((await uploadDocument(t, 'BeneficialOwner:missing')).body).toMatchObject({ status: 404, code: 'REFERENCE_NOT_FOUND' });
+    expect((await uploadDocument(t, 'BeneficialOwner:missing')).body).toMatchObject({
+      status: 404,
+      code: 'REFERENCE_NOT_FOUND',
+    });
     expect((await uploadDocument(other, customer.id)).status).toBe(404);
     await t.api('DELETE', `/customers/${customer.id}`);
     expect((await uploadDocument(t, customer.id)).status).toBe(404);
@@ -126,7 +185,8 @@ describe('GET, PUT and DELETE /documents/{documentId}, GET /documents', () => {
     const first = (await uploadDocument(t, a.id)).body;
     const second = (await uploadDocument(t, a.id, 'UTILITY_BILL', { fileName: 'bill.pdf', data: PDF() })).body;
     const third = (await uploadDocument(t, b.id)).body;
-    const ids = async (query: string) => (await t.api('GET', `/documents${query}`)).body.data.map((d: { id: string }) => d.id);
+    const ids = async (query: string) =>
+      (await t.api('GET', `/documents${query}`)).body.data.map((d: { id: string }) => d.id);
     expect(await ids('')).toEqual([third.id, second.id, first.id]);
     expect(await ids(`?documentHolder=${a.id}`)).toEqual([second.id, first.id]);
     expect(await ids('?limit=1')).toEqual([third.id]);
@@ -134,24 +194,55 @@ describe('GET, PUT and DELETE /documents/{documentId}, GET /documents', () => {
     expect((await t.api('GET', `/documents/${first.id}`)).body).toEqual(first);
 
     const png = PNG();
-    const replaced = await t.api('PUT', `/documents/${first.id}`, multipart(
-      { documentType: 'NATIONAL_ID', side: 'BACK', country: 'CA', documentNumber: 'N-77', issuingAuthority: 'Service Canada' },
-      [{ fileName: 'id-back.png', data: png }],
-    ));
+    const replaced = await t.api(
+      'PUT',
+      `/documents/${first.id}`,
+      multipart(
+        {
+          documentType: 'NATIONAL_ID',
+          side: 'BACK',
+          country: 'CA',
+          documentNumber: 'N-77',
+          issuingAuthority: 'Service Canada',
+        },
+        [{ fileName: 'id-back.png', data: png }],
+      ),
+    );
     expect(replaced.status).toBe(200);
     expect(replaced.body).toEqual({
-      ...first, documentType: 'NATIONAL_ID', side: 'BACK', country: 'CA', documentNumber: 'N-77', issuingAuthority: 'Service Canada',
-      fileName: 'id-back.png', updatedAt: expect.any(String),
+      ...first,
+      documentType: 'NATIONAL_ID',
+      side: 'BACK',
+      country: 'CA',
+      documentNumber: 'N-77',
+      issuingAuthority: 'Service Canada',
+      fileName: 'id-back.png',
+      updatedAt: expect.any(String),
     });
-    const file = await t.deps.db.k.selectFrom('documents').select('content').where('id', '=', first.id).executeTakeFirstOrThrow();
+    const file = await t.deps.db.k
+      .selectFrom('documents')
+      .select('content')
+      .where('id', '=', first.id)
+      .executeTakeFirstOrThrow();
     expect(Buffer.from(file.content).equals(png)).toBe(true);
-    const badReplace = await t.api('PUT', `/documents/${first.id}`, multipart({ documentType: 'PASSPORT', country: 'US' }, [{ fileName: 'x', data: Buffer.from('hello') }]));
+    const badReplace = await t.api(
+      'PUT',
+      `/documents/${first.id}`,
+      multipart({ documentType: 'PASSPORT', country: 'US' }, [{ fileName: 'x', data: Buffer.from('hello') }]),
+    );
     expect(badReplace.status).toBe(400);
     expect(fieldsOf(badReplace)).toEqual(['documentNumber', 'file', 'issuingAuthority']);
 
     expect((await t.api('DELETE', `/documents/${second.id}`)).status).toBe(204);
-    expect((await t.api('GET', `/documents/${second.id}`)).body).toMatchObject({ status: 404, code: 'REFERENCE_NOT_FOUND' });
-    for (const [method, options] of [['GET', {}], ['DELETE', {}], ['PUT', multipart(documentFields(a.id), [{ fileName: 'a.jpg', data: JPEG() }])]] as const) {
+    expect((await t.api('GET', `/documents/${second.id}`)).body).toMatchObject({
+      status: 404,
+      code: 'REFERENCE_NOT_FOUND',
+    });
+    for (const [method, options] of [
+      ['GET', {}],
+      ['DELETE', {}],
+      ['PUT', multipart(documentFields(a.id), [{ fileName: 'a.jpg', data: JPEG() }])],
+    ] as const) {
       const reply = await other.api(method, `/documents/${first.id}`, options);
       expect(reply.status, method).toBe(404);
     }
@@ -161,7 +252,9 @@ describe('GET, PUT and DELETE /documents/{documentId}, GET /documents', () => {
     const t = await build();
     const customer = await createCustomer(t, individualBody('Jordan Rivera 001'));
     const document = (await uploadDocument(t, customer.id)).body;
-    expect((await t.api('POST', '/verifications', { body: { customerId: customer.id } })).body.verificationStatus).toBe('PENDING_MANUAL_REVIEW');
+    expect((await t.api('POST', '/verifications', { body: { customerId: customer.id } })).body.verificationStatus).toBe(
+      'PENDING_MANUAL_REVIEW',
+    );
     const reply = await t.api('DELETE', `/documents/${document.id}`);
     expect(reply.status).toBe(409);
     expect(reply.body.code).toBe('CONFLICT');
@@ -177,7 +270,11 @@ describe('GET, PUT and DELETE /documents/{documentId}, GET /documents', () => {
       const document = (await uploadDocument(first, customer.id, 'PASSPORT', { fileName: 'p.pdf', data })).body;
       await first.close();
       const second = await build({ config: { dataDir: dir } });
-      const stored = await second.deps.db.k.selectFrom('documents').select(['content', 'sha256']).where('id', '=', document.id).executeTakeFirstOrThrow();
+      const stored = await second.deps.db.k
+        .selectFrom('documents')
+        .select(['content', 'sha256'])
+        .where('id', '=', document.id)
+        .executeTakeFirstOrThrow();
       expect(Buffer.from(stored.content).equals(data)).toBe(true);
       await second.close();
     } finally {

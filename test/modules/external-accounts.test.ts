@@ -23,8 +23,14 @@ describe('POST /platform/external-accounts', () => {
     const body = accountBody(accountType);
     const created = await t.api('POST', PATH, { body: { ...body, platformAccountId: `ops-${accountType}` } });
     expect(created.status).toBe(201);
-    expect(created.body.id).toMatch(/^ExternalAccount:[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    expect(created.body).toMatchObject({ status: 'ACTIVE', currency: body.currency, platformAccountId: `ops-${accountType}` });
+    expect(created.body.id).toMatch(
+      /^ExternalAccount:[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    );
+    expect(created.body).toMatchObject({
+      status: 'ACTIVE',
+      currency: body.currency,
+      platformAccountId: `ops-${accountType}`,
+    });
     expect(created.body.customerId).toBeUndefined();
     for (const [key, value] of Object.entries(body.accountInfo)) expect(created.body.accountInfo[key]).toEqual(value);
     const def = ACCOUNT_TYPES.find((d) => d.accountType === accountType)!;
@@ -44,21 +50,24 @@ describe('POST /platform/external-accounts', () => {
 
   // One broken body per type: its first required identifying field is removed (or, for
   // types identified by any of several fields, all of them), and the 400 names it.
-  it.each(ACCOUNT_TYPES.map((def) => def.accountType))('rejects an invalid %s account and names the field', async (accountType) => {
-    const t = await freshPlatform();
-    const def = ACCOUNT_TYPES.find((d) => d.accountType === accountType)!;
-    const body = accountBody(accountType);
-    const info = { ...body.accountInfo };
-    const required = Object.entries(def.fields).find(([, f]) => f.required)?.[0];
-    const removed = required ? [required] : [...(def.anyOf ?? def.exactlyOne ?? [])];
-    for (const field of removed) delete info[field];
-    const reply = await t.api('POST', PATH, { body: { ...body, accountInfo: info } });
-    expect(reply.status).toBe(400);
-    expect(reply.body).toMatchObject({ status: 400, code: 'INVALID_INPUT' });
-    expect(fieldsOf(reply)).toEqual(expect.arrayContaining(removed.map((f) => `accountInfo.${f}`)));
-    const list = await t.api('GET', PATH);
-    expect(list.body.totalCount).toBe(0);
-  });
+  it.each(ACCOUNT_TYPES.map((def) => def.accountType))(
+    'rejects an invalid %s account and names the field',
+    async (accountType) => {
+      const t = await freshPlatform();
+      const def = ACCOUNT_TYPES.find((d) => d.accountType === accountType)!;
+      const body = accountBody(accountType);
+      const info = { ...body.accountInfo };
+      const required = Object.entries(def.fields).find(([, f]) => f.required)?.[0];
+      const removed = required ? [required] : [...(def.anyOf ?? def.exactlyOne ?? [])];
+      for (const field of removed) delete info[field];
+      const reply = await t.api('POST', PATH, { body: { ...body, accountInfo: info } });
+      expect(reply.status).toBe(400);
+      expect(reply.body).toMatchObject({ status: 400, code: 'INVALID_INPUT' });
+      expect(fieldsOf(reply)).toEqual(expect.arrayContaining(removed.map((f) => `accountInfo.${f}`)));
+      const list = await t.api('GET', PATH);
+      expect(list.body.totalCount).toBe(0);
+    },
+  );
 
   it('lists every invalid field of a body in one response', async () => {
     const t = await build();
@@ -105,14 +114,68 @@ describe('POST /platform/external-accounts', () => {
 
   it.each([
     // Check digits one off (98 becomes 97): another value mod 97, so never valid (02 -> 99 would be).
-    ['an IBAN with wrong check digits', 'EUR_ACCOUNT', (b: any) => ({ ...b, iban: b.iban.slice(0, 2) + String(b.iban.slice(2, 4) === '98' ? 97 : Number(b.iban.slice(2, 4)) + 1).padStart(2, '0') + b.iban.slice(4) }), 'accountInfo.iban', 'iban'],
-    ['a routing number failing the ABA checksum', 'USD_ACCOUNT', (b: any) => ({ ...b, routingNumber: '123456789' }), 'accountInfo.routingNumber', 'aba-routing'],
-    ['a CLABE with a wrong check digit', 'MXN_ACCOUNT', (b: any) => ({ ...b, clabeNumber: b.clabeNumber.slice(0, 17) + String((Number(b.clabeNumber[17]) + 1) % 10) }), 'accountInfo.clabeNumber', 'clabe'],
-    ['an EVM address of the wrong length', 'BASE_WALLET', (b: any) => ({ ...b, address: '0x1234' }), 'accountInfo.address', 'evm-address'],
-    ['a Solana key that is not 32 bytes', 'SOLANA_WALLET', (b: any) => ({ ...b, address: base58Encode(Buffer.alloc(20, 7)) }), 'accountInfo.address', 'solana-address'],
-    ['a Tron address with a bad checksum', 'TRON_WALLET', (b: any) => ({ ...b, address: `${b.address.slice(0, -1)}${b.address.endsWith('a') ? 'b' : 'a'}` }), 'accountInfo.address', 'tron-address'],
-    ['a Spark address without the Spark prefix', 'SPARK_WALLET', (b: any) => ({ ...b, address: 'invalid_address' }), 'accountInfo.address', 'spark-address'],
-    ['a lightning address without a domain', 'LIGHTNING', (b: any) => ({ ...b, lightningAddress: 'maria' }), 'accountInfo.lightningAddress', 'lightning-address'],
+    [
+      'an IBAN with wrong check digits',
+      'EUR_ACCOUNT',
+      (b: any) => ({
+        ...b,
+        iban:
+          b.iban.slice(0, 2) +
+          String(b.iban.slice(2, 4) === '98' ? 97 : Number(b.iban.slice(2, 4)) + 1).padStart(2, '0') +
+          b.iban.slice(4),
+      }),
+      'accountInfo.iban',
+      'iban',
+    ],
+    [
+      'a routing number failing the ABA checksum',
+      'USD_ACCOUNT',
+      (b: any) => ({ ...b, routingNumber: '123456789' }),
+      'accountInfo.routingNumber',
+      'aba-routing',
+    ],
+    [
+      'a CLABE with a wrong check digit',
+      'MXN_ACCOUNT',
+      (b: any) => ({ ...b, clabeNumber: b.clabeNumber.slice(0, 17) + String((Number(b.clabeNumber[17]) + 1) % 10) }),
+      'accountInfo.clabeNumber',
+      'clabe',
+    ],
+    [
+      'an EVM address of the wrong length',
+      'BASE_WALLET',
+      (b: any) => ({ ...b, address: '0x1234' }),
+      'accountInfo.address',
+      'evm-address',
+    ],
+    [
+      'a Solana key that is not 32 bytes',
+      'SOLANA_WALLET',
+      (b: any) => ({ ...b, address: base58Encode(Buffer.alloc(20, 7)) }),
+      'accountInfo.address',
+      'solana-address',
+    ],
+    [
+      'a Tron address with a bad checksum',
+      'TRON_WALLET',
+      (b: any) => ({ ...b, address: `${b.address.slice(0, -1)}${b.address.endsWith('a') ? 'b' : 'a'}` }),
+      'accountInfo.address',
+      'tron-address',
+    ],
+    [
+      'a Spark address without the Spark prefix',
+      'SPARK_WALLET',
+      (b: any) => ({ ...b, address: 'invalid_address' }),
+      'accountInfo.address',
+      'spark-address',
+    ],
+    [
+      'a lightning address without a domain',
+      'LIGHTNING',
+      (b: any) => ({ ...b, lightningAddress: 'maria' }),
+      'accountInfo.lightningAddress',
+      'lightning-address',
+    ],
   ])('rejects %s', async (_name, accountType, mutate, field, format) => {
     const t = await build();
     const body = accountBody(accountType);
@@ -127,7 +190,9 @@ describe('POST /platform/external-accounts', () => {
     const usd = accountBody('USD_ACCOUNT');
     const wrongCurrency = await t.api('POST', PATH, { body: { ...usd, currency: 'EUR' } });
     expect(wrongCurrency.status).toBe(400);
-    expect(wrongCurrency.body.details.errors).toEqual([{ field: 'currency', constraint: { enum: ['USD'] }, message: expect.stringContaining('USD') }]);
+    expect(wrongCurrency.body.details.errors).toEqual([
+      { field: 'currency', constraint: { enum: ['USD'] }, message: expect.stringContaining('USD') },
+    ]);
 
     const swift = accountBody('SWIFT_ACCOUNT');
     expect((await t.api('POST', PATH, { body: { ...swift, currency: 'USDC' } })).status).toBe(400);
@@ -144,7 +209,14 @@ describe('POST /platform/external-accounts', () => {
     const t = await build();
     const body = accountBody('GBP_ACCOUNT');
     const created = await t.api('POST', PATH, {
-      body: { ...body, accountInfo: { ...body.accountInfo, nickname: 'rent', beneficiary: { ...(body.accountInfo.beneficiary as object), shoeSize: 42 } } },
+      body: {
+        ...body,
+        accountInfo: {
+          ...body.accountInfo,
+          nickname: 'rent',
+          beneficiary: { ...(body.accountInfo.beneficiary as object), shoeSize: 42 },
+        },
+      },
     });
     expect(created.status).toBe(201);
     expect(created.body.accountInfo.nickname).toBeUndefined();
@@ -178,7 +250,9 @@ describe('beneficiary verification in the sandbox', () => {
       const reply = await t.api('POST', PATH, { body: accountBody(accountType, '105') });
       expect(reply.status).toBe(400);
       expect(reply.body.code).toBe('INVALID_BANK_ACCOUNT');
-      expect(reply.body.details.errors[0].field).toMatch(/^accountInfo\.(accountNumber|iban|clabeNumber|phoneNumber|pixKey)$/);
+      expect(reply.body.details.errors[0].field).toMatch(
+        /^accountInfo\.(accountNumber|iban|clabeNumber|phoneNumber|pixKey)$/,
+      );
       expect((await t.api('GET', PATH)).body.totalCount).toBe(0);
     },
   );
@@ -195,9 +269,16 @@ describe('beneficiary verification in the sandbox', () => {
 
   it('applies to IBAN and CLABE identifiers too', async () => {
     const t = await build();
-    const eur = await t.api('POST', PATH, { body: { currency: 'EUR', accountInfo: { ...accountBody('EUR_ACCOUNT').accountInfo, iban: iban('DE', '370400440532013', '104') } } });
+    const eur = await t.api('POST', PATH, {
+      body: {
+        currency: 'EUR',
+        accountInfo: { ...accountBody('EUR_ACCOUNT').accountInfo, iban: iban('DE', '370400440532013', '104') },
+      },
+    });
     expect(eur.body.beneficiaryVerificationStatus).toBe('PENDING');
-    const mxn = await t.api('POST', PATH, { body: { currency: 'MXN', accountInfo: { ...accountBody('MXN_ACCOUNT').accountInfo, clabeNumber: clabe('106') } } });
+    const mxn = await t.api('POST', PATH, {
+      body: { currency: 'MXN', accountInfo: { ...accountBody('MXN_ACCOUNT').accountInfo, clabeNumber: clabe('106') } },
+    });
     expect(mxn.body.beneficiaryVerificationStatus).toBe('UNSUPPORTED');
   });
 });
@@ -210,11 +291,18 @@ describe('duplicates', () => {
     expect(first.status).toBe(201);
     const again = await t.api('POST', PATH, { body: { ...body, platformAccountId: 'another-label' } });
     expect(again.status).toBe(409);
-    expect(again.body).toMatchObject({ status: 409, code: 'CONFLICT', details: { existingExternalAccountId: first.body.id } });
+    expect(again.body).toMatchObject({
+      status: 409,
+      code: 'CONFLICT',
+      details: { existingExternalAccountId: first.body.id },
+    });
 
     const wallet = accountBody('ETHEREUM_WALLET');
     expect((await t.api('POST', PATH, { body: wallet })).status).toBe(201);
-    const upper = { ...wallet, accountInfo: { ...wallet.accountInfo, address: `0x${String(wallet.accountInfo.address).slice(2).toUpperCase()}` } };
+    const upper = {
+      ...wallet,
+      accountInfo: { ...wallet.accountInfo, address: `0x${String(wallet.accountInfo.address).slice(2).toUpperCase()}` },
+    };
     expect((await t.api('POST', PATH, { body: upper })).status).toBe(409);
   });
 
@@ -375,19 +463,25 @@ describe('ownership verification of self-custody wallets', () => {
     expect(challenge.body.messageToSign).toContain(account.id);
     expect(Date.parse(challenge.body.expiresAt)).toBeGreaterThan(Date.now());
 
-    const verified = await t.api('POST', `${PATH}/${account.id}/verify`, { body: { signature: wallet.signMessage(challenge.body.messageToSign) } });
+    const verified = await t.api('POST', `${PATH}/${account.id}/verify`, {
+      body: { signature: wallet.signMessage(challenge.body.messageToSign) },
+    });
     expect(verified.status).toBe(200);
     expect(verified.body.status).toBe('ACTIVE');
     expect((await t.api('GET', `${PATH}/${account.id}`)).body.status).toBe('ACTIVE');
     // Verified accounts have nothing left to prove.
-    expect((await t.api('POST', `${PATH}/${account.id}/challenge`, { body: { method: 'WALLET_SIGNATURE' } })).status).toBe(409);
+    expect(
+      (await t.api('POST', `${PATH}/${account.id}/challenge`, { body: { method: 'WALLET_SIGNATURE' } })).status,
+    ).toBe(409);
   });
 
   it('activates a Solana wallet that signs with its ed25519 key', async () => {
     const wallet = solanaWallet();
     const { t, account } = await pendingWallet('SOLANA_WALLET', wallet.address);
     const challenge = await t.api('POST', `${PATH}/${account.id}/challenge`, { body: { method: 'WALLET_SIGNATURE' } });
-    const verified = await t.api('POST', `${PATH}/${account.id}/verify`, { body: { signature: wallet.signMessage(challenge.body.messageToSign) } });
+    const verified = await t.api('POST', `${PATH}/${account.id}/verify`, {
+      body: { signature: wallet.signMessage(challenge.body.messageToSign) },
+    });
     expect(verified.body.status).toBe('ACTIVE');
   });
 
@@ -396,29 +490,53 @@ describe('ownership verification of self-custody wallets', () => {
     const impostor = evmWallet();
     const { t, account } = await pendingWallet('BASE_WALLET', wallet.address);
     const first = await t.api('POST', `${PATH}/${account.id}/challenge`, { body: { method: 'WALLET_SIGNATURE' } });
-    const rejected = await t.api('POST', `${PATH}/${account.id}/verify`, { body: { signature: impostor.signMessage(first.body.messageToSign) } });
+    const rejected = await t.api('POST', `${PATH}/${account.id}/verify`, {
+      body: { signature: impostor.signMessage(first.body.messageToSign) },
+    });
     expect(rejected.status).toBe(400);
     expect(rejected.body.details.errors[0].field).toBe('signature');
     expect((await t.api('GET', `${PATH}/${account.id}`)).body.status).toBe('UNVERIFIED');
     // The failed challenge is spent.
-    expect((await t.api('POST', `${PATH}/${account.id}/verify`, { body: { signature: wallet.signMessage(first.body.messageToSign) } })).status).toBe(409);
+    expect(
+      (
+        await t.api('POST', `${PATH}/${account.id}/verify`, {
+          body: { signature: wallet.signMessage(first.body.messageToSign) },
+        })
+      ).status,
+    ).toBe(409);
 
     const second = await t.api('POST', `${PATH}/${account.id}/challenge`, { body: { method: 'WALLET_SIGNATURE' } });
     expect((await t.api('GET', `${PATH}/${account.id}`)).body.status).toBe('PENDING_OWNERSHIP_VERIFICATION');
-    const verified = await t.api('POST', `${PATH}/${account.id}/verify`, { body: { signature: wallet.signMessage(second.body.messageToSign) } });
+    const verified = await t.api('POST', `${PATH}/${account.id}/verify`, {
+      body: { signature: wallet.signMessage(second.body.messageToSign) },
+    });
     expect(verified.body.status).toBe('ACTIVE');
 
-    const events = await t.deps.db.k.selectFrom('events').select(['type', 'data']).where('resource_id', '=', account.id).orderBy('created_at').orderBy('id').execute();
-    expect(events.map((e) => JSON.parse(e.data).status)).toEqual(['UNVERIFIED', 'PENDING_OWNERSHIP_VERIFICATION', 'ACTIVE']);
+    const events = await t.deps.db.k
+      .selectFrom('events')
+      .select(['type', 'data'])
+      .where('resource_id', '=', account.id)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    expect(events.map((e) => JSON.parse(e.data).status)).toEqual([
+      'UNVERIFIED',
+      'PENDING_OWNERSHIP_VERIFICATION',
+      'ACTIVE',
+    ]);
     expect(new Set(events.map((e) => e.type))).toEqual(new Set(['EXTERNAL_ACCOUNT.STATUS_UPDATED']));
   });
 
   it('accepts the sandbox signature value on any network, and only an answer to the latest challenge', async () => {
     const { t, account } = await pendingWallet('SPARK_WALLET', String(accountBody('SPARK_WALLET').accountInfo.address));
-    const signatureFirst = await t.api('POST', `${PATH}/${account.id}/verify`, { body: { signature: 'sandbox-valid-signature' } });
+    const signatureFirst = await t.api('POST', `${PATH}/${account.id}/verify`, {
+      body: { signature: 'sandbox-valid-signature' },
+    });
     expect(signatureFirst.status).toBe(409);
     await t.api('POST', `${PATH}/${account.id}/challenge`, { body: { method: 'WALLET_SIGNATURE' } });
-    const verified = await t.api('POST', `${PATH}/${account.id}/verify`, { body: { signature: 'sandbox-valid-signature' } });
+    const verified = await t.api('POST', `${PATH}/${account.id}/verify`, {
+      body: { signature: 'sandbox-valid-signature' },
+    });
     expect(verified.body.status).toBe('ACTIVE');
   });
 
@@ -432,11 +550,15 @@ describe('ownership verification of self-custody wallets', () => {
     expect(page.status).toBe(200);
     expect(page.text).toContain(account.id);
     // A LIVENESS challenge is not answered by a signature.
-    expect((await t.api('POST', `${PATH}/${account.id}/verify`, { body: { signature: 'sandbox-valid-signature' } })).status).toBe(409);
+    expect(
+      (await t.api('POST', `${PATH}/${account.id}/verify`, { body: { signature: 'sandbox-valid-signature' } })).status,
+    ).toBe(409);
     const wrongToken = await t.raw('POST', `${link.pathname}/pass?token=nope`, { auth: null });
     expect(wrongToken.status).toBe(404);
     const failed = await t.raw('POST', `${link.pathname}/fail${link.search}`, {
-      auth: null, payload: '', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      auth: null,
+      payload: '',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
     expect(failed.status).toBe(200);
     expect(failed.body.status).toBe('UNVERIFIED');
@@ -448,7 +570,9 @@ describe('ownership verification of self-custody wallets', () => {
     const { t, account } = await pendingWallet('POLYGON_WALLET', wallet.address);
     const challenge = await t.api('POST', `${PATH}/${account.id}/challenge`, { body: { method: 'WALLET_SIGNATURE' } });
     await t.raw('POST', '/_railyard/clock/advance', { body: { seconds: 16 * 60 } });
-    const late = await t.api('POST', `${PATH}/${account.id}/verify`, { body: { signature: wallet.signMessage(challenge.body.messageToSign) } });
+    const late = await t.api('POST', `${PATH}/${account.id}/verify`, {
+      body: { signature: wallet.signMessage(challenge.body.messageToSign) },
+    });
     expect(late.status).toBe(400);
     expect(late.body.message).toMatch(/expired/);
     expect((await t.api('GET', `${PATH}/${account.id}`)).body.status).toBe('PENDING_OWNERSHIP_VERIFICATION');
@@ -458,23 +582,34 @@ describe('ownership verification of self-custody wallets', () => {
     const t = await build({ counterpartyRules: true });
     const bank = await t.api('POST', PATH, { body: accountBody('USD_ACCOUNT') });
     const custodial = await t.api('POST', PATH, {
-      body: { ...accountBody('BASE_WALLET'), ownershipType: 'FIRST_PARTY', accountInfo: { ...accountBody('BASE_WALLET').accountInfo, vaspName: 'Coinbase' } },
+      body: {
+        ...accountBody('BASE_WALLET'),
+        ownershipType: 'FIRST_PARTY',
+        accountInfo: { ...accountBody('BASE_WALLET').accountInfo, vaspName: 'Coinbase' },
+      },
     });
     const thirdParty = await t.api('POST', PATH, {
       body: {
         ...accountBody('BASE_WALLET'),
         ownershipType: 'THIRD_PARTY',
-        accountInfo: { ...accountBody('BASE_WALLET').accountInfo, beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Kim Park', countryOfResidence: 'KR' } },
+        accountInfo: {
+          ...accountBody('BASE_WALLET').accountInfo,
+          beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Kim Park', countryOfResidence: 'KR' },
+        },
       },
     });
     for (const created of [bank, custodial, thirdParty]) {
       expect(created.status).toBe(201);
       expect(created.body.status).toBe('ACTIVE');
-      const reply = await t.api('POST', `${PATH}/${created.body.id}/challenge`, { body: { method: 'WALLET_SIGNATURE' } });
+      const reply = await t.api('POST', `${PATH}/${created.body.id}/challenge`, {
+        body: { method: 'WALLET_SIGNATURE' },
+      });
       expect(reply.status).toBe(409);
       expect(reply.body.code).toBe('CONFLICT');
     }
-    expect((await t.api('POST', `${PATH}/${bank.body.id}/challenge`, { body: { method: 'FACE_ID' } })).status).toBe(400);
+    expect((await t.api('POST', `${PATH}/${bank.body.id}/challenge`, { body: { method: 'FACE_ID' } })).status).toBe(
+      400,
+    );
   });
 });
 
@@ -488,7 +623,9 @@ describe('counterparty rules (platform setting)', () => {
     const thirdParty = await t.api('POST', PATH, { body: { ...wallet, ownershipType: 'THIRD_PARTY' } });
     expect(fieldsOf(thirdParty)).toEqual(['accountInfo.beneficiary']);
     // Custodial wallets (with a VASP) and bank accounts need neither.
-    const custodial = await t.api('POST', PATH, { body: { ...wallet, accountInfo: { ...wallet.accountInfo, vaspName: 'Kraken' } } });
+    const custodial = await t.api('POST', PATH, {
+      body: { ...wallet, accountInfo: { ...wallet.accountInfo, vaspName: 'Kraken' } },
+    });
     expect(custodial.status).toBe(201);
   });
 
@@ -496,7 +633,9 @@ describe('counterparty rules (platform setting)', () => {
     const t = await build();
     const plain = await t.api('POST', PATH, { body: accountBody('SOLANA_WALLET') });
     expect(plain.body.status).toBe('ACTIVE');
-    const firstParty = await t.api('POST', PATH, { body: { ...accountBody('SOLANA_WALLET'), ownershipType: 'FIRST_PARTY' } });
+    const firstParty = await t.api('POST', PATH, {
+      body: { ...accountBody('SOLANA_WALLET'), ownershipType: 'FIRST_PARTY' },
+    });
     expect(firstParty.body).toMatchObject({ status: 'ACTIVE', ownershipType: 'FIRST_PARTY' });
     const bank = await t.api('POST', PATH, { body: { ...accountBody('CAD_ACCOUNT'), ownershipType: 'THIRD_PARTY' } });
     expect(bank.body.ownershipType).toBe('THIRD_PARTY');

@@ -1,8 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { addOwner, businessBody, createCustomer, eventsOf, individualBody, uploadDocument } from '../fixtures/customers.js';
+import {
+  addOwner,
+  businessBody,
+  createCustomer,
+  eventsOf,
+  individualBody,
+  uploadDocument,
+} from '../fixtures/customers.js';
 import { build, type Tenant } from '../helper.js';
 
-const link = (t: Tenant, customerId: string, body: unknown = { redirectUri: 'https://app.example.com/onboarded' }, key?: string) =>
+const link = (
+  t: Tenant,
+  customerId: string,
+  body: unknown = { redirectUri: 'https://app.example.com/onboarded' },
+  key?: string,
+) =>
   t.api('POST', `/customers/${customerId}/kyc-link`, { body, ...(key ? { headers: { 'idempotency-key': key } } : {}) });
 
 /** The page path and token of a kycUrl. */
@@ -18,12 +30,16 @@ describe('POST /customers/{customerId}/kyc-link', () => {
     const reply = await link(t, customer.id);
     expect(reply.status).toBe(201);
     expect(reply.body).toEqual({
-      kycUrl: expect.stringMatching(/^http:\/\/localhost(:\d+)?\/_railyard\/kyc\/KycLink%3A[0-9a-f-]{36}\?token=[A-Za-z0-9_-]{32}$/),
+      kycUrl: expect.stringMatching(
+        /^http:\/\/localhost(:\d+)?\/_railyard\/kyc\/KycLink%3A[0-9a-f-]{36}\?token=[A-Za-z0-9_-]{32}$/,
+      ),
       expiresAt: expect.any(String),
       provider: 'SUMSUB',
       token: expect.any(String),
     });
-    expect(Date.parse(reply.body.expiresAt) - Date.parse((await t.raw('GET', '/_railyard/clock')).body.now)).toBeGreaterThan(23 * 3600 * 1000);
+    expect(
+      Date.parse(reply.body.expiresAt) - Date.parse((await t.raw('GET', '/_railyard/clock')).body.now),
+    ).toBeGreaterThan(23 * 3600 * 1000);
     expect(pageOf(reply.body.kycUrl).token).toBe(reply.body.token);
     expect((await t.api('GET', `/customers/${customer.id}`)).body.kycStatus).toBe('UNVERIFIED');
     // Without an Idempotency-Key every call makes a fresh link.
@@ -42,7 +58,11 @@ describe('POST /customers/{customerId}/kyc-link', () => {
     const different = await link(t, customer.id, { redirectUri: 'https://app.example.com/b' }, 'key-1');
     expect(different.status).toBe(409);
     expect(different.body.code).toBe('CONFLICT');
-    const rows = await t.deps.db.k.selectFrom('kyc_links').select('id').where('customer_id', '=', customer.id).execute();
+    const rows = await t.deps.db.k
+      .selectFrom('kyc_links')
+      .select('id')
+      .where('customer_id', '=', customer.id)
+      .execute();
     expect(rows).toHaveLength(1);
     // Keys belong to one platform.
     const other = await t.newPlatform();
@@ -53,7 +73,9 @@ describe('POST /customers/{customerId}/kyc-link', () => {
   it('makes one link of two concurrent first uses of a key', async () => {
     const t = await build();
     const customer = await createCustomer(t, individualBody('Jordan Rivera 003'));
-    const replies = await Promise.all([1, 2, 3].map(() => link(t, customer.id, { redirectUri: 'https://app.example.com/a' }, 'race')));
+    const replies = await Promise.all(
+      [1, 2, 3].map(() => link(t, customer.id, { redirectUri: 'https://app.example.com/a' }, 'race')),
+    );
     expect(replies.map((r) => r.status)).toEqual([201, 201, 201]);
     expect(new Set(replies.map((r) => r.text)).size).toBe(1);
   });
@@ -86,7 +108,11 @@ describe('the hosted KYC page (/_railyard/kyc)', () => {
     expect(page.text).toContain(customer.id);
     expect(page.text).toContain('UNVERIFIED');
 
-    const done = await t.raw('POST', `${path}/complete${query}`, { auth: null, payload: '', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const done = await t.raw('POST', `${path}/complete${query}`, {
+      auth: null,
+      payload: '',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(done.status).toBe(303);
     expect(done.headers.location).toBe('https://app.example.com/onboarded');
     const after = (await t.api('GET', `/customers/${customer.id}`)).body;
@@ -105,8 +131,12 @@ describe('the hosted KYC page (/_railyard/kyc)', () => {
   it('decides the submission under review, and the business owners by their suffixes, on rejection', async () => {
     const t = await build();
     const business = await createCustomer(t, businessBody('REG-001'));
-    for (const type of ['ARTICLES_OF_ASSOCIATION', 'TRUST_AGREEMENT', 'BANK_STATEMENT']) await uploadDocument(t, business.id, type);
-    const owners = [await addOwner(t, business.id, 'Chen 001', { ownershipPercentage: 20 }), await addOwner(t, business.id, 'Diaz', { ownershipPercentage: 20 })];
+    for (const type of ['ARTICLES_OF_ASSOCIATION', 'TRUST_AGREEMENT', 'BANK_STATEMENT'])
+      await uploadDocument(t, business.id, type);
+    const owners = [
+      await addOwner(t, business.id, 'Chen 001', { ownershipPercentage: 20 }),
+      await addOwner(t, business.id, 'Diaz', { ownershipPercentage: 20 }),
+    ];
     const submitted = (await t.api('POST', '/verifications', { body: { customerId: business.id } })).body;
     expect(submitted.verificationStatus).toBe('IN_PROGRESS');
     const { kycUrl } = (await link(t, business.id, {})).body;
@@ -117,12 +147,19 @@ describe('the hosted KYC page (/_railyard/kyc)', () => {
     expect(rejected.status).toBe(200);
     expect(rejected.body).toMatchObject({ id: business.id, kybStatus: 'REJECTED' });
     expect(rejected.body.beneficialOwners.map((o: { id: string; kycStatus: string }) => [o.id, o.kycStatus])).toEqual([
-      [owners[0].id, 'PENDING'], [owners[1].id, 'APPROVED'],
+      [owners[0].id, 'PENDING'],
+      [owners[1].id, 'APPROVED'],
     ]);
     const verification = (await t.api('GET', `/verifications/${submitted.id}`)).body;
     expect(verification.verificationStatus).toBe('REJECTED');
-    expect((await eventsOf(t, submitted.id)).map(([type]) => type)).toEqual(['VERIFICATION.IN_PROGRESS', 'VERIFICATION.REJECTED']);
-    expect((await eventsOf(t, business.id)).map(([type]) => type)).toEqual(['CUSTOMER.KYB_PENDING', 'CUSTOMER.KYB_REJECTED']);
+    expect((await eventsOf(t, submitted.id)).map(([type]) => type)).toEqual([
+      'VERIFICATION.IN_PROGRESS',
+      'VERIFICATION.REJECTED',
+    ]);
+    expect((await eventsOf(t, business.id)).map(([type]) => type)).toEqual([
+      'CUSTOMER.KYB_PENDING',
+      'CUSTOMER.KYB_REJECTED',
+    ]);
   });
 
   it('refuses a wrong token, an expired link and a customer already decided', async () => {
@@ -139,7 +176,9 @@ describe('the hosted KYC page (/_railyard/kyc)', () => {
 
     const approved = await createCustomer(t, individualBody('Jordan Rivera'));
     const second = pageOf((await link(t, approved.id)).body.kycUrl);
-    expect((await t.raw('GET', `${second.path}${second.query}`, { auth: null })).text).toContain('can no longer be used');
+    expect((await t.raw('GET', `${second.path}${second.query}`, { auth: null })).text).toContain(
+      'can no longer be used',
+    );
     expect((await t.raw('POST', `${second.path}/complete${second.query}`, { auth: null })).status).toBe(409);
   });
 });

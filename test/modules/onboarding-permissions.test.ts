@@ -1,7 +1,15 @@
 // Who may do what across the onboarding areas: every token reads, changes need MANAGE.
 
 import { describe, expect, it } from 'vitest';
-import { businessBody, createCustomer, individualBody, JPEG, multipart, documentFields, ownerBody } from '../fixtures/customers.js';
+import {
+  businessBody,
+  createCustomer,
+  individualBody,
+  JPEG,
+  multipart,
+  documentFields,
+  ownerBody,
+} from '../fixtures/customers.js';
 import { build } from '../helper.js';
 
 describe('permissions of the onboarding operations', () => {
@@ -12,8 +20,17 @@ describe('permissions of the onboarding operations', () => {
     const person = await createCustomer(t, individualBody('Jordan Rivera 001'));
     const business = await createCustomer(t, businessBody('R-1'));
 
-    const reads = ['/customers', `/customers/${person.id}`, '/customers/end-user-terms', '/verifications', `/beneficial-owners?customerId=${business.id}`,
-      '/documents', '/customers/external-accounts', '/discoveries', '/vasps'];
+    const reads = [
+      '/customers',
+      `/customers/${person.id}`,
+      '/customers/end-user-terms',
+      '/verifications',
+      `/beneficial-owners?customerId=${business.id}`,
+      '/documents',
+      '/customers/external-accounts',
+      '/discoveries',
+      '/vasps',
+    ];
     for (const path of reads) expect((await t.api('GET', path, { auth })).status, path).toBe(200);
 
     const writes: [string, string, Record<string, unknown>][] = [
@@ -53,7 +70,10 @@ describe('request bodies of the customer operations', () => {
   it('answers a missing or non-object body with 400', async () => {
     const t = await build();
     const person = await createCustomer(t, individualBody('Jordan Rivera'));
-    for (const [method, path] of [['POST', '/customers'], ['PATCH', `/customers/${person.id}`]] as const) {
+    for (const [method, path] of [
+      ['POST', '/customers'],
+      ['PATCH', `/customers/${person.id}`],
+    ] as const) {
       const empty = await t.api(method, path, { payload: '', headers: { 'content-type': 'application/json' } });
       expect(empty.status).toBe(400);
       expect(empty.body.code).toBe('INVALID_INPUT');
@@ -65,10 +85,24 @@ describe('request bodies of the customer operations', () => {
   it('documents the multipart bodies in railyard’s own OpenAPI document', async () => {
     const t = await build();
     const doc = (await t.api('GET', '/openapi.json', { auth: null })).body;
-    expect(doc.paths['/documents'].post.requestBody.content['multipart/form-data'].schema).toEqual({ $ref: '#/components/schemas/DocumentUploadRequest' });
-    expect(doc.paths['/documents/{documentId}'].put.requestBody.content['multipart/form-data'].schema).toEqual({ $ref: '#/components/schemas/DocumentReplaceRequest' });
-    expect(doc.paths['/customers/bulk/csv'].post.requestBody.content['multipart/form-data'].schema.properties.file).toEqual({ type: 'string', format: 'binary' });
-    expect(doc.components.schemas.BusinessCustomer.properties.beneficialOwners.items).toEqual({ $ref: '#/components/schemas/BeneficialOwner' });
-    expect(Object.keys(doc.paths['/customers/{customerId}'].delete.responses).sort()).toEqual(['200', '401', '404', '410', '500']);
+    expect(doc.paths['/documents'].post.requestBody.content['multipart/form-data'].schema).toEqual({
+      $ref: '#/components/schemas/DocumentUploadRequest',
+    });
+    expect(doc.paths['/documents/{documentId}'].put.requestBody.content['multipart/form-data'].schema).toEqual({
+      $ref: '#/components/schemas/DocumentReplaceRequest',
+    });
+    expect(
+      doc.paths['/customers/bulk/csv'].post.requestBody.content['multipart/form-data'].schema.properties.file,
+    ).toEqual({ type: 'string', format: 'binary' });
+    expect(doc.components.schemas.BusinessCustomer.properties.beneficialOwners.items).toEqual({
+      $ref: '#/components/schemas/BeneficialOwner',
+    });
+    expect(Object.keys(doc.paths['/customers/{customerId}'].delete.responses).sort()).toEqual([
+      '200',
+      '401',
+      '404',
+      '410',
+      '500',
+    ]);
   });
 });

@@ -5,7 +5,12 @@
 // fields the webhook asks for; the state is read back through GET /transactions/{id}.
 
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { requestIncomingPaymentApproval, setIncomingPaymentHooks, type CounterpartyField, type DecisionInput } from '../../src/modules/payment-approvals/service.js';
+import {
+  requestIncomingPaymentApproval,
+  setIncomingPaymentHooks,
+  type CounterpartyField,
+  type DecisionInput,
+} from '../../src/modules/payment-approvals/service.js';
 import type { IncomingTransactionView } from '../../src/modules/payment-approvals/schemas.js';
 import { platformNowOf } from '../../src/modules/platform/service.js';
 import { incomingPaymentHooks, receiveUmaPayment } from '../../src/modules/transactions/service.js';
@@ -34,7 +39,10 @@ async function receivingCustomer(tenant: Tenant): Promise<Receiving> {
   let known = receivingCustomers.get(tenant.platformId);
   if (known === undefined) {
     const customer = await createCustomer(tenant, individualBody('Alex Receiver', { platformCustomerId: 'alex-01' }));
-    const accounts = await tenant.api('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USD`);
+    const accounts = await tenant.api(
+      'GET',
+      `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USD`,
+    );
     known = { customerId: customer.id, platformCustomerId: 'alex-01', accountId: accounts.body.data[0].id };
     receivingCustomers.set(tenant.platformId, known);
   }
@@ -46,21 +54,29 @@ async function askApproval(t: TestApp, fields: CounterpartyField[] = [], tenant:
   const receiving = await receivingCustomer(tenant);
   const now = await platformNowOf(t.deps, tenant.platformId);
   const transaction = (await t.deps.db.transaction((tx) =>
-    receiveUmaPayment(tx, {
-      platformId: tenant.platformId,
-      customerId: receiving.customerId,
-      platformCustomerId: receiving.platformCustomerId,
-      internalAccountId: receiving.accountId,
-      currency: 'USD',
-      amount: BigInt(AMOUNT),
-      senderUmaAddress: '$success.usd@sandbox.uma.money',
-      counterpartyInformation: { FULL_NAME: 'Sam Sender', NATIONALITY: 'FR' },
-      scenario: 'SUCCESS',
-      requestedReceiverCustomerInfoFields: fields,
-    }, now),
+    receiveUmaPayment(
+      tx,
+      {
+        platformId: tenant.platformId,
+        customerId: receiving.customerId,
+        platformCustomerId: receiving.platformCustomerId,
+        internalAccountId: receiving.accountId,
+        currency: 'USD',
+        amount: BigInt(AMOUNT),
+        senderUmaAddress: '$success.usd@sandbox.uma.money',
+        counterpartyInformation: { FULL_NAME: 'Sam Sender', NATIONALITY: 'FR' },
+        scenario: 'SUCCESS',
+        requestedReceiverCustomerInfoFields: fields,
+      },
+      now,
+    ),
   )) as unknown as IncomingTransactionView;
   const pending = (await eventsOf(t, transaction.id)).filter((e) => e.type === 'INCOMING_PAYMENT.PENDING');
-  const eventId = (await t.deps.db.k.selectFrom('incoming_payment_approvals').select('event_id').where('transaction_id', '=', transaction.id).executeTakeFirst())!.event_id;
+  const eventId = (await t.deps.db.k
+    .selectFrom('incoming_payment_approvals')
+    .select('event_id')
+    .where('transaction_id', '=', transaction.id)
+    .executeTakeFirst())!.event_id;
   expect(pending).toHaveLength(1);
   return { transaction, eventId, decided: transaction.status === 'PENDING' ? undefined : transaction };
 }
@@ -74,15 +90,23 @@ async function current(t: TestApp, transactionId: string) {
 /** Available and total balance of the receiving customer's USD account. */
 async function balances(t: TestApp) {
   const { customerId, accountId } = await receivingCustomer(t);
-  const reply = await t.api('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}&currency=USD`);
+  const reply = await t.api(
+    'GET',
+    `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}&currency=USD`,
+  );
   const account = reply.body.data.find((a: any) => a.id === accountId);
   return { balance: account.balance.amount, totalBalance: account.totalBalance.amount };
 }
 
 /** Every webhook but INCOMING_PAYMENT.PENDING is acknowledged; that one gets the scenario's answer. */
 async function setup(answer: (hit: any) => Answer, options: { timeoutMs?: number } = {}) {
-  const t = await build({ clock: new ManualClock(START_MS), ...(options.timeoutMs ? { config: { webhookTimeoutMs: options.timeoutMs } } : {}) });
-  const receiver = await receiverFor(t, (hit) => (hit.type === 'INCOMING_PAYMENT.PENDING' ? answer(hit) : { status: 200 }));
+  const t = await build({
+    clock: new ManualClock(START_MS),
+    ...(options.timeoutMs ? { config: { webhookTimeoutMs: options.timeoutMs } } : {}),
+  });
+  const receiver = await receiverFor(t, (hit) =>
+    hit.type === 'INCOMING_PAYMENT.PENDING' ? answer(hit) : { status: 200 },
+  );
   open.push(receiver);
   await t.runDueJobs();
   return { t, receiver };
@@ -90,20 +114,75 @@ async function setup(answer: (hit: any) => Answer, options: { timeoutMs?: number
 
 const pendingHits = (receiver: Receiver) => receiver.hits.filter((h) => h.type === 'INCOMING_PAYMENT.PENDING');
 
-const NATIONALITY: CounterpartyField[] = [{ name: 'NATIONALITY', mandatory: true }, { name: 'POSTAL_ADDRESS', mandatory: false }];
+const NATIONALITY: CounterpartyField[] = [
+  { name: 'NATIONALITY', mandatory: true },
+  { name: 'POSTAL_ADDRESS', mandatory: false },
+];
 
 describe('the INCOMING_PAYMENT.PENDING webhook', () => {
   // [scenario, fields asked of the receiver, answer, transaction afterwards, delivery status, balances afterwards]
   const credited = { balance: AMOUNT, totalBalance: AMOUNT };
   const released = { balance: 0, totalBalance: 0 };
-  const cases: [string, CounterpartyField[], Answer, Record<string, unknown>, string, { balance: number; totalBalance: number }][] = [
+  const cases: [
+    string,
+    CounterpartyField[],
+    Answer,
+    Record<string, unknown>,
+    string,
+    { balance: number; totalBalance: number },
+  ][] = [
     ['200 approves', [], { status: 200 }, { status: 'COMPLETED' }, 'DELIVERED', credited],
-    ['200 with the asked receiver fields approves', NATIONALITY, { status: 200, body: { receiverCustomerInfo: { NATIONALITY: 'DE' } } }, { status: 'COMPLETED' }, 'DELIVERED', credited],
-    ['200 without a mandatory receiver field fails the payment', NATIONALITY, { status: 200, body: { receiverCustomerInfo: { POSTAL_ADDRESS: 'Berlin' } } }, { status: 'FAILED', failureReason: 'MISSING_MANDATORY_PAYEE_DATA' }, 'DELIVERED', released],
-    ['403 rejects', [], { status: 403, body: { code: 'COUNTERPARTY_NOT_ALLOWED', message: 'not accepted', reason: 'sender on a block list' } }, { status: 'REJECTED' }, 'DELIVERED', released],
-    ['422 asks for more counterparty information', [], { status: 422, body: { code: 'MISSING_INFO', message: 'need more', requiredFields: ['TAX_ID', 'BIRTH_DATE'] } }, { status: 'PENDING', pendingReason: 'COUNTERPARTY_INFORMATION_REQUIRED' }, 'DELIVERED', { balance: 0, totalBalance: AMOUNT }],
-    ['500 fails the payment and is not retried', [], { status: 500 }, { status: 'FAILED', failureReason: 'PAYMENT_APPROVAL_WEBHOOK_ERROR' }, 'FAILED', released],
-    ['no answer in time fails the payment', [], 'hang', { status: 'FAILED', failureReason: 'PAYMENT_APPROVAL_WEBHOOK_ERROR' }, 'FAILED', released],
+    [
+      '200 with the asked receiver fields approves',
+      NATIONALITY,
+      { status: 200, body: { receiverCustomerInfo: { NATIONALITY: 'DE' } } },
+      { status: 'COMPLETED' },
+      'DELIVERED',
+      credited,
+    ],
+    [
+      '200 without a mandatory receiver field fails the payment',
+      NATIONALITY,
+      { status: 200, body: { receiverCustomerInfo: { POSTAL_ADDRESS: 'Berlin' } } },
+      { status: 'FAILED', failureReason: 'MISSING_MANDATORY_PAYEE_DATA' },
+      'DELIVERED',
+      released,
+    ],
+    [
+      '403 rejects',
+      [],
+      {
+        status: 403,
+        body: { code: 'COUNTERPARTY_NOT_ALLOWED', message: 'not accepted', reason: 'sender on a block list' },
+      },
+      { status: 'REJECTED' },
+      'DELIVERED',
+      released,
+    ],
+    [
+      '422 asks for more counterparty information',
+      [],
+      { status: 422, body: { code: 'MISSING_INFO', message: 'need more', requiredFields: ['TAX_ID', 'BIRTH_DATE'] } },
+      { status: 'PENDING', pendingReason: 'COUNTERPARTY_INFORMATION_REQUIRED' },
+      'DELIVERED',
+      { balance: 0, totalBalance: AMOUNT },
+    ],
+    [
+      '500 fails the payment and is not retried',
+      [],
+      { status: 500 },
+      { status: 'FAILED', failureReason: 'PAYMENT_APPROVAL_WEBHOOK_ERROR' },
+      'FAILED',
+      released,
+    ],
+    [
+      'no answer in time fails the payment',
+      [],
+      'hang',
+      { status: 'FAILED', failureReason: 'PAYMENT_APPROVAL_WEBHOOK_ERROR' },
+      'FAILED',
+      released,
+    ],
   ];
 
   it.each(cases)('%s', async (_name, fields, answer, expected, deliveryStatus, balancesAfter) => {
@@ -113,12 +192,15 @@ describe('the INCOMING_PAYMENT.PENDING webhook', () => {
     await t.runDueJobs();
     const [hit] = pendingHits(receiver);
     expect(hit!.id).toBe(eventId);
-    expect(hit!.json.data).toEqual(fields.length > 0 ? { ...transaction, requestedReceiverCustomerInfoFields: fields } : transaction);
+    expect(hit!.json.data).toEqual(
+      fields.length > 0 ? { ...transaction, requestedReceiverCustomerInfoFields: fields } : transaction,
+    );
     expectAllConform(receiver);
 
     const after = await current(t, transaction.id);
     expect(after).toMatchObject(expected);
-    for (const key of ['pendingReason', 'failureReason'] as const) if (!(key in expected)) expect(after[key]).toBeUndefined();
+    for (const key of ['pendingReason', 'failureReason'] as const)
+      if (!(key in expected)) expect(after[key]).toBeUndefined();
     expect(await balances(t)).toEqual(balancesAfter);
     expect((await delivery(t, eventId)).status).toBe(deliveryStatus);
     // Sent once: never tried again, whatever the answer.
@@ -143,11 +225,18 @@ describe('the INCOMING_PAYMENT.PENDING webhook', () => {
     const { t, receiver } = await setup(() => answer);
     const { transaction } = await askApproval(t);
     await t.runDueJobs();
-    expect(await current(t, transaction.id)).toMatchObject({ status: 'PENDING', pendingReason: 'COUNTERPARTY_INFORMATION_REQUIRED' });
+    expect(await current(t, transaction.id)).toMatchObject({
+      status: 'PENDING',
+      pendingReason: 'COUNTERPARTY_INFORMATION_REQUIRED',
+    });
     answer = { status: 200 };
     const now = await platformNowOf(t.deps, t.platformId);
     const again = await t.deps.db.transaction((tx) =>
-      requestIncomingPaymentApproval(tx, { platformId: t.platformId, transaction: { ...transaction, counterpartyInformation: { FULL_NAME: 'Sam Sender', TAX_ID: '123' } }, now }),
+      requestIncomingPaymentApproval(tx, {
+        platformId: t.platformId,
+        transaction: { ...transaction, counterpartyInformation: { FULL_NAME: 'Sam Sender', TAX_ID: '123' } },
+        now,
+      }),
     );
     await t.runDueJobs();
     const pendings = receiver.hits.filter((h) => h.type === 'INCOMING_PAYMENT.PENDING');
@@ -162,16 +251,24 @@ describe('the INCOMING_PAYMENT.PENDING webhook', () => {
       async applyDecision(tx, input) {
         decisions.push(input);
         // The hook sees the decision already recorded in its transaction.
-        const row = await tx.selectFrom('incoming_payment_approvals').select('status').where('transaction_id', '=', input.transactionId).executeTakeFirst();
+        const row = await tx
+          .selectFrom('incoming_payment_approvals')
+          .select('status')
+          .where('transaction_id', '=', input.transactionId)
+          .executeTakeFirst();
         expect(row?.status).toBe(input.outcome.kind);
         return incomingPaymentHooks.applyDecision(tx, input);
       },
       findTransaction: incomingPaymentHooks.findTransaction,
     });
-    const { t } = await setup((hit) => (hit.json.data.platformCustomerId === 'alex-01' ? { status: 202 } : { status: 200 }));
+    const { t } = await setup((hit) =>
+      hit.json.data.platformCustomerId === 'alex-01' ? { status: 202 } : { status: 200 },
+    );
     const first = await askApproval(t, NATIONALITY);
     await t.runDueJobs();
-    const approved = await t.api('POST', `/transactions/${first.transaction.id}/approve`, { body: { receiverCustomerInfo: { NATIONALITY: 'DE' } } });
+    const approved = await t.api('POST', `/transactions/${first.transaction.id}/approve`, {
+      body: { receiverCustomerInfo: { NATIONALITY: 'DE' } },
+    });
     expect(approved.status).toBe(200);
     expect(approved.body).toMatchObject({ id: first.transaction.id, status: 'COMPLETED' });
     const second = await askApproval(t);
@@ -191,12 +288,21 @@ describe('POST /transactions/{transactionId}/approve', () => {
     await t.runDueJobs();
     expect((await delivery(t, eventId)).status).toBe('DELIVERED');
     await t.advanceClock(4.9);
-    const approved = await t.api('POST', `/transactions/${transaction.id}/approve`, { body: { receiverCustomerInfo: { NATIONALITY: 'DE' } } });
+    const approved = await t.api('POST', `/transactions/${transaction.id}/approve`, {
+      body: { receiverCustomerInfo: { NATIONALITY: 'DE' } },
+    });
     expect(approved.status).toBe(200);
-    expect(approved.body).toEqual({ ...transaction, status: 'COMPLETED', settledAt: expect.any(String), updatedAt: expect.any(String) });
+    expect(approved.body).toEqual({
+      ...transaction,
+      status: 'COMPLETED',
+      settledAt: expect.any(String),
+      updatedAt: expect.any(String),
+    });
     expect(await current(t, transaction.id)).toEqual(approved.body);
     expect(await balances(t)).toEqual({ balance: AMOUNT, totalBalance: AMOUNT });
-    const again = await t.api('POST', `/transactions/${transaction.id}/approve`, { body: { receiverCustomerInfo: { NATIONALITY: 'DE' } } });
+    const again = await t.api('POST', `/transactions/${transaction.id}/approve`, {
+      body: { receiverCustomerInfo: { NATIONALITY: 'DE' } },
+    });
     expect(again.status).toBe(409);
     expect(again.body).toMatchObject({ status: 409, code: 'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL' });
     expect((await t.api('POST', `/transactions/${transaction.id}/reject`)).status).toBe(409);
@@ -204,7 +310,12 @@ describe('POST /transactions/{transactionId}/approve', () => {
     expect(await current(t, transaction.id)).toMatchObject({ status: 'COMPLETED' });
     expect(pendingHits(receiver)).toHaveLength(1);
     expect(receiver.hits.map((h) => h.type).sort()).toEqual([
-      'CUSTOMER.KYC_APPROVED', 'INCOMING_PAYMENT.COMPLETED', 'INCOMING_PAYMENT.PENDING', 'INTERNAL_ACCOUNT.BALANCE_UPDATED', 'INTERNAL_ACCOUNT.BALANCE_UPDATED', 'TEST',
+      'CUSTOMER.KYC_APPROVED',
+      'INCOMING_PAYMENT.COMPLETED',
+      'INCOMING_PAYMENT.PENDING',
+      'INTERNAL_ACCOUNT.BALANCE_UPDATED',
+      'INTERNAL_ACCOUNT.BALANCE_UPDATED',
+      'TEST',
     ]);
     expectAllConform(receiver);
   });
@@ -216,7 +327,10 @@ describe('POST /transactions/{transactionId}/approve', () => {
     expect((await t.advanceClock(4.999)).jobsRun).toBe(0);
     expect(await current(t, transaction.id)).toMatchObject({ status: 'PENDING' });
     expect((await t.advanceClock(0.001)).jobsRun).toBeGreaterThanOrEqual(1);
-    expect(await current(t, transaction.id)).toMatchObject({ status: 'FAILED', failureReason: 'PAYMENT_APPROVAL_TIMED_OUT' });
+    expect(await current(t, transaction.id)).toMatchObject({
+      status: 'FAILED',
+      failureReason: 'PAYMENT_APPROVAL_TIMED_OUT',
+    });
     expect(await balances(t)).toEqual({ balance: 0, totalBalance: 0 });
     const late = await t.api('POST', `/transactions/${transaction.id}/approve`);
     expect(late.status).toBe(409);
@@ -233,11 +347,20 @@ describe('POST /transactions/{transactionId}/approve', () => {
     clock.advance(5000);
     const late = await t.api('POST', `/transactions/${transaction.id}/reject`, { body: { reason: 'too late' } });
     expect(late.status).toBe(409);
-    expect(await current(t, transaction.id)).toMatchObject({ status: 'FAILED', failureReason: 'PAYMENT_APPROVAL_TIMED_OUT' });
+    expect(await current(t, transaction.id)).toMatchObject({
+      status: 'FAILED',
+      failureReason: 'PAYMENT_APPROVAL_TIMED_OUT',
+    });
     await t.runDueJobs();
-    expect(await current(t, transaction.id)).toMatchObject({ status: 'FAILED', failureReason: 'PAYMENT_APPROVAL_TIMED_OUT' });
+    expect(await current(t, transaction.id)).toMatchObject({
+      status: 'FAILED',
+      failureReason: 'PAYMENT_APPROVAL_TIMED_OUT',
+    });
     // Decided once: the timeout job found the decision made.
-    expect((await eventsOf(t, transaction.id)).map((e) => e.type)).toEqual(['INCOMING_PAYMENT.PENDING', 'INCOMING_PAYMENT.FAILED']);
+    expect((await eventsOf(t, transaction.id)).map((e) => e.type)).toEqual([
+      'INCOMING_PAYMENT.PENDING',
+      'INCOMING_PAYMENT.FAILED',
+    ]);
     expect(await balances(t)).toEqual({ balance: 0, totalBalance: 0 });
     await expectBalancedBooks(t);
   });
@@ -246,12 +369,19 @@ describe('POST /transactions/{transactionId}/approve', () => {
     const { t } = await setup(() => ({ status: 202 }));
     const { transaction } = await askApproval(t, [...NATIONALITY, { name: 'BIRTH_DATE', mandatory: true }]);
     await t.runDueJobs();
-    const missing = await t.api('POST', `/transactions/${transaction.id}/approve`, { body: { receiverCustomerInfo: { POSTAL_ADDRESS: 'Berlin' } } });
+    const missing = await t.api('POST', `/transactions/${transaction.id}/approve`, {
+      body: { receiverCustomerInfo: { POSTAL_ADDRESS: 'Berlin' } },
+    });
     expect(missing.status).toBe(400);
     expect(missing.body.code).toBe('MISSING_MANDATORY_USER_INFO');
-    expect(missing.body.details.errors.map((e: { field: string }) => e.field)).toEqual(['receiverCustomerInfo.NATIONALITY', 'receiverCustomerInfo.BIRTH_DATE']);
+    expect(missing.body.details.errors.map((e: { field: string }) => e.field)).toEqual([
+      'receiverCustomerInfo.NATIONALITY',
+      'receiverCustomerInfo.BIRTH_DATE',
+    ]);
     expect(await current(t, transaction.id)).toMatchObject({ status: 'PENDING' });
-    const approved = await t.api('POST', `/transactions/${transaction.id}/approve`, { body: { receiverCustomerInfo: { NATIONALITY: 'DE', BIRTH_DATE: '1990-01-31' } } });
+    const approved = await t.api('POST', `/transactions/${transaction.id}/approve`, {
+      body: { receiverCustomerInfo: { NATIONALITY: 'DE', BIRTH_DATE: '1990-01-31' } },
+    });
     expect(approved.status).toBe(200);
   });
 
@@ -259,7 +389,9 @@ describe('POST /transactions/{transactionId}/approve', () => {
     const { t } = await setup(() => ({ status: 202 }));
     const { transaction } = await askApproval(t);
     await t.runDueJobs();
-    const approve = await t.api('POST', `/transactions/${transaction.id}/approve`, { body: { receiverCustomerInfo: 'DE' } });
+    const approve = await t.api('POST', `/transactions/${transaction.id}/approve`, {
+      body: { receiverCustomerInfo: 'DE' },
+    });
     expect(approve.status).toBe(400);
     expect(approve.body.details.errors.map((e: { field: string }) => e.field)).toEqual(['receiverCustomerInfo']);
     const reject = await t.api('POST', `/transactions/${transaction.id}/reject`, { body: { reason: 42 } });
@@ -278,7 +410,9 @@ describe('POST /transactions/{transactionId}/approve', () => {
     const other = await t.newPlatform();
     expect((await other.api('POST', `/transactions/${transaction.id}/approve`)).status).toBe(404);
     const created = await t.api('POST', '/tokens', { body: { name: 'ops', permissions: ['VIEW', 'MANAGE'] } });
-    const denied = await t.api('POST', `/transactions/${transaction.id}/approve`, { auth: { username: created.body.clientId, password: created.body.clientSecret } });
+    const denied = await t.api('POST', `/transactions/${transaction.id}/approve`, {
+      auth: { username: created.body.clientId, password: created.body.clientSecret },
+    });
     expect(denied.status).toBe(401);
     expect(denied.body.details.requiredPermission).toBe('TRANSACT');
     expect(await current(t, transaction.id)).toMatchObject({ status: 'PENDING' });
@@ -305,14 +439,27 @@ describe('POST /transactions/{transactionId}/reject', () => {
     const first = await askApproval(t);
     const second = await askApproval(t);
     await t.runDueJobs();
-    const withReason = await t.api('POST', `/transactions/${first.transaction.id}/reject`, { body: { reason: 'sender unknown to us' } });
+    const withReason = await t.api('POST', `/transactions/${first.transaction.id}/reject`, {
+      body: { reason: 'sender unknown to us' },
+    });
     expect(withReason.status).toBe(200);
     expect(withReason.body).toMatchObject({ id: first.transaction.id, status: 'REJECTED' });
     const bare = await t.api('POST', `/transactions/${second.transaction.id}/reject`);
     expect(bare.status).toBe(200);
     expect(bare.body.status).toBe('REJECTED');
-    const row = await t.deps.db.k.selectFrom('incoming_payment_approvals').selectAll().where('transaction_id', '=', first.transaction.id).executeTakeFirst();
-    expect(row).toMatchObject({ status: 'REJECTED', decided_by: 'API', decision: JSON.stringify({ reason: 'sender unknown to us' }) });
-    expect((await deliveries(t, '?type=INCOMING_PAYMENT.PENDING')).map((d) => d.status)).toEqual(['DELIVERED', 'DELIVERED']);
+    const row = await t.deps.db.k
+      .selectFrom('incoming_payment_approvals')
+      .selectAll()
+      .where('transaction_id', '=', first.transaction.id)
+      .executeTakeFirst();
+    expect(row).toMatchObject({
+      status: 'REJECTED',
+      decided_by: 'API',
+      decision: JSON.stringify({ reason: 'sender unknown to us' }),
+    });
+    expect((await deliveries(t, '?type=INCOMING_PAYMENT.PENDING')).map((d) => d.status)).toEqual([
+      'DELIVERED',
+      'DELIVERED',
+    ]);
   });
 });

@@ -5,7 +5,11 @@ import { createCustomer, individualBody, multipart } from '../fixtures/customers
 import { eventsOf, expectBalancedBooks, transferIn, transferOut } from '../fixtures/money.js';
 
 const currencyConfig = (currencyCode: string) => ({
-  currencyCode, minAmount: 1, maxAmount: 1_000_000_000, requiredCounterpartyFields: [], enabledTransactionTypes: ['INCOMING', 'OUTGOING'],
+  currencyCode,
+  minAmount: 1,
+  maxAmount: 1_000_000_000,
+  requiredCounterpartyFields: [],
+  enabledTransactionTypes: ['INCOMING', 'OUTGOING'],
 });
 
 async function supportCurrencies(t: Tenant, codes: string[]): Promise<void> {
@@ -22,7 +26,13 @@ async function customerAccounts(t: Tenant, query: string): Promise<any[]> {
 
 /** The platform's internal accounts as stored, without the lazy provisioning its list does. */
 async function storedPlatformAccounts(t: TestApp): Promise<{ currency: string; type: string }[]> {
-  return t.deps.db.k.selectFrom('internal_accounts').select(['currency', 'type']).where('platform_id', '=', t.platformId).where('customer_id', 'is', null).orderBy('currency').execute();
+  return t.deps.db.k
+    .selectFrom('internal_accounts')
+    .select(['currency', 'type'])
+    .where('platform_id', '=', t.platformId)
+    .where('customer_id', 'is', null)
+    .orderBy('currency')
+    .execute();
 }
 
 describe('GET /config', () => {
@@ -31,7 +41,11 @@ describe('GET /config', () => {
     const reply = await t.api('GET', '/config');
     expect(reply.status).toBe(200);
     expect(reply.body.id).toBe(t.platformId);
-    expect(reply.body.supportedCurrencies.map((c: { currencyCode: string }) => c.currencyCode)).toEqual(['USD', 'USDC', 'USDB']);
+    expect(reply.body.supportedCurrencies.map((c: { currencyCode: string }) => c.currencyCode)).toEqual([
+      'USD',
+      'USDC',
+      'USDB',
+    ]);
     expect(reply.body.webhookEndpoint).toBeUndefined();
     expect(reply.body.isRegulatedFinancialInstitution).toBe(false);
   });
@@ -44,11 +58,31 @@ describe('PATCH /config', () => {
       umaDomain: 'pay.example.com',
       webhookEndpoint: 'https://hooks.example.com/grid',
       supportedCurrencies: [
-        { currencyCode: 'USD', minAmount: 100, maxAmount: 5_000_000, requiredCounterpartyFields: [{ name: 'FULL_NAME', mandatory: true }], enabledTransactionTypes: ['OUTGOING'] },
-        { currencyCode: 'MXN', minAmount: 1, maxAmount: 90_000_000, requiredCounterpartyFields: [], enabledTransactionTypes: ['INCOMING', 'OUTGOING'], providerRequiredCustomerFields: ['EMAIL'] },
+        {
+          currencyCode: 'USD',
+          minAmount: 100,
+          maxAmount: 5_000_000,
+          requiredCounterpartyFields: [{ name: 'FULL_NAME', mandatory: true }],
+          enabledTransactionTypes: ['OUTGOING'],
+        },
+        {
+          currencyCode: 'MXN',
+          minAmount: 1,
+          maxAmount: 90_000_000,
+          requiredCounterpartyFields: [],
+          enabledTransactionTypes: ['INCOMING', 'OUTGOING'],
+          providerRequiredCustomerFields: ['EMAIL'],
+        },
       ],
       embeddedWalletConfig: { appName: 'Acme Wallet', otpLength: 6, expirationSeconds: 300 },
-      feeConfigs: [{ feeType: 'CROSS_CURRENCY_TRANSACTION', sourceCurrency: 'USD', variableFeeBps: 50, fixedFee: { amount: 25, currency: 'USD' } }],
+      feeConfigs: [
+        {
+          feeType: 'CROSS_CURRENCY_TRANSACTION',
+          sourceCurrency: 'USD',
+          variableFeeBps: 50,
+          fixedFee: { amount: 25, currency: 'USD' },
+        },
+      ],
     };
     const reply = await t.api('PATCH', '/config', { body: patch });
     expect(reply.status).toBe(200);
@@ -93,8 +127,20 @@ describe('PATCH /config', () => {
       body: {
         webhookEndpoint: 'ftp://hooks.example.com',
         supportedCurrencies: [
-          { currencyCode: 'XYZ', minAmount: 1, maxAmount: 2, requiredCounterpartyFields: [], enabledTransactionTypes: ['OUTGOING'] },
-          { currencyCode: 'USD', minAmount: 9, maxAmount: 2, requiredCounterpartyFields: [], enabledTransactionTypes: ['OUTGOING'] },
+          {
+            currencyCode: 'XYZ',
+            minAmount: 1,
+            maxAmount: 2,
+            requiredCounterpartyFields: [],
+            enabledTransactionTypes: ['OUTGOING'],
+          },
+          {
+            currencyCode: 'USD',
+            minAmount: 9,
+            maxAmount: 2,
+            requiredCounterpartyFields: [],
+            enabledTransactionTypes: ['OUTGOING'],
+          },
         ],
       },
     });
@@ -105,7 +151,10 @@ describe('PATCH /config', () => {
       'webhookEndpoint',
     ]);
     const schemaErrors = await t.api('PATCH', '/config', {
-      body: { supportedCurrencies: [{ currencyCode: 'USD', minAmount: -1, enabledTransactionTypes: ['SIDEWAYS'] }], embeddedWalletConfig: { otpLength: 2 } },
+      body: {
+        supportedCurrencies: [{ currencyCode: 'USD', minAmount: -1, enabledTransactionTypes: ['SIDEWAYS'] }],
+        embeddedWalletConfig: { otpLength: 2 },
+      },
     });
     expect(schemaErrors.body.details.errors.map((e: { field: string }) => e.field).sort()).toEqual([
       'embeddedWalletConfig.otpLength',
@@ -128,20 +177,34 @@ describe('PATCH /config adding a currency', () => {
 
     await supportCurrencies(t, ['USD', 'EUR']);
     const accounts = await customerAccounts(t, `customerId=${customer.id}`);
-    expect(accounts.map((a) => [a.type, a.balance.currency.code]).sort()).toEqual([['INTERNAL_FIAT', 'EUR'], ['INTERNAL_FIAT', 'USD']]);
+    expect(accounts.map((a) => [a.type, a.balance.currency.code]).sort()).toEqual([
+      ['INTERNAL_FIAT', 'EUR'],
+      ['INTERNAL_FIAT', 'USD'],
+    ]);
     // The account that was there is untouched.
     expect(accounts.find((a) => a.id === usd.id)).toEqual(usd);
     const eur = accounts.find((a) => a.balance.currency.code === 'EUR');
-    expect(eur).toMatchObject({ customerId: customer.id, status: 'ACTIVE', balance: { amount: 0 }, totalBalance: { amount: 0 } });
+    expect(eur).toMatchObject({
+      customerId: customer.id,
+      status: 'ACTIVE',
+      balance: { amount: 0 },
+      totalBalance: { amount: 0 },
+    });
     expect(eur.fundingPaymentInstructions[0].accountOrWalletInfo.accountType).toBe('EUR_ACCOUNT');
     // Provisioning records no event, as for a new customer's accounts.
     expect(await eventsOf(t, eur.id)).toEqual([]);
 
-    const bank = await t.api('POST', '/customers/external-accounts', { body: { ...accountBody('EUR_ACCOUNT'), customerId: customer.id } });
+    const bank = await t.api('POST', '/customers/external-accounts', {
+      body: { ...accountBody('EUR_ACCOUNT'), customerId: customer.id },
+    });
     expect(bank.status).toBe(201);
     const pulled = await transferIn(t, bank.body.id, eur.id, 25_000);
     expect(pulled.status).toBe(201);
-    expect(pulled.body).toMatchObject({ status: 'COMPLETED', customerId: customer.id, receivedAmount: { amount: 25_000, currency: { code: 'EUR' } } });
+    expect(pulled.body).toMatchObject({
+      status: 'COMPLETED',
+      customerId: customer.id,
+      receivedAmount: { amount: 25_000, currency: { code: 'EUR' } },
+    });
     const paid = await transferOut(t, eur.id, bank.body.id, 10_000);
     expect(paid.body).toMatchObject({ status: 'COMPLETED', sentAmount: { amount: 10_000, currency: { code: 'EUR' } } });
     const [after] = await customerAccounts(t, `customerId=${customer.id}&currency=EUR`);
@@ -150,24 +213,32 @@ describe('PATCH /config adding a currency', () => {
 
     // Removing the currency deletes nothing: the account and its money stay.
     await supportCurrencies(t, ['USD']);
-    expect((await customerAccounts(t, `customerId=${customer.id}&currency=EUR`)).map((a) => [a.id, a.balance.amount])).toEqual([[eur.id, 15_000]]);
+    expect(
+      (await customerAccounts(t, `customerId=${customer.id}&currency=EUR`)).map((a) => [a.id, a.balance.amount]),
+    ).toEqual([[eur.id, 15_000]]);
   });
 
   it('provisions the platform and every live customer, of the type each currency calls for, with ledger accounts', async () => {
     const t = await build();
     await supportCurrencies(t, ['USD']);
     const live: string[] = [];
-    for (const name of ['Ada Brook', 'Ben Carver', 'Cleo Dunn']) live.push((await createCustomer(t, individualBody(name))).id);
+    for (const name of ['Ada Brook', 'Ben Carver', 'Cleo Dunn'])
+      live.push((await createCustomer(t, individualBody(name))).id);
     const gone = (await createCustomer(t, individualBody('Dana Ellis'))).id;
     expect((await t.api('DELETE', `/customers/${gone}`)).status).toBe(200);
     const before = await customerAccounts(t, '');
     expect(before).toHaveLength(4);
     // The platform keeps the accounts of the defaults it was created with.
-    const platformBefore = [{ currency: 'USD', type: 'INTERNAL_FIAT' }, { currency: 'USDB', type: 'INTERNAL_CRYPTO' }, { currency: 'USDC', type: 'INTERNAL_CRYPTO' }];
+    const platformBefore = [
+      { currency: 'USD', type: 'INTERNAL_FIAT' },
+      { currency: 'USDB', type: 'INTERNAL_CRYPTO' },
+      { currency: 'USDC', type: 'INTERNAL_CRYPTO' },
+    ];
     expect(await storedPlatformAccounts(t)).toEqual(platformBefore);
 
     await supportCurrencies(t, ['USD', 'EUR', 'USDB']);
-    const owners = async (query: string) => (await customerAccounts(t, query)).map((a) => [a.customerId, a.type]).sort();
+    const owners = async (query: string) =>
+      (await customerAccounts(t, query)).map((a) => [a.customerId, a.type]).sort();
     expect(await owners('currency=EUR')).toEqual(live.map((id) => [id, 'INTERNAL_FIAT']).sort());
     // USDB is an embedded wallet for a customer, an internal crypto account for the platform.
     expect(await owners('currency=USDB')).toEqual(live.map((id) => [id, 'EMBEDDED_WALLET']).sort());
@@ -184,7 +255,10 @@ describe('PATCH /config adding a currency', () => {
     expect(ledgerIds.size).toBe(all.length + 4);
 
     // A change that adds no currency creates nothing.
-    const limits = (await t.api('GET', '/config')).body.supportedCurrencies.map((c: any) => ({ ...c, maxAmount: 5_000 }));
+    const limits = (await t.api('GET', '/config')).body.supportedCurrencies.map((c: any) => ({
+      ...c,
+      maxAmount: 5_000,
+    }));
     expect((await t.api('PATCH', '/config', { body: { supportedCurrencies: limits } })).status).toBe(200);
     expect(await customerAccounts(t, '')).toHaveLength(all.length);
   });
@@ -203,10 +277,19 @@ describe('PATCH /config adding a currency', () => {
   it('reaches every customer of a platform with more than a page of them, created at one instant', async () => {
     const t = await build({ clock: new ManualClock(Date.parse('2026-03-02T09:00:00Z')) });
     await supportCurrencies(t, ['USD']);
-    const rows = Array.from({ length: 501 }, (_, i) => `pat${i}@pay.example.com,bulk-${i},INDIVIDUAL,Pat Lee ${i},1990-02-03,1 Main St,,Austin,TX,78701,US,,,,,,,`);
-    const header = 'umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,addressLine2,city,state,postalCode,country,email,businessLegalName,businessRegistrationNumber,businessTaxId,businessIncorporatedOn,platformAccountId,description';
+    const rows = Array.from(
+      { length: 501 },
+      (_, i) =>
+        `pat${i}@pay.example.com,bulk-${i},INDIVIDUAL,Pat Lee ${i},1990-02-03,1 Main St,,Austin,TX,78701,US,,,,,,,`,
+    );
+    const header =
+      'umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,addressLine2,city,state,postalCode,country,email,businessLegalName,businessRegistrationNumber,businessTaxId,businessIncorporatedOn,platformAccountId,description';
     const csv = Buffer.from([header, ...rows].join('\r\n'), 'utf8');
-    const accepted = await t.api('POST', '/customers/bulk/csv', multipart({}, [{ fileName: 'customers.csv', data: csv, contentType: 'text/csv' }]));
+    const accepted = await t.api(
+      'POST',
+      '/customers/bulk/csv',
+      multipart({}, [{ fileName: 'customers.csv', data: csv, contentType: 'text/csv' }]),
+    );
     expect(accepted.status).toBe(202);
     await t.runDueJobs();
     const job = await t.api('GET', `/customers/bulk/jobs/${accepted.body.jobId}`);
@@ -230,7 +313,9 @@ describe('the sandbox clock', () => {
     expect(advanced.status).toBe(200);
     expect(advanced.body.offsetSeconds).toBe(3600);
     expect(Date.parse(advanced.body.now) - Date.parse(before.body.now)).toBeGreaterThanOrEqual(3600_000);
-    expect((await t.raw('POST', '/_railyard/clock/advance', { body: { seconds: 0.001 } })).body.offsetSeconds).toBe(3600.001);
+    expect((await t.raw('POST', '/_railyard/clock/advance', { body: { seconds: 0.001 } })).body.offsetSeconds).toBe(
+      3600.001,
+    );
     expect((await other.raw('GET', '/_railyard/clock')).body.offsetSeconds).toBe(0);
     // Less than a millisecond would not move the clock at all.
     for (const seconds of [0, 0.0001, -5, 'soon']) {

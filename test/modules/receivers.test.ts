@@ -20,7 +20,8 @@ const CURRENCIES = {
   MXN: { code: 'MXN', name: 'Mexican Peso', symbol: 'MX$', decimals: 2 },
 };
 
-const lookupUma = (t: { api: any }, address: string, query = '') => t.api('GET', `/receiver/uma/${encodeURIComponent(address)}${query}`);
+const lookupUma = (t: { api: any }, address: string, query = '') =>
+  t.api('GET', `/receiver/uma/${encodeURIComponent(address)}${query}`);
 
 describe('GET /receiver/uma/{receiverUmaAddress}', () => {
   // [name, currency, scenario the lookup stores for the quote]
@@ -44,8 +45,18 @@ describe('GET /receiver/uma/{receiverUmaAddress}', () => {
       expect(reply.status).toBe(200);
       expect(reply.body).toEqual({
         receiverUmaAddress: address,
-        supportedCurrencies: [{ currency: CURRENCIES[currency], estimatedExchangeRate: nearMid({ USD: 1, EUR: 0.92, MXN: 17.25 }[currency]!), min: 1, max: 1_000_000_000 }],
-        requiredPayerDataFields: [{ name: 'FULL_NAME', mandatory: true }, { name: 'NATIONALITY', mandatory: false }],
+        supportedCurrencies: [
+          {
+            currency: CURRENCIES[currency],
+            estimatedExchangeRate: nearMid({ USD: 1, EUR: 0.92, MXN: 17.25 }[currency]!),
+            min: 1,
+            max: 1_000_000_000,
+          },
+        ],
+        requiredPayerDataFields: [
+          { name: 'FULL_NAME', mandatory: true },
+          { name: 'NATIONALITY', mandatory: false },
+        ],
         lookupId: expect.stringMatching(/^Lookup:[0-9a-f-]{36}$/),
       });
       const stored = await findReceiverLookup(t.deps.db.k, t.platformId, reply.body.lookupId);
@@ -54,7 +65,10 @@ describe('GET /receiver/uma/{receiverUmaAddress}', () => {
         kind: 'UMA',
         umaAddress: address,
         currencies: [{ code: currency, min: 1, max: 1_000_000_000 }],
-        requiredPayerDataFields: [{ name: 'FULL_NAME', mandatory: true }, { name: 'NATIONALITY', mandatory: false }],
+        requiredPayerDataFields: [
+          { name: 'FULL_NAME', mandatory: true },
+          { name: 'NATIONALITY', mandatory: false },
+        ],
         scenario,
         createdAt: expect.any(String),
       });
@@ -63,7 +77,11 @@ describe('GET /receiver/uma/{receiverUmaAddress}', () => {
 
   it('reads the address case-insensitively and accepts a sender UMA address instead of a customer', async () => {
     const t = await build();
-    const reply = await lookupUma(t, '$Success.EUR@Sandbox.UMA.money', `?senderUmaAddress=${encodeURIComponent('$alex@railyard.sandbox.uma.money')}`);
+    const reply = await lookupUma(
+      t,
+      '$Success.EUR@Sandbox.UMA.money',
+      `?senderUmaAddress=${encodeURIComponent('$alex@railyard.sandbox.uma.money')}`,
+    );
     expect(reply.status).toBe(200);
     expect(reply.body.receiverUmaAddress).toBe('$success.eur@sandbox.uma.money');
     expect(reply.body.supportedCurrencies[0].currency.code).toBe('EUR');
@@ -75,7 +93,11 @@ describe('GET /receiver/uma/{receiverUmaAddress}', () => {
     ['a known name on another domain', '$success.usd@wallet.example.com'],
   ])('answers 404 UMA_NOT_FOUND for %s and stores nothing', async (_what, address) => {
     const t = await build();
-    const reply = await lookupUma(t, address, `?senderUmaAddress=${encodeURIComponent('$alex@railyard.sandbox.uma.money')}`);
+    const reply = await lookupUma(
+      t,
+      address,
+      `?senderUmaAddress=${encodeURIComponent('$alex@railyard.sandbox.uma.money')}`,
+    );
     expect(reply.status).toBe(404);
     expect(reply.body).toMatchObject({ status: 404, code: 'UMA_NOT_FOUND' });
     expect(await t.deps.db.k.selectFrom('receiver_lookups').selectAll().execute()).toEqual([]);
@@ -86,11 +108,18 @@ describe('GET /receiver/uma/{receiverUmaAddress}', () => {
     const noSender = await lookupUma(t, 'not-an-address');
     expect(noSender.status).toBe(400);
     expect(noSender.body.code).toBe('INVALID_INPUT');
-    expect(noSender.body.details.errors.map((e: any) => e.field)).toEqual(['receiverUmaAddress', 'senderUmaAddress', 'customerId']);
+    expect(noSender.body.details.errors.map((e: any) => e.field)).toEqual([
+      'receiverUmaAddress',
+      'senderUmaAddress',
+      'customerId',
+    ]);
     const badAddresses = await lookupUma(t, 'success.usd', '?senderUmaAddress=alex');
     expect(badAddresses.status).toBe(400);
     expect(badAddresses.body.code).toBe('INVALID_UMA_ADDRESS');
-    expect(badAddresses.body.details.errors.map((e: any) => e.field)).toEqual(['receiverUmaAddress', 'senderUmaAddress']);
+    expect(badAddresses.body.details.errors.map((e: any) => e.field)).toEqual([
+      'receiverUmaAddress',
+      'senderUmaAddress',
+    ]);
     expect(await t.deps.db.k.selectFrom('receiver_lookups').selectAll().execute()).toEqual([]);
   });
 
@@ -107,7 +136,11 @@ describe('GET /receiver/uma/{receiverUmaAddress}', () => {
 
   it('needs credentials', async () => {
     const t = await build();
-    const reply = await t.api('GET', `/receiver/uma/${encodeURIComponent('$success.usd@sandbox.uma.money')}?customerId=x`, { auth: null });
+    const reply = await t.api(
+      'GET',
+      `/receiver/uma/${encodeURIComponent('$success.usd@sandbox.uma.money')}?customerId=x`,
+      { auth: null },
+    );
     expect(reply.status).toBe(401);
   });
 });
@@ -116,13 +149,20 @@ describe('GET /receiver/external-account/{accountId}', () => {
   it("answers the account's currency, asks for no payer data, and stores the lookup", async () => {
     const t = await build();
     const { customer } = await customerWithAccounts(t);
-    const created = await t.api('POST', '/customers/external-accounts', { body: { ...accountBody('MXN_ACCOUNT', '000'), customerId: customer.id } });
+    const created = await t.api('POST', '/customers/external-accounts', {
+      body: { ...accountBody('MXN_ACCOUNT', '000'), customerId: customer.id },
+    });
     expect(created.status).toBe(201);
-    const reply = await t.api('GET', `/receiver/external-account/${created.body.id}?customerId=${encodeURIComponent(customer.id)}`);
+    const reply = await t.api(
+      'GET',
+      `/receiver/external-account/${created.body.id}?customerId=${encodeURIComponent(customer.id)}`,
+    );
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({
       accountId: created.body.id,
-      supportedCurrencies: [{ currency: CURRENCIES.MXN, estimatedExchangeRate: nearMid(17.25), min: 1, max: 1_000_000_000 }],
+      supportedCurrencies: [
+        { currency: CURRENCIES.MXN, estimatedExchangeRate: nearMid(17.25), min: 1, max: 1_000_000_000 },
+      ],
       requiredPayerDataFields: [],
       lookupId: expect.stringMatching(/^Lookup:/),
     });
@@ -144,7 +184,10 @@ describe('GET /receiver/external-account/{accountId}', () => {
     const theirs = await externalAccount(other, 'USD_ACCOUNT');
     expect((await t.api('DELETE', `/platform/external-accounts/${mine.id}`)).status).toBe(204);
     for (const id of ['ExternalAccount:019542f5-b3e7-7d02-8000-000000000001', theirs.id, mine.id]) {
-      const reply = await t.api('GET', `/receiver/external-account/${id}?senderUmaAddress=${encodeURIComponent('$ops@railyard.sandbox.uma.money')}`);
+      const reply = await t.api(
+        'GET',
+        `/receiver/external-account/${id}?senderUmaAddress=${encodeURIComponent('$ops@railyard.sandbox.uma.money')}`,
+      );
       expect(reply.status).toBe(404);
       expect(reply.body).toMatchObject({ status: 404, code: 'REFERENCE_NOT_FOUND' });
     }
@@ -165,9 +208,15 @@ describe('GET /receiver/external-account/{accountId}', () => {
 describe('findReceiverLookup', () => {
   it("finds nothing for an unknown id or another platform's lookup", async () => {
     const t = await build();
-    const reply = await lookupUma(t, '$success.usd@sandbox.uma.money', `?senderUmaAddress=${encodeURIComponent('$ops@railyard.sandbox.uma.money')}`);
+    const reply = await lookupUma(
+      t,
+      '$success.usd@sandbox.uma.money',
+      `?senderUmaAddress=${encodeURIComponent('$ops@railyard.sandbox.uma.money')}`,
+    );
     const other = await t.newPlatform();
     expect(await findReceiverLookup(t.deps.db.k, other.platformId, reply.body.lookupId)).toBeUndefined();
-    expect(await findReceiverLookup(t.deps.db.k, t.platformId, 'Lookup:019542f5-b3e7-7d02-8000-000000000001')).toBeUndefined();
+    expect(
+      await findReceiverLookup(t.deps.db.k, t.platformId, 'Lookup:019542f5-b3e7-7d02-8000-000000000001'),
+    ).toBeUndefined();
   });
 });

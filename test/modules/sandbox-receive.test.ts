@@ -19,13 +19,22 @@ afterEach(async () => {
 });
 
 async function customerOf(t: TestApp) {
-  const customer = await createCustomer(t, individualBody('Robin Okafor', { umaAddress: '$robin@railyard.sandbox.uma.money' }));
-  const accounts = await t.api('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USD`);
+  const customer = await createCustomer(
+    t,
+    individualBody('Robin Okafor', { umaAddress: '$robin@railyard.sandbox.uma.money' }),
+  );
+  const accounts = await t.api(
+    'GET',
+    `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USD`,
+  );
   return { customer, account: accounts.body.data[0] };
 }
 
 async function balances(t: TestApp, customerId: string) {
-  const reply = await t.api('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}&currency=USD`);
+  const reply = await t.api(
+    'GET',
+    `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}&currency=USD`,
+  );
   return { balance: reply.body.data[0].balance.amount, totalBalance: reply.body.data[0].totalBalance.amount };
 }
 
@@ -43,7 +52,12 @@ async function withReceiver(answer: Answer) {
 }
 
 async function postingsOf(t: TestApp, transactionId: string) {
-  const rows = await t.deps.db.k.selectFrom('ledger_postings').select('kind').where('transaction_id', '=', transactionId).orderBy('id').execute();
+  const rows = await t.deps.db.k
+    .selectFrom('ledger_postings')
+    .select('kind')
+    .where('transaction_id', '=', transactionId)
+    .orderBy('id')
+    .execute();
   return rows.map((r) => r.kind);
 }
 
@@ -51,7 +65,12 @@ describe('POST /sandbox/uma/receive', () => {
   it('credits the customer at once when the platform has no webhook endpoint', async () => {
     const t = await build();
     const { customer, account } = await customerOf(t);
-    const reply = await receive(t, { senderUmaAddress: SENDER, customerId: customer.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 25_000 });
+    const reply = await receive(t, {
+      senderUmaAddress: SENDER,
+      customerId: customer.id,
+      receivingCurrencyCode: 'USD',
+      receivingCurrencyAmount: 25_000,
+    });
     expect(reply.status).toBe(200);
     const tx = reply.body;
     expect(tx).toEqual({
@@ -63,7 +82,11 @@ describe('POST /sandbox/uma/receive', () => {
       destination: { destinationType: 'ACCOUNT', accountId: account.id, currency: 'USD' },
       customerId: customer.id,
       platformCustomerId: customer.platformCustomerId,
-      counterpartyInformation: { FULL_NAME: 'Sandbox Sender success.usd', NATIONALITY: 'US', COUNTRY_OF_RESIDENCE: 'US' },
+      counterpartyInformation: {
+        FULL_NAME: 'Sandbox Sender success.usd',
+        NATIONALITY: 'US',
+        COUNTRY_OF_RESIDENCE: 'US',
+      },
       settledAt: tx.createdAt,
       createdAt: tx.createdAt,
       updatedAt: tx.createdAt,
@@ -79,7 +102,10 @@ describe('POST /sandbox/uma/receive', () => {
       ['INCOMING_PAYMENT.PENDING', 'PENDING'],
       ['INCOMING_PAYMENT.COMPLETED', 'COMPLETED'],
     ]);
-    expect((await eventsOf(t, account.id)).map((e) => [e.data.balance.amount, e.data.totalBalance.amount])).toEqual([[0, 25_000], [25_000, 25_000]]);
+    expect((await eventsOf(t, account.id)).map((e) => [e.data.balance.amount, e.data.totalBalance.amount])).toEqual([
+      [0, 25_000],
+      [25_000, 25_000],
+    ]);
     expect(await postingsOf(t, tx.id)).toEqual(['INCOMING_ACCEPT', 'INCOMING_COMPLETE']);
     const listed = await t.api('GET', `/transactions?customerId=${encodeURIComponent(customer.id)}&type=INCOMING`);
     expect(listed.body.data).toEqual([tx]);
@@ -88,16 +114,30 @@ describe('POST /sandbox/uma/receive', () => {
 
   it('finds the customer by its UMA address and holds the credit until the webhook answer 200 approves it', async () => {
     const { t, receiver, customer, account } = await withReceiver({ status: 200 });
-    const reply = await receive(t, { senderUmaAddress: SENDER, receiverUmaAddress: customer.umaAddress, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 4_200 });
+    const reply = await receive(t, {
+      senderUmaAddress: SENDER,
+      receiverUmaAddress: customer.umaAddress,
+      receivingCurrencyCode: 'USD',
+      receivingCurrencyAmount: 4_200,
+    });
     expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({ status: 'PENDING', customerId: customer.id, destination: { accountId: account.id } });
+    expect(reply.body).toMatchObject({
+      status: 'PENDING',
+      customerId: customer.id,
+      destination: { accountId: account.id },
+    });
     expect(reply.body.settledAt).toBeUndefined();
     expect(await balances(t, customer.id)).toEqual({ balance: 0, totalBalance: 4_200 });
     await t.runDueJobs();
     const pending = receiver.hits.find((h) => h.type === 'INCOMING_PAYMENT.PENDING')!;
     expect(pending.json.data).toEqual(reply.body);
     const after = await t.api('GET', `/transactions/${reply.body.id}`);
-    expect(after.body).toEqual({ ...reply.body, status: 'COMPLETED', settledAt: expect.any(String), updatedAt: expect.any(String) });
+    expect(after.body).toEqual({
+      ...reply.body,
+      status: 'COMPLETED',
+      settledAt: expect.any(String),
+      updatedAt: expect.any(String),
+    });
     expect(await balances(t, customer.id)).toEqual({ balance: 4_200, totalBalance: 4_200 });
     await t.runDueJobs();
     const completed = receiver.hits.find((h) => h.type === 'INCOMING_PAYMENT.COMPLETED')!;
@@ -108,7 +148,12 @@ describe('POST /sandbox/uma/receive', () => {
 
   it('releases the pending credit when the webhook answer 403 rejects it', async () => {
     const { t, customer, receiver } = await withReceiver({ status: 403, body: { reason: 'not expected' } });
-    const reply = await receive(t, { senderUmaAddress: SENDER, customerId: customer.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 900 });
+    const reply = await receive(t, {
+      senderUmaAddress: SENDER,
+      customerId: customer.id,
+      receivingCurrencyCode: 'USD',
+      receivingCurrencyAmount: 900,
+    });
     await t.runDueJobs();
     const after = await t.api('GET', `/transactions/${reply.body.id}`);
     expect(after.body).toMatchObject({ status: 'REJECTED' });
@@ -130,7 +175,12 @@ describe('POST /sandbox/uma/receive', () => {
     ['reject', 'REJECTED', { balance: 0, totalBalance: 0 }],
   ])('after a 202, POST /transactions/{id}/%s decides within 5 s', async (action, status, after) => {
     const { t, customer, receiver } = await withReceiver({ status: 202 });
-    const reply = await receive(t, { senderUmaAddress: SENDER, customerId: customer.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 700 });
+    const reply = await receive(t, {
+      senderUmaAddress: SENDER,
+      customerId: customer.id,
+      receivingCurrencyCode: 'USD',
+      receivingCurrencyAmount: 700,
+    });
     await t.runDueJobs();
     await t.advanceClock(4);
     const decided = await t.api('POST', `/transactions/${reply.body.id}/${action}`);
@@ -141,7 +191,8 @@ describe('POST /sandbox/uma/receive', () => {
     await t.advanceClock(10);
     expect((await t.api('GET', `/transactions/${reply.body.id}`)).body.status).toBe(status);
     expect(receiver.hits.map((h) => h.type).filter((type) => type.startsWith('INCOMING_PAYMENT.'))).toEqual([
-      'INCOMING_PAYMENT.PENDING', status === 'COMPLETED' ? 'INCOMING_PAYMENT.COMPLETED' : 'INCOMING_PAYMENT.FAILED',
+      'INCOMING_PAYMENT.PENDING',
+      status === 'COMPLETED' ? 'INCOMING_PAYMENT.COMPLETED' : 'INCOMING_PAYMENT.FAILED',
     ]);
     expectAllConform(receiver);
     await expectBalancedBooks(t);
@@ -149,12 +200,20 @@ describe('POST /sandbox/uma/receive', () => {
 
   it('after a 202, fails the payment and releases the credit when 5 s pass without a decision', async () => {
     const { t, customer } = await withReceiver({ status: 202 });
-    const reply = await receive(t, { senderUmaAddress: SENDER, customerId: customer.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 700 });
+    const reply = await receive(t, {
+      senderUmaAddress: SENDER,
+      customerId: customer.id,
+      receivingCurrencyCode: 'USD',
+      receivingCurrencyAmount: 700,
+    });
     await t.runDueJobs();
     await t.advanceClock(4.999);
     expect((await t.api('GET', `/transactions/${reply.body.id}`)).body.status).toBe('PENDING');
     await t.advanceClock(0.001);
-    expect((await t.api('GET', `/transactions/${reply.body.id}`)).body).toMatchObject({ status: 'FAILED', failureReason: 'PAYMENT_APPROVAL_TIMED_OUT' });
+    expect((await t.api('GET', `/transactions/${reply.body.id}`)).body).toMatchObject({
+      status: 'FAILED',
+      failureReason: 'PAYMENT_APPROVAL_TIMED_OUT',
+    });
     expect(await balances(t, customer.id)).toEqual({ balance: 0, totalBalance: 0 });
     expect((await t.api('POST', `/transactions/${reply.body.id}/approve`)).status).toBe(409);
     await expectBalancedBooks(t);
@@ -162,7 +221,9 @@ describe('POST /sandbox/uma/receive', () => {
 
   describe('to a customer with a default UMA deposit account', () => {
     async function depositAccount(t: TestApp, customerId: string, accountType: string) {
-      const reply = await t.api('POST', '/customers/external-accounts', { body: { ...accountBody(accountType), customerId, defaultUmaDepositAccount: true } });
+      const reply = await t.api('POST', '/customers/external-accounts', {
+        body: { ...accountBody(accountType), customerId, defaultUmaDepositAccount: true },
+      });
       expect(reply.status).toBe(201);
       expect(reply.body.defaultUmaDepositAccount).toBe(true);
       return reply.body;
@@ -171,13 +232,25 @@ describe('POST /sandbox/uma/receive', () => {
     it('deposits in that external account: its destination, money passed on, the internal account untouched', async () => {
       const { t, customer, receiver } = await withReceiver({ status: 200 });
       const external = await depositAccount(t, customer.id, 'USD_ACCOUNT');
-      const reply = await receive(t, { senderUmaAddress: SENDER, customerId: customer.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 7_500 });
+      const reply = await receive(t, {
+        senderUmaAddress: SENDER,
+        customerId: customer.id,
+        receivingCurrencyCode: 'USD',
+        receivingCurrencyAmount: 7_500,
+      });
       expect(reply.status).toBe(200);
-      expect(reply.body).toMatchObject({ status: 'PENDING', destination: { destinationType: 'ACCOUNT', accountId: external.id, currency: 'USD' } });
+      expect(reply.body).toMatchObject({
+        status: 'PENDING',
+        destination: { destinationType: 'ACCOUNT', accountId: external.id, currency: 'USD' },
+      });
       expect(await balances(t, customer.id)).toEqual({ balance: 0, totalBalance: 0 });
       await t.runDueJobs();
       const after = await t.api('GET', `/transactions/${reply.body.id}`);
-      expect(after.body).toMatchObject({ status: 'COMPLETED', destination: { accountId: external.id }, receivedAmount: { amount: 7_500 } });
+      expect(after.body).toMatchObject({
+        status: 'COMPLETED',
+        destination: { accountId: external.id },
+        receivedAmount: { amount: 7_500 },
+      });
       expect(await balances(t, customer.id)).toEqual({ balance: 0, totalBalance: 0 });
       expect(await postingsOf(t, reply.body.id)).toEqual(['FUNDING_RECEIVED', 'PAYOUT']);
       // No balance of the customer's changed, so no INTERNAL_ACCOUNT.BALANCE_UPDATED.
@@ -194,7 +267,12 @@ describe('POST /sandbox/uma/receive', () => {
     it('sends the money back when the platform rejects it', async () => {
       const { t, customer } = await withReceiver({ status: 403 });
       const external = await depositAccount(t, customer.id, 'USD_ACCOUNT');
-      const reply = await receive(t, { senderUmaAddress: SENDER, customerId: customer.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 900 });
+      const reply = await receive(t, {
+        senderUmaAddress: SENDER,
+        customerId: customer.id,
+        receivingCurrencyCode: 'USD',
+        receivingCurrencyAmount: 900,
+      });
       await t.runDueJobs();
       const after = await t.api('GET', `/transactions/${reply.body.id}`);
       expect(after.body).toMatchObject({ status: 'REJECTED', destination: { accountId: external.id } });
@@ -206,12 +284,22 @@ describe('POST /sandbox/uma/receive', () => {
     it('sends the money back (FAILED, OFFRAMP_FAILED, refunded) when the deposit account is deleted before the approval', async () => {
       const { t, customer, receiver } = await withReceiver({ status: 202 });
       const external = await depositAccount(t, customer.id, 'USD_ACCOUNT');
-      const reply = await receive(t, { senderUmaAddress: SENDER, customerId: customer.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 4_200 });
+      const reply = await receive(t, {
+        senderUmaAddress: SENDER,
+        customerId: customer.id,
+        receivingCurrencyCode: 'USD',
+        receivingCurrencyAmount: 4_200,
+      });
       await t.runDueJobs();
       expect((await t.api('DELETE', `/customers/external-accounts/${external.id}`)).status).toBe(204);
       const approved = await t.api('POST', `/transactions/${reply.body.id}/approve`);
       expect(approved.status).toBe(200);
-      expect(approved.body).toMatchObject({ id: reply.body.id, status: 'FAILED', failureReason: 'OFFRAMP_FAILED', destination: { accountId: external.id } });
+      expect(approved.body).toMatchObject({
+        id: reply.body.id,
+        status: 'FAILED',
+        failureReason: 'OFFRAMP_FAILED',
+        destination: { accountId: external.id },
+      });
       // Accepted, then failed: the money going back to the sender is a refund, and says so.
       expect(approved.body.refund).toEqual({
         reference: `${approved.body.reconciliationInstructions.reference}-R`,
@@ -225,7 +313,10 @@ describe('POST /sandbox/uma/receive', () => {
       expect(await balances(t, customer.id)).toEqual({ balance: 0, totalBalance: 0 });
       await t.runDueJobs();
       expect(receiver.hits.filter((h) => h.json.data?.id === reply.body.id).map((h) => h.type)).toEqual([
-        'INCOMING_PAYMENT.PENDING', 'INCOMING_PAYMENT.FAILED', 'INCOMING_PAYMENT.REFUND_PENDING', 'INCOMING_PAYMENT.REFUND_COMPLETED',
+        'INCOMING_PAYMENT.PENDING',
+        'INCOMING_PAYMENT.FAILED',
+        'INCOMING_PAYMENT.REFUND_PENDING',
+        'INCOMING_PAYMENT.REFUND_COMPLETED',
       ]);
       expectAllConform(receiver);
       await expectBalancedBooks(t);
@@ -235,7 +326,12 @@ describe('POST /sandbox/uma/receive', () => {
       const t = await build();
       const { customer, account } = await customerOf(t);
       await depositAccount(t, customer.id, 'EUR_ACCOUNT');
-      const reply = await receive(t, { senderUmaAddress: SENDER, customerId: customer.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 1_200 });
+      const reply = await receive(t, {
+        senderUmaAddress: SENDER,
+        customerId: customer.id,
+        receivingCurrencyCode: 'USD',
+        receivingCurrencyAmount: 1_200,
+      });
       expect(reply.body).toMatchObject({ status: 'COMPLETED', destination: { accountId: account.id } });
       expect(await balances(t, customer.id)).toEqual({ balance: 1_200, totalBalance: 1_200 });
       expect(await postingsOf(t, reply.body.id)).toEqual(['INCOMING_ACCEPT', 'INCOMING_COMPLETE']);
@@ -245,8 +341,18 @@ describe('POST /sandbox/uma/receive', () => {
 
   it('makes one decision when approve, reject and the timeout race', async () => {
     const { t, clock, customer } = await withReceiver({ status: 202 });
-    const inWindow = await receive(t, { senderUmaAddress: SENDER, customerId: customer.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 1_000 });
-    const atDeadline = await receive(t, { senderUmaAddress: SENDER, customerId: customer.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 2_000 });
+    const inWindow = await receive(t, {
+      senderUmaAddress: SENDER,
+      customerId: customer.id,
+      receivingCurrencyCode: 'USD',
+      receivingCurrencyAmount: 1_000,
+    });
+    const atDeadline = await receive(t, {
+      senderUmaAddress: SENDER,
+      customerId: customer.id,
+      receivingCurrencyCode: 'USD',
+      receivingCurrencyAmount: 2_000,
+    });
     await t.runDueJobs();
 
     // Within the window: approvals and rejections at once; exactly one of them wins.
@@ -259,17 +365,24 @@ describe('POST /sandbox/uma/receive', () => {
     ]);
     expect(calls.map((c) => c.status).sort()).toEqual([200, 409, 409, 409]);
     const winner = calls.find((c) => c.status === 200)!.body;
-    for (const loser of calls.filter((c) => c.status === 409)) expect(loser.body.code).toBe('TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL');
+    for (const loser of calls.filter((c) => c.status === 409))
+      expect(loser.body.code).toBe('TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL');
 
     // At the deadline: an approval races the timeout job; the window is over, so it loses.
     clock.advance(100);
     const [late] = await Promise.all([t.api('POST', `/transactions/${atDeadline.body.id}/approve`), t.runDueJobs()]);
     expect(late.status).toBe(409);
     await t.runDueJobs();
-    expect((await t.api('GET', `/transactions/${atDeadline.body.id}`)).body).toMatchObject({ status: 'FAILED', failureReason: 'PAYMENT_APPROVAL_TIMED_OUT' });
+    expect((await t.api('GET', `/transactions/${atDeadline.body.id}`)).body).toMatchObject({
+      status: 'FAILED',
+      failureReason: 'PAYMENT_APPROVAL_TIMED_OUT',
+    });
 
-    const finalEvents = async (id: string) => (await eventsOf(t, id)).map((e) => e.type).filter((type) => type !== 'INCOMING_PAYMENT.PENDING');
-    expect(await finalEvents(inWindow.body.id)).toEqual([winner.status === 'COMPLETED' ? 'INCOMING_PAYMENT.COMPLETED' : 'INCOMING_PAYMENT.FAILED']);
+    const finalEvents = async (id: string) =>
+      (await eventsOf(t, id)).map((e) => e.type).filter((type) => type !== 'INCOMING_PAYMENT.PENDING');
+    expect(await finalEvents(inWindow.body.id)).toEqual([
+      winner.status === 'COMPLETED' ? 'INCOMING_PAYMENT.COMPLETED' : 'INCOMING_PAYMENT.FAILED',
+    ]);
     expect(await finalEvents(atDeadline.body.id)).toEqual(['INCOMING_PAYMENT.FAILED']);
     const credited = winner.status === 'COMPLETED' ? 1_000 : 0;
     expect(await balances(t, customer.id)).toEqual({ balance: credited, totalBalance: credited });
@@ -278,19 +391,35 @@ describe('POST /sandbox/uma/receive', () => {
 
   describe('sandbox senders', () => {
     for (const domain of SANDBOX_UMA_DOMAINS) {
-      it.each(['success.usd', 'success.eur', 'success.mxn'])(`$%s@${domain} pays the customer in the receiving currency`, async (name) => {
-        const t = await build();
-        const { customer } = await customerOf(t);
-        const reply = await receive(t, { senderUmaAddress: `$${name}@${domain}`, customerId: customer.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 300 });
-        expect(reply.status).toBe(200);
-        expect(reply.body).toMatchObject({ status: 'COMPLETED', source: { sourceType: 'UMA_ADDRESS', umaAddress: `$${name}@${domain}` } });
-        expect(await balances(t, customer.id)).toEqual({ balance: 300, totalBalance: 300 });
-      });
+      it.each(['success.usd', 'success.eur', 'success.mxn'])(
+        `$%s@${domain} pays the customer in the receiving currency`,
+        async (name) => {
+          const t = await build();
+          const { customer } = await customerOf(t);
+          const reply = await receive(t, {
+            senderUmaAddress: `$${name}@${domain}`,
+            customerId: customer.id,
+            receivingCurrencyCode: 'USD',
+            receivingCurrencyAmount: 300,
+          });
+          expect(reply.status).toBe(200);
+          expect(reply.body).toMatchObject({
+            status: 'COMPLETED',
+            source: { sourceType: 'UMA_ADDRESS', umaAddress: `$${name}@${domain}` },
+          });
+          expect(await balances(t, customer.id)).toEqual({ balance: 300, totalBalance: 300 });
+        },
+      );
 
       it(`$fail.compliance.usd@${domain} fails compliance before the platform is asked`, async () => {
         const t = await build();
         const { customer } = await customerOf(t);
-        const reply = await receive(t, { senderUmaAddress: `$fail.compliance.usd@${domain}`, customerId: customer.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 300 });
+        const reply = await receive(t, {
+          senderUmaAddress: `$fail.compliance.usd@${domain}`,
+          customerId: customer.id,
+          receivingCurrencyCode: 'USD',
+          receivingCurrencyAmount: 300,
+        });
         expect(reply.status).toBe(200);
         expect(reply.body).toMatchObject({ status: 'FAILED', failureReason: 'COMPLIANCE_REJECTED' });
         expect((await eventsOf(t, reply.body.id)).map((e) => e.type)).toEqual(['INCOMING_PAYMENT.FAILED']);
@@ -303,7 +432,12 @@ describe('POST /sandbox/uma/receive', () => {
       it(`$pending.long.usd@${domain} stays pending for an hour after approval, then completes`, async () => {
         const t = await build({ clock: new ManualClock(START_MS) });
         const { customer } = await customerOf(t);
-        const reply = await receive(t, { senderUmaAddress: `$pending.long.usd@${domain}`, customerId: customer.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 300 });
+        const reply = await receive(t, {
+          senderUmaAddress: `$pending.long.usd@${domain}`,
+          customerId: customer.id,
+          receivingCurrencyCode: 'USD',
+          receivingCurrencyAmount: 300,
+        });
         expect(reply.status).toBe(200);
         expect(reply.body.status).toBe('PENDING');
         expect((await t.api('POST', `/transactions/${reply.body.id}/approve`)).status).toBe(409);
@@ -311,14 +445,23 @@ describe('POST /sandbox/uma/receive', () => {
         expect((await t.api('GET', `/transactions/${reply.body.id}`)).body.status).toBe('PENDING');
         expect(await balances(t, customer.id)).toEqual({ balance: 0, totalBalance: 300 });
         await t.advanceClock(1);
-        expect((await t.api('GET', `/transactions/${reply.body.id}`)).body).toMatchObject({ status: 'COMPLETED', settledAt: '2025-06-02T10:00:00.000Z' });
+        expect((await t.api('GET', `/transactions/${reply.body.id}`)).body).toMatchObject({
+          status: 'COMPLETED',
+          settledAt: '2025-06-02T10:00:00.000Z',
+        });
         expect(await balances(t, customer.id)).toEqual({ balance: 300, totalBalance: 300 });
         await expectBalancedBooks(t);
       });
     }
 
     it('covers every sandbox address of the magic table', () => {
-      expect(SANDBOX_UMA_ADDRESSES.map((r) => r.name).sort()).toEqual(['fail.compliance.usd', 'pending.long.usd', 'success.eur', 'success.mxn', 'success.usd']);
+      expect(SANDBOX_UMA_ADDRESSES.map((r) => r.name).sort()).toEqual([
+        'fail.compliance.usd',
+        'pending.long.usd',
+        'success.eur',
+        'success.mxn',
+        'success.usd',
+      ]);
     });
   });
 
@@ -350,28 +493,80 @@ describe('POST /sandbox/uma/receive', () => {
     it('answers one 400 naming every invalid field', async () => {
       const t = await build();
       const { customer } = await customerOf(t);
-      const schema = await receive(t, { senderUmaAddress: 7, customerId: customer.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 0 });
+      const schema = await receive(t, {
+        senderUmaAddress: 7,
+        customerId: customer.id,
+        receivingCurrencyCode: 'USD',
+        receivingCurrencyAmount: 0,
+      });
       expect(schema.status).toBe(400);
-      expect(schema.body.details.errors.map((e: any) => e.field).sort()).toEqual(['receivingCurrencyAmount', 'senderUmaAddress']);
+      expect(schema.body.details.errors.map((e: any) => e.field).sort()).toEqual([
+        'receivingCurrencyAmount',
+        'senderUmaAddress',
+      ]);
       // Schema problems and the body's own rules come back together.
-      const mixed = await receive(t, { senderUmaAddress: 'sam', receiverUmaAddress: 'robin', receivingCurrencyCode: 'XYZ', receivingCurrencyAmount: -3 });
+      const mixed = await receive(t, {
+        senderUmaAddress: 'sam',
+        receiverUmaAddress: 'robin',
+        receivingCurrencyCode: 'XYZ',
+        receivingCurrencyAmount: -3,
+      });
       expect(mixed.status).toBe(400);
       expect(mixed.body.code).toBe('INVALID_INPUT');
-      expect(mixed.body.details.errors.map((e: any) => e.field).sort()).toEqual(['receiverUmaAddress', 'receivingCurrencyAmount', 'receivingCurrencyCode', 'senderUmaAddress']);
-      const untyped = await receive(t, { senderUmaAddress: SENDER, customerId: 12, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 5 });
+      expect(mixed.body.details.errors.map((e: any) => e.field).sort()).toEqual([
+        'receiverUmaAddress',
+        'receivingCurrencyAmount',
+        'receivingCurrencyCode',
+        'senderUmaAddress',
+      ]);
+      const untyped = await receive(t, {
+        senderUmaAddress: SENDER,
+        customerId: 12,
+        receivingCurrencyCode: 'USD',
+        receivingCurrencyAmount: 5,
+      });
       expect(untyped.status).toBe(400);
       expect(untyped.body.details.errors.map((e: any) => e.field)).toEqual(['customerId']);
-      const all = await receive(t, { senderUmaAddress: 'sam', receiverUmaAddress: 'robin', receivingCurrencyCode: 'XYZ', receivingCurrencyAmount: 5 });
+      const all = await receive(t, {
+        senderUmaAddress: 'sam',
+        receiverUmaAddress: 'robin',
+        receivingCurrencyCode: 'XYZ',
+        receivingCurrencyAmount: 5,
+      });
       expect(all.status).toBe(400);
       expect(all.body.code).toBe('INVALID_INPUT');
-      expect(all.body.details.errors.map((e: any) => e.field)).toEqual(['senderUmaAddress', 'receiverUmaAddress', 'receivingCurrencyCode']);
-      const noReceiver = await receive(t, { senderUmaAddress: SENDER, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 5 });
+      expect(all.body.details.errors.map((e: any) => e.field)).toEqual([
+        'senderUmaAddress',
+        'receiverUmaAddress',
+        'receivingCurrencyCode',
+      ]);
+      const noReceiver = await receive(t, {
+        senderUmaAddress: SENDER,
+        receivingCurrencyCode: 'USD',
+        receivingCurrencyAmount: 5,
+      });
       expect(noReceiver.body.details.errors.map((e: any) => e.field)).toEqual(['receiverUmaAddress', 'customerId']);
-      const addresses = await receive(t, { senderUmaAddress: 'sam', customerId: customer.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 5 });
+      const addresses = await receive(t, {
+        senderUmaAddress: 'sam',
+        customerId: customer.id,
+        receivingCurrencyCode: 'USD',
+        receivingCurrencyAmount: 5,
+      });
       expect(addresses.body.code).toBe('INVALID_UMA_ADDRESS');
-      const currency = await receive(t, { senderUmaAddress: SENDER, customerId: customer.id, receivingCurrencyCode: 'XYZ', receivingCurrencyAmount: 5 });
+      const currency = await receive(t, {
+        senderUmaAddress: SENDER,
+        customerId: customer.id,
+        receivingCurrencyCode: 'XYZ',
+        receivingCurrencyAmount: 5,
+      });
       expect(currency.body.code).toBe('INVALID_CURRENCY');
-      const mismatch = await receive(t, { senderUmaAddress: SENDER, customerId: customer.id, receiverUmaAddress: '$someone.else@railyard.sandbox.uma.money', receivingCurrencyCode: 'USD', receivingCurrencyAmount: 5 });
+      const mismatch = await receive(t, {
+        senderUmaAddress: SENDER,
+        customerId: customer.id,
+        receiverUmaAddress: '$someone.else@railyard.sandbox.uma.money',
+        receivingCurrencyCode: 'USD',
+        receivingCurrencyAmount: 5,
+      });
       expect(mismatch.status).toBe(400);
       expect(mismatch.body.details.errors.map((e: any) => e.field)).toEqual(['receiverUmaAddress']);
       await expectNothingWritten(t);
@@ -397,7 +592,12 @@ describe('POST /sandbox/uma/receive', () => {
       const { customer } = await customerOf(t);
       const created = await t.api('POST', '/tokens', { body: { name: 'viewer', permissions: ['VIEW'] } });
       const reply = await t.api('POST', '/sandbox/uma/receive', {
-        body: { senderUmaAddress: SENDER, customerId: customer.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 100 },
+        body: {
+          senderUmaAddress: SENDER,
+          customerId: customer.id,
+          receivingCurrencyCode: 'USD',
+          receivingCurrencyAmount: 100,
+        },
         auth: { username: created.body.clientId, password: created.body.clientSecret },
       });
       // The operation declares 403, so a token without the permission gets it.

@@ -4,7 +4,9 @@ import { build } from '../helper.js';
 describe('POST /tokens', () => {
   it('returns the secret once, never again', async () => {
     const t = await build();
-    const created = await t.api('POST', '/tokens', { body: { name: 'payouts bot', permissions: ['VIEW', 'TRANSACT'] } });
+    const created = await t.api('POST', '/tokens', {
+      body: { name: 'payouts bot', permissions: ['VIEW', 'TRANSACT'] },
+    });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
       id: expect.stringMatching(/^Token:/),
@@ -37,7 +39,8 @@ describe('GET /tokens', () => {
     // Taken before the platform (and its own token) exists, however long building it takes.
     const before = new Date(Date.now() - 1000).toISOString();
     const t = await build();
-    for (const name of ['alpha', 'beta', 'beta', 'gamma']) await t.api('POST', '/tokens', { body: { name, permissions: ['VIEW'] } });
+    for (const name of ['alpha', 'beta', 'beta', 'gamma'])
+      await t.api('POST', '/tokens', { body: { name, permissions: ['VIEW'] } });
     const betas = await t.api('GET', '/tokens?name=beta');
     expect(betas.body.totalCount).toBe(2);
     expect(betas.body.data.map((x: { name: string }) => x.name)).toEqual(['beta', 'beta']);
@@ -70,7 +73,11 @@ describe('GET and DELETE /tokens/{tokenId}', () => {
     const t = await build();
     const created = await t.api('POST', '/tokens', { body: { name: 'temp', permissions: ['MANAGE'] } });
     expect((await t.api('DELETE', `/tokens/${created.body.id}`)).status).toBe(204);
-    for (const [method, id] of [['GET', created.body.id], ['DELETE', created.body.id], ['GET', 'Token:nope']]) {
+    for (const [method, id] of [
+      ['GET', created.body.id],
+      ['DELETE', created.body.id],
+      ['GET', 'Token:nope'],
+    ]) {
       const reply = await t.api(method!, `/tokens/${id}`);
       expect(reply.status).toBe(404);
       expect(reply.body).toMatchObject({ status: 404, code: 'TOKEN_NOT_FOUND' });

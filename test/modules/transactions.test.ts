@@ -5,7 +5,16 @@ import { railStepJob } from '../../src/modules/transactions/service.js';
 import { build, ManualClock, type TestApp } from '../helper.js';
 import { accountBody } from '../fixtures/accounts.js';
 import {
-  balances, customerWithAccounts, eventsOf, expectBalancedBooks, externalAccount, fund, fundedUsd, platformAccount, transferIn, transferOut,
+  balances,
+  customerWithAccounts,
+  eventsOf,
+  expectBalancedBooks,
+  externalAccount,
+  fund,
+  fundedUsd,
+  platformAccount,
+  transferIn,
+  transferOut,
 } from '../fixtures/money.js';
 import { postingKinds } from '../fixtures/quotes.js';
 
@@ -35,7 +44,12 @@ describe('GET /transactions', () => {
     expect(all.status).toBe(200);
     expect(all.body).toMatchObject({ hasMore: false, totalCount: 4 });
     expect(ids(all)).toEqual([w.mine.id, w.pending.id, w.in1.id, w.out1.id]);
-    expect(ids(await t.api('GET', '/transactions?sortOrder=asc'))).toEqual([w.out1.id, w.in1.id, w.pending.id, w.mine.id]);
+    expect(ids(await t.api('GET', '/transactions?sortOrder=asc'))).toEqual([
+      w.out1.id,
+      w.in1.id,
+      w.pending.id,
+      w.mine.id,
+    ]);
 
     const q = async (query: string) => ids(await t.api('GET', `/transactions?${query}`));
     expect(await q('type=INCOMING')).toEqual([w.in1.id]);
@@ -66,7 +80,11 @@ describe('GET /transactions', () => {
     const justAfter = w.in1.createdAt.replace(/Z$/, '900Z');
     expect(await q(`startDate=${justAfter}`)).toEqual([w.mine.id, w.pending.id]);
     expect(await q(`endDate=${justAfter}`)).toEqual([w.in1.id, w.out1.id]);
-    expect(await q(`startDate=${w.in1.createdAt.replace(/Z$/, '000%2B00:00')}&endDate=${w.in1.createdAt.replace(/Z$/, '0001Z')}`)).toEqual([w.in1.id]);
+    expect(
+      await q(
+        `startDate=${w.in1.createdAt.replace(/Z$/, '000%2B00:00')}&endDate=${w.in1.createdAt.replace(/Z$/, '0001Z')}`,
+      ),
+    ).toEqual([w.in1.id]);
     // Rounded up past the last instant a date can name, the bound still matches nothing.
     expect(await q('startDate=9999-12-31T23:59:59.9995Z')).toEqual([]);
     expect(await q('endDate=9999-12-31T23:59:59.9995Z')).toHaveLength(4);
@@ -91,16 +109,24 @@ describe('GET /transactions', () => {
     const clock = new ManualClock(Date.parse('2026-05-04T10:00:00Z'));
     const t = await build({ clock });
     const usd = await fundedUsd(t, 1_000_000);
-    const accounts = Object.fromEntries(await Promise.all(['000', '002', '003'].map(async (suffix) => [suffix, (await externalAccount(t, 'USD_ACCOUNT', suffix)).id])));
+    const accounts = Object.fromEntries(
+      await Promise.all(
+        ['000', '002', '003'].map(async (suffix) => [suffix, (await externalAccount(t, 'USD_ACCOUNT', suffix)).id]),
+      ),
+    );
     const created: { id: string; type: string; status: string }[] = [];
     for (let i = 0; i < 15; i++) {
       if (i % 4 === 0) clock.advance(1_000);
       const suffix = ['000', '002', '003'][i % 3]!;
-      const reply = i % 5 === 4 ? await transferIn(t, accounts[suffix]!, usd.id, 100 + i) : await transferOut(t, usd.id, accounts[suffix]!, 100 + i);
+      const reply =
+        i % 5 === 4
+          ? await transferIn(t, accounts[suffix]!, usd.id, 100 + i)
+          : await transferOut(t, usd.id, accounts[suffix]!, 100 + i);
       expect(reply.status).toBe(201);
       created.push({ id: reply.body.id, type: reply.body.type, status: reply.body.status });
     }
-    const matching = (filter: Record<string, string>) => created.filter((x) => Object.entries(filter).every(([k, v]) => x[k as 'type' | 'status'] === v)).map((x) => x.id);
+    const matching = (filter: Record<string, string>) =>
+      created.filter((x) => Object.entries(filter).every(([k, v]) => x[k as 'type' | 'status'] === v)).map((x) => x.id);
     const walk = async (query: string) => {
       const seen: string[] = [];
       let cursor: string | undefined;
@@ -114,7 +140,11 @@ describe('GET /transactions', () => {
       }
       throw new Error(`no last page for ${query}`);
     };
-    const filters: Record<string, string>[] = [{ status: 'FAILED' }, { type: 'OUTGOING' }, { status: 'FAILED', type: 'OUTGOING' }];
+    const filters: Record<string, string>[] = [
+      { status: 'FAILED' },
+      { type: 'OUTGOING' },
+      { status: 'FAILED', type: 'OUTGOING' },
+    ];
     for (const filter of filters) {
       const query = new URLSearchParams(filter).toString();
       const expected = matching(filter);
@@ -131,7 +161,15 @@ describe('GET /transactions', () => {
     const usd = await fundedUsd(t, 1_000);
     const bank = await externalAccount(t, 'USD_ACCOUNT', '000');
     const counted = async () =>
-      Number((await sql<{ n: string }>`SELECT CAST(COUNT(*) AS TEXT) AS n FROM transactions WHERE platform_id = ${t.platformId}`.execute(t.deps.db.k)).rows[0]!.n);
+      Number(
+        (
+          await sql<{
+            n: string;
+          }>`SELECT CAST(COUNT(*) AS TEXT) AS n FROM transactions WHERE platform_id = ${t.platformId}`.execute(
+            t.deps.db.k,
+          )
+        ).rows[0]!.n,
+      );
     const total = async () => (await t.api('GET', '/transactions?limit=1')).body.totalCount as number;
     expect(await total()).toBe(0);
     expect((await transferOut(t, usd.id, bank.id, 10, { 'idempotency-key': 'k1' })).status).toBe(201);
@@ -153,9 +191,18 @@ describe('GET /transactions', () => {
 
   it('rejects bad filters with every field named', async () => {
     const t = await build();
-    const reply = await t.api('GET', '/transactions?type=SIDEWAYS&status=LOST&startDate=yesterday&sortOrder=random&limit=500');
+    const reply = await t.api(
+      'GET',
+      '/transactions?type=SIDEWAYS&status=LOST&startDate=yesterday&sortOrder=random&limit=500',
+    );
     expect(reply.status).toBe(400);
-    expect(reply.body.details.errors.map((e: any) => e.field).sort()).toEqual(['limit', 'sortOrder', 'startDate', 'status', 'type']);
+    expect(reply.body.details.errors.map((e: any) => e.field).sort()).toEqual([
+      'limit',
+      'sortOrder',
+      'startDate',
+      'status',
+      'type',
+    ]);
     expect((await t.api('GET', '/transactions?cursor=bogus')).status).toBe(400);
   });
 
@@ -167,12 +214,24 @@ describe('GET /transactions', () => {
       status: 400,
       code: 'INVALID_INPUT',
       message: 'startDate must not be a leap second (second 60): give 59 seconds or the next minute',
-      details: { errors: [{ field: 'startDate', constraint: { format: 'date-time' }, message: 'must not be a leap second (second 60): give 59 seconds or the next minute' }] },
+      details: {
+        errors: [
+          {
+            field: 'startDate',
+            constraint: { format: 'date-time' },
+            message: 'must not be a leap second (second 60): give 59 seconds or the next minute',
+          },
+        ],
+      },
     });
     const hoursOnly = await t.api('GET', '/transactions?endDate=2017-01-01T00:00:00-01');
     expect(hoursOnly.status).toBe(400);
     expect(hoursOnly.body.details.errors).toEqual([
-      { field: 'endDate', constraint: { format: 'date-time' }, message: 'must give its offset from UTC in hours and minutes (Z, ±hh:mm or ±hhmm)' },
+      {
+        field: 'endDate',
+        constraint: { format: 'date-time' },
+        message: 'must give its offset from UTC in hours and minutes (Z, ±hh:mm or ±hhmm)',
+      },
     ]);
   });
 });
@@ -186,18 +245,26 @@ describe('date-times whose instant leaves years 0000 to 9999', () => {
     const late = await t.api('GET', `/transactions?endDate=${encodeURIComponent('9999-12-31T23:59:59-23:59')}`);
     expect(late.status).toBe(400);
     expect(late.body.details.errors).toEqual([{ field: 'endDate', ...problem }]);
-    const early = await t.api('POST', `/transactions/${paid.id}/confirm`, { body: { receiptDeliveryConfirmedAt: '0000-01-01T00:00:00+00:01' } });
+    const early = await t.api('POST', `/transactions/${paid.id}/confirm`, {
+      body: { receiptDeliveryConfirmedAt: '0000-01-01T00:00:00+00:01' },
+    });
     expect(early.status).toBe(400);
     expect(early.body.details.errors).toEqual([{ field: 'receiptDeliveryConfirmedAt', ...problem }]);
     expect((await t.api('GET', `/transactions/${paid.id}`)).body.receiptDeliveryConfirmedAt).toBeUndefined();
     // The edges themselves are fine.
-    expect((await t.api('GET', `/transactions?endDate=${encodeURIComponent('9999-12-31T23:59:59Z')}`)).body.data.map((tx: any) => tx.id)).toEqual([paid.id]);
-    expect((await t.api('GET', `/transactions?startDate=${encodeURIComponent('0000-01-01T00:00:00Z')}`)).body.data).toHaveLength(1);
+    expect(
+      (await t.api('GET', `/transactions?endDate=${encodeURIComponent('9999-12-31T23:59:59Z')}`)).body.data.map(
+        (tx: any) => tx.id,
+      ),
+    ).toEqual([paid.id]);
+    expect(
+      (await t.api('GET', `/transactions?startDate=${encodeURIComponent('0000-01-01T00:00:00Z')}`)).body.data,
+    ).toHaveLength(1);
   });
 });
 
 describe('GET /transactions/{transactionId}', () => {
-  it('answers 404 TRANSACTION_NOT_FOUND for an unknown id or another platform\'s', async () => {
+  it("answers 404 TRANSACTION_NOT_FOUND for an unknown id or another platform's", async () => {
     const t = await build();
     const other = await t.newPlatform();
     const usd = await platformAccount(other, 'USD');
@@ -226,17 +293,32 @@ describe('POST /transactions/{transactionId}/confirm', () => {
     expect(at - now).toBeLessThan(5_000);
     expect(confirmed.body).toMatchObject({ id: tx.id, status: 'COMPLETED' });
 
-    const given = await t.api('POST', `/transactions/${tx.id}/confirm`, { body: { receiptDeliveryConfirmedAt: '2025-01-02T03:04:05Z' } });
+    const given = await t.api('POST', `/transactions/${tx.id}/confirm`, {
+      body: { receiptDeliveryConfirmedAt: '2025-01-02T03:04:05Z' },
+    });
     expect(given.body.receiptDeliveryConfirmedAt).toBe('2025-01-02T03:04:05.000Z');
-    expect((await t.api('GET', `/transactions/${tx.id}`)).body.receiptDeliveryConfirmedAt).toBe('2025-01-02T03:04:05.000Z');
+    expect((await t.api('GET', `/transactions/${tx.id}`)).body.receiptDeliveryConfirmedAt).toBe(
+      '2025-01-02T03:04:05.000Z',
+    );
 
-    const future = await t.api('POST', `/transactions/${tx.id}/confirm`, { body: { receiptDeliveryConfirmedAt: '2999-01-01T00:00:00Z' } });
+    const future = await t.api('POST', `/transactions/${tx.id}/confirm`, {
+      body: { receiptDeliveryConfirmedAt: '2999-01-01T00:00:00Z' },
+    });
     expect(future.status).toBe(400);
     expect(future.body.details.errors[0].field).toBe('receiptDeliveryConfirmedAt');
-    const malformed = await t.api('POST', `/transactions/${tx.id}/confirm`, { body: { receiptDeliveryConfirmedAt: 'last tuesday' } });
-    expect(malformed.body.details.errors[0]).toMatchObject({ field: 'receiptDeliveryConfirmedAt', constraint: { format: 'date-time' } });
-    expect((await t.api('GET', `/transactions/${tx.id}`)).body.receiptDeliveryConfirmedAt).toBe('2025-01-02T03:04:05.000Z');
-    expect((await t.api('POST', '/transactions/Transaction:0193f1d2-0000-7000-8000-000000000000/confirm')).status).toBe(404);
+    const malformed = await t.api('POST', `/transactions/${tx.id}/confirm`, {
+      body: { receiptDeliveryConfirmedAt: 'last tuesday' },
+    });
+    expect(malformed.body.details.errors[0]).toMatchObject({
+      field: 'receiptDeliveryConfirmedAt',
+      constraint: { format: 'date-time' },
+    });
+    expect((await t.api('GET', `/transactions/${tx.id}`)).body.receiptDeliveryConfirmedAt).toBe(
+      '2025-01-02T03:04:05.000Z',
+    );
+    expect((await t.api('POST', '/transactions/Transaction:0193f1d2-0000-7000-8000-000000000000/confirm')).status).toBe(
+      404,
+    );
   });
 
   it('answers 400 for a leap second and leaves the confirmation alone; other RFC 3339 spellings are read as the instant they name', async () => {
@@ -244,7 +326,8 @@ describe('POST /transactions/{transactionId}/confirm', () => {
     const usd = await fundedUsd(t);
     const bank = await externalAccount(t, 'USD_ACCOUNT');
     const tx = (await transferOut(t, usd.id, bank.id, 100)).body;
-    const confirm = (at: string) => t.api('POST', `/transactions/${tx.id}/confirm`, { body: { receiptDeliveryConfirmedAt: at } });
+    const confirm = (at: string) =>
+      t.api('POST', `/transactions/${tx.id}/confirm`, { body: { receiptDeliveryConfirmedAt: at } });
     for (const leap of ['2016-12-31T23:59:60Z', '2016-12-31T23:59:60.250Z', '2016-12-31T18:59:60-05:00']) {
       const reply = await confirm(leap);
       expect(reply.status, leap).toBe(400);
@@ -253,12 +336,23 @@ describe('POST /transactions/{transactionId}/confirm', () => {
         code: 'INVALID_INPUT',
         message: 'receiptDeliveryConfirmedAt must not be a leap second (second 60): give 59 seconds or the next minute',
         details: {
-          errors: [{ field: 'receiptDeliveryConfirmedAt', constraint: { format: 'date-time' }, message: 'must not be a leap second (second 60): give 59 seconds or the next minute' }],
+          errors: [
+            {
+              field: 'receiptDeliveryConfirmedAt',
+              constraint: { format: 'date-time' },
+              message: 'must not be a leap second (second 60): give 59 seconds or the next minute',
+            },
+          ],
         },
       });
     }
     expect((await t.api('GET', `/transactions/${tx.id}`)).body.receiptDeliveryConfirmedAt).toBeUndefined();
-    for (const spelling of ['2016-12-31t23:59:59z', '2016-12-31 23:59:59Z', '2017-01-01T00:59:59+0100', '2016-12-31T18:59:59-05:00']) {
+    for (const spelling of [
+      '2016-12-31t23:59:59z',
+      '2016-12-31 23:59:59Z',
+      '2017-01-01T00:59:59+0100',
+      '2016-12-31T18:59:59-05:00',
+    ]) {
       const reply = await confirm(spelling);
       expect(reply.status, spelling).toBe(200);
       expect(reply.body.receiptDeliveryConfirmedAt, spelling).toBe('2016-12-31T23:59:59.000Z');
@@ -273,11 +367,17 @@ describe('POST /transactions/{transactionId}/cancel', () => {
     const slow = await externalAccount(t, 'USD_ACCOUNT', '005');
     const pending = (await transferOut(t, usd.id, slow.id, 20_000)).body;
     expect(await balances(t, usd.id)).toEqual({ balance: 30_000, totalBalance: 50_000 });
-    const cancelled = await t.api('POST', `/transactions/${pending.id}/cancel`, { body: { reason: 'customer changed their mind' } });
+    const cancelled = await t.api('POST', `/transactions/${pending.id}/cancel`, {
+      body: { reason: 'customer changed their mind' },
+    });
     expect(cancelled.status).toBe(200);
     expect(cancelled.body).toMatchObject({
       status: 'COMPLETED',
-      refund: { reference: `${pending.reconciliationInstructions.reference}-R`, status: 'COMPLETED', reason: 'USER_CANCELLATION' },
+      refund: {
+        reference: `${pending.reconciliationInstructions.reference}-R`,
+        status: 'COMPLETED',
+        reason: 'USER_CANCELLATION',
+      },
     });
     // Nothing reached the receiver: no failure, and no settlement either.
     expect(cancelled.body.failureReason).toBeUndefined();
@@ -321,11 +421,17 @@ describe('POST /transactions/{transactionId}/cancel', () => {
     const done = (await transferOut(t, usd.id, bank.id, 100)).body;
     const settled = await t.api('POST', `/transactions/${done.id}/cancel`);
     expect(settled.status).toBe(409);
-    expect(settled.body).toMatchObject({ status: 409, code: 'TRANSACTION_NOT_CANCELLABLE', details: { status: 'COMPLETED' } });
+    expect(settled.body).toMatchObject({
+      status: 409,
+      code: 'TRANSACTION_NOT_CANCELLABLE',
+      details: { status: 'COMPLETED' },
+    });
 
     const usdb = await platformAccount(t, 'USDB');
     await fund(t, usdb.id, 1_000_000);
-    const wallet = await t.api('POST', '/platform/external-accounts', { body: { ...accountBody('SPARK_WALLET', '005'), currency: 'USDB' } });
+    const wallet = await t.api('POST', '/platform/external-accounts', {
+      body: { ...accountBody('SPARK_WALLET', '005'), currency: 'USDB' },
+    });
     const onChain = (await transferOut(t, usdb.id, wallet.body.id, 1_000)).body;
     expect(onChain.status).toBe('PROCESSING');
     const notBank = await t.api('POST', `/transactions/${onChain.id}/cancel`);
@@ -333,12 +439,18 @@ describe('POST /transactions/{transactionId}/cancel', () => {
     expect(notBank.body).toMatchObject({ code: 'INVALID_INPUT', details: { errors: [{ field: 'transactionId' }] } });
 
     const rtp = await t.api('POST', '/transfer-out', {
-      body: { source: { accountId: usd.id }, destination: { accountId: (await externalAccount(t, 'USD_ACCOUNT', '005')).id, paymentRail: 'RTP' }, amount: 100 },
+      body: {
+        source: { accountId: usd.id },
+        destination: { accountId: (await externalAccount(t, 'USD_ACCOUNT', '005')).id, paymentRail: 'RTP' },
+        amount: 100,
+      },
     });
     expect(rtp.body).toMatchObject({ status: 'PROCESSING', paymentRail: 'RTP' });
     expect((await t.api('POST', `/transactions/${rtp.body.id}/cancel`)).status).toBe(400);
 
-    const unknown = await t.api('POST', '/transactions/Transaction:0193f1d2-0000-7000-8000-000000000000/cancel', { body: {} });
+    const unknown = await t.api('POST', '/transactions/Transaction:0193f1d2-0000-7000-8000-000000000000/cancel', {
+      body: {},
+    });
     expect(unknown.body).toMatchObject({ status: 404, code: 'TRANSACTION_NOT_FOUND' });
   });
 });
@@ -370,13 +482,26 @@ describe('returned payments (a failure after completion)', () => {
       status: 'FAILED',
       failureReason: 'PAYOUT_RETURNED',
       settledAt: paid.settledAt,
-      refund: { status: 'COMPLETED', reason: 'TRANSACTION_FAILED', reference: `${paid.reconciliationInstructions.reference}-R` },
+      refund: {
+        status: 'COMPLETED',
+        reason: 'TRANSACTION_FAILED',
+        reference: `${paid.reconciliationInstructions.reference}-R`,
+      },
     });
     expect(await balances(t, usd.id)).toEqual({ balance: 10_000, totalBalance: 10_000 });
     expect((await eventsOf(t, paid.id)).map((e) => e.type)).toEqual([
-      'OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.COMPLETED', 'OUTGOING_PAYMENT.FAILED', 'OUTGOING_PAYMENT.REFUND_PENDING', 'OUTGOING_PAYMENT.REFUND_COMPLETED',
+      'OUTGOING_PAYMENT.PROCESSING',
+      'OUTGOING_PAYMENT.COMPLETED',
+      'OUTGOING_PAYMENT.FAILED',
+      'OUTGOING_PAYMENT.REFUND_PENDING',
+      'OUTGOING_PAYMENT.REFUND_COMPLETED',
     ]);
-    const kinds = await t.deps.db.k.selectFrom('ledger_postings').select('kind').where('transaction_id', '=', paid.id).orderBy('id').execute();
+    const kinds = await t.deps.db.k
+      .selectFrom('ledger_postings')
+      .select('kind')
+      .where('transaction_id', '=', paid.id)
+      .orderBy('id')
+      .execute();
     expect(kinds.map((k) => k.kind)).toEqual(['HOLD', 'SETTLE', 'RETURN']);
     await expectBalancedBooks(t);
     // The returned transfer is settled history: not cancellable.

@@ -3,7 +3,16 @@ import { TRANSFER_SCENARIOS } from '../../src/sandbox/magic.js';
 import { build, ManualClock, type TestApp } from '../helper.js';
 import { accountBody } from '../fixtures/accounts.js';
 import {
-  balances, customerWithAccounts, eventsOf, expectBalancedBooks, externalAccount, fund, fundedUsd, platformAccount, transferIn, transferOut,
+  balances,
+  customerWithAccounts,
+  eventsOf,
+  expectBalancedBooks,
+  externalAccount,
+  fund,
+  fundedUsd,
+  platformAccount,
+  transferIn,
+  transferOut,
 } from '../fixtures/money.js';
 
 const USD = { code: 'USD', name: 'US Dollar', symbol: '$', decimals: 2 };
@@ -48,10 +57,18 @@ describe('POST /transfer-out', () => {
       ['INTERNAL_ACCOUNT.BALANCE_UPDATED', 100_000],
       ['INTERNAL_ACCOUNT.BALANCE_UPDATED', 87_655],
     ]);
-    const postings = await t.deps.db.k.selectFrom('ledger_postings').select('kind').where('transaction_id', '=', tx.id).orderBy('created_at').orderBy('id').execute();
+    const postings = await t.deps.db.k
+      .selectFrom('ledger_postings')
+      .select('kind')
+      .where('transaction_id', '=', tx.id)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
     expect(postings.map((p) => p.kind)).toEqual(['HOLD', 'SETTLE']);
     const books = await expectBalancedBooks(t);
-    expect(books.accounts.find((a: any) => a.kind === 'EXTERNAL_RAILS' && a.currency === 'USD').available).toBe('12345');
+    expect(books.accounts.find((a: any) => a.kind === 'EXTERNAL_RAILS' && a.currency === 'USD').available).toBe(
+      '12345',
+    );
     expect((await t.api('GET', `/transactions/${tx.id}`)).body).toEqual(tx);
   });
 
@@ -60,11 +77,23 @@ describe('POST /transfer-out', () => {
     const source = await fundedUsd(t);
     const destination = await externalAccount(t, 'USD_ACCOUNT');
     const wire = await t.api('POST', '/transfer-out', {
-      body: { source: { accountId: source.id }, destination: { accountId: destination.id, paymentRail: 'WIRE' }, amount: 500, remittanceInformation: 'Invoice 42', purposeOfPayment: 'GOODS_OR_SERVICES' },
+      body: {
+        source: { accountId: source.id },
+        destination: { accountId: destination.id, paymentRail: 'WIRE' },
+        amount: 500,
+        remittanceInformation: 'Invoice 42',
+        purposeOfPayment: 'GOODS_OR_SERVICES',
+      },
     });
     expect(wire.status).toBe(201);
     expect(wire.body).toMatchObject({ paymentRail: 'WIRE', railSelectionMode: 'MANUAL', status: 'COMPLETED' });
-    const sepa = await t.api('POST', '/transfer-out', { body: { source: { accountId: source.id }, destination: { accountId: destination.id, paymentRail: 'SEPA' }, amount: 500 } });
+    const sepa = await t.api('POST', '/transfer-out', {
+      body: {
+        source: { accountId: source.id },
+        destination: { accountId: destination.id, paymentRail: 'SEPA' },
+        amount: 500,
+      },
+    });
     expect(sepa.status).toBe(400);
     expect(sepa.body.details.errors).toEqual([expect.objectContaining({ field: 'destination.paymentRail' })]);
   });
@@ -73,10 +102,17 @@ describe('POST /transfer-out', () => {
     const t = await build();
     const usdb = await platformAccount(t, 'USDB');
     await fund(t, usdb.id, 5_000_000);
-    const wallet = await t.api('POST', '/platform/external-accounts', { body: { ...accountBody('SPARK_WALLET'), currency: 'USDB' } });
+    const wallet = await t.api('POST', '/platform/external-accounts', {
+      body: { ...accountBody('SPARK_WALLET'), currency: 'USDB' },
+    });
     const reply = await transferOut(t, usdb.id, wallet.body.id, 1_000_000);
     expect(reply.status).toBe(201);
-    expect(reply.body).toMatchObject({ status: 'COMPLETED', paymentRail: null, railSelectionMode: null, sentAmount: { amount: 1_000_000, currency: { code: 'USDB', decimals: 6 } } });
+    expect(reply.body).toMatchObject({
+      status: 'COMPLETED',
+      paymentRail: null,
+      railSelectionMode: null,
+      sentAmount: { amount: 1_000_000, currency: { code: 'USDB', decimals: 6 } },
+    });
   });
 
   it('refuses an amount the available balance does not cover, and writes nothing', async () => {
@@ -98,16 +134,31 @@ describe('POST /transfer-out', () => {
   it('lists every invalid field of a body at once', async () => {
     const t = await build();
     const reply = await t.api('POST', '/transfer-out', {
-      body: { source: {}, destination: { accountId: '', paymentRail: 'CARRIER_PIGEON' }, amount: 0, remittanceInformation: 'x'.repeat(81), purposeOfPayment: 'BRIBE' },
+      body: {
+        source: {},
+        destination: { accountId: '', paymentRail: 'CARRIER_PIGEON' },
+        amount: 0,
+        remittanceInformation: 'x'.repeat(81),
+        purposeOfPayment: 'BRIBE',
+      },
     });
     expect(reply.status).toBe(400);
     expect(reply.body.code).toBe('INVALID_INPUT');
     expect(reply.body.details.errors.map((e: any) => e.field).sort()).toEqual([
-      'amount', 'destination.accountId', 'destination.paymentRail', 'purposeOfPayment', 'remittanceInformation', 'source.accountId',
+      'amount',
+      'destination.accountId',
+      'destination.paymentRail',
+      'purposeOfPayment',
+      'remittanceInformation',
+      'source.accountId',
     ]);
-    const fraction = await t.api('POST', '/transfer-out', { body: { source: { accountId: 'a' }, destination: { accountId: 'b' }, amount: 1.5 } });
+    const fraction = await t.api('POST', '/transfer-out', {
+      body: { source: { accountId: 'a' }, destination: { accountId: 'b' }, amount: 1.5 },
+    });
     expect(fraction.body.details.errors.map((e: any) => e.field)).toEqual(['amount']);
-    const missing = await t.api('POST', '/transfer-out', { body: { source: { accountId: 'a' }, destination: { accountId: 'b' } } });
+    const missing = await t.api('POST', '/transfer-out', {
+      body: { source: { accountId: 'a' }, destination: { accountId: 'b' } },
+    });
     expect(missing.body.details.errors).toEqual([{ field: 'amount', message: 'is required' }]);
   });
 
@@ -140,14 +191,21 @@ describe('POST /transfer-out', () => {
     const crossed = await transferOut(t, platformUsd.id, customer.external.id, 100);
     expect(crossed.status).toBe(400);
     expect(crossed.body.details.errors).toEqual([
-      expect.objectContaining({ field: 'destination.accountId', message: expect.stringContaining('both accounts must have the same owner') }),
+      expect.objectContaining({
+        field: 'destination.accountId',
+        message: expect.stringContaining('both accounts must have the same owner'),
+      }),
     ]);
     expect((await transferOut(t, customer.usd.id, platformExternal.id, 100)).status).toBe(400);
     expect((await transferIn(t, customer.external.id, platformUsd.id, 100)).status).toBe(400);
 
     const own = await transferOut(t, customer.usd.id, customer.external.id, 2_500);
     expect(own.status).toBe(201);
-    expect(own.body).toMatchObject({ status: 'COMPLETED', customerId: customer.customer.id, platformCustomerId: 'crm-transfers-1' });
+    expect(own.body).toMatchObject({
+      status: 'COMPLETED',
+      customerId: customer.customer.id,
+      platformCustomerId: 'crm-transfers-1',
+    });
   });
 
   it('needs one currency on both sides, enabled on the platform', async () => {
@@ -157,11 +215,16 @@ describe('POST /transfer-out', () => {
     const usdBank = await externalAccount(t, 'USD_ACCOUNT');
     const mismatch = await transferOut(t, usdc.id, usdBank.id, 100);
     expect(mismatch.status).toBe(400);
-    expect(mismatch.body).toMatchObject({ code: 'INVALID_CURRENCY', details: { errors: [{ field: 'destination.accountId' }] } });
+    expect(mismatch.body).toMatchObject({
+      code: 'INVALID_CURRENCY',
+      details: { errors: [{ field: 'destination.accountId' }] },
+    });
 
     const usd = await fundedUsd(t);
     const config = (await t.api('GET', '/config')).body;
-    const incomingOnly = config.supportedCurrencies.map((c: any) => (c.currencyCode === 'USD' ? { ...c, enabledTransactionTypes: ['INCOMING'] } : c));
+    const incomingOnly = config.supportedCurrencies.map((c: any) =>
+      c.currencyCode === 'USD' ? { ...c, enabledTransactionTypes: ['INCOMING'] } : c,
+    );
     await t.api('PATCH', '/config', { body: { supportedCurrencies: incomingOnly } });
     const disabled = await transferOut(t, usd.id, usdBank.id, 100);
     expect(disabled.status).toBe(400);
@@ -177,12 +240,17 @@ describe('POST /transfer-out', () => {
     expect((await transferOut(t, source.id, destination.id, 100_000_000)).body.status).toBe('COMPLETED');
     const over = await transferOut(t, source.id, destination.id, 100_000_001);
     expect(over.status).toBe(400);
-    expect(over.body).toMatchObject({ code: 'TRANSACTION_SIZE_LIMIT_EXCEEDED', details: { maxAmount: 100_000_000, errors: [{ field: 'amount' }] } });
+    expect(over.body).toMatchObject({
+      code: 'TRANSACTION_SIZE_LIMIT_EXCEEDED',
+      details: { maxAmount: 100_000_000, errors: [{ field: 'amount' }] },
+    });
     const huge = await transferOut(t, source.id, destination.id, 9_000_000_000_000_001);
     expect(huge.body.code).toBe('TRANSACTION_SIZE_LIMIT_EXCEEDED');
 
     const config = (await t.api('GET', '/config')).body;
-    const limited = config.supportedCurrencies.map((c: any) => (c.currencyCode === 'USD' ? { ...c, minAmount: 500, maxAmount: 5_000 } : c));
+    const limited = config.supportedCurrencies.map((c: any) =>
+      c.currencyCode === 'USD' ? { ...c, minAmount: 500, maxAmount: 5_000 } : c,
+    );
     await t.api('PATCH', '/config', { body: { supportedCurrencies: limited } });
     expect((await transferOut(t, source.id, destination.id, 5_001)).body.code).toBe('TRANSACTION_SIZE_LIMIT_EXCEEDED');
     expect((await transferIn(t, destination.id, source.id, 5_001)).body.code).toBe('TRANSACTION_SIZE_LIMIT_EXCEEDED');
@@ -196,16 +264,21 @@ describe('POST /transfer-out', () => {
     expect((await transferOut(t, usdc.id, base.id, 10_000_000)).body.status).toBe('COMPLETED');
   });
 
-  it('needs the external account\'s ownership verified', async () => {
+  it("needs the external account's ownership verified", async () => {
     const t = await build({ counterpartyRules: true });
     const usdc = await platformAccount(t, 'USDC');
     await fund(t, usdc.id, 1_000_000);
     const body = accountBody('BASE_WALLET');
-    const wallet = await t.api('POST', '/platform/external-accounts', { body: { ...body, ownershipType: 'FIRST_PARTY' } });
+    const wallet = await t.api('POST', '/platform/external-accounts', {
+      body: { ...body, ownershipType: 'FIRST_PARTY' },
+    });
     expect(wallet.body.status).toBe('PENDING_OWNERSHIP_VERIFICATION');
     const reply = await transferOut(t, usdc.id, wallet.body.id, 100);
     expect(reply.status).toBe(400);
-    expect(reply.body).toMatchObject({ code: 'EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED', details: { errors: [{ field: 'destination.accountId', message: 'is PENDING_OWNERSHIP_VERIFICATION' }] } });
+    expect(reply.body).toMatchObject({
+      code: 'EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED',
+      details: { errors: [{ field: 'destination.accountId', message: 'is PENDING_OWNERSHIP_VERIFICATION' }] },
+    });
   });
 
   it('needs the TRANSACT permission (401, as the operation declares no 403)', async () => {
@@ -241,13 +314,21 @@ describe('POST /transfer-in', () => {
     });
     expect(reply.body.paymentRail).toBeUndefined();
     expect(await balances(t, destination.id)).toEqual({ balance: 7_500, totalBalance: 7_500 });
-    expect((await eventsOf(t, reply.body.id)).map((e) => e.type)).toEqual(['INCOMING_PAYMENT.PENDING', 'INCOMING_PAYMENT.COMPLETED']);
-    const postings = await t.deps.db.k.selectFrom('ledger_postings').select('kind').where('transaction_id', '=', reply.body.id).orderBy('id').execute();
+    expect((await eventsOf(t, reply.body.id)).map((e) => e.type)).toEqual([
+      'INCOMING_PAYMENT.PENDING',
+      'INCOMING_PAYMENT.COMPLETED',
+    ]);
+    const postings = await t.deps.db.k
+      .selectFrom('ledger_postings')
+      .select('kind')
+      .where('transaction_id', '=', reply.body.id)
+      .orderBy('id')
+      .execute();
     expect(postings.map((p) => p.kind)).toEqual(['INCOMING_ACCEPT', 'INCOMING_COMPLETE']);
     await expectBalancedBooks(t);
   });
 
-  it('answers 404 REFERENCE_NOT_FOUND for an unknown source or destination, or another platform\'s, and writes nothing', async () => {
+  it("answers 404 REFERENCE_NOT_FOUND for an unknown source or destination, or another platform's, and writes nothing", async () => {
     const t = await build();
     const other = await t.newPlatform();
     const destination = await platformAccount(t, 'USD');
@@ -255,9 +336,19 @@ describe('POST /transfer-in', () => {
     const theirDestination = await platformAccount(other, 'USD');
     const theirSource = await externalAccount(other, 'USD_ACCOUNT');
     for (const [from, to, field, id] of [
-      ['ExternalAccount:0193f1d2-0000-7000-8000-000000000000', destination.id, 'source.accountId', 'ExternalAccount:0193f1d2-0000-7000-8000-000000000000'],
+      [
+        'ExternalAccount:0193f1d2-0000-7000-8000-000000000000',
+        destination.id,
+        'source.accountId',
+        'ExternalAccount:0193f1d2-0000-7000-8000-000000000000',
+      ],
       [theirSource.id, destination.id, 'source.accountId', theirSource.id],
-      [source.id, 'InternalAccount:0193f1d2-0000-7000-8000-000000000000', 'destination.accountId', 'InternalAccount:0193f1d2-0000-7000-8000-000000000000'],
+      [
+        source.id,
+        'InternalAccount:0193f1d2-0000-7000-8000-000000000000',
+        'destination.accountId',
+        'InternalAccount:0193f1d2-0000-7000-8000-000000000000',
+      ],
       [source.id, theirDestination.id, 'destination.accountId', theirDestination.id],
     ]) {
       const reply = await transferIn(t, from!, to!, 100);
@@ -275,7 +366,9 @@ describe('POST /transfer-in', () => {
 
   it('lists every invalid field of a body at once', async () => {
     const t = await build();
-    const empty = await t.api('POST', '/transfer-in', { body: { source: {}, destination: { accountId: '' }, amount: 0 } });
+    const empty = await t.api('POST', '/transfer-in', {
+      body: { source: {}, destination: { accountId: '' }, amount: 0 },
+    });
     expect(empty.status).toBe(400);
     expect(empty.body).toEqual({
       status: 400,
@@ -284,7 +377,11 @@ describe('POST /transfer-in', () => {
       details: {
         errors: [
           { field: 'source.accountId', message: 'is required' },
-          { field: 'destination.accountId', constraint: { minLength: 1 }, message: 'must be at least 1 characters long' },
+          {
+            field: 'destination.accountId',
+            constraint: { minLength: 1 },
+            message: 'must be at least 1 characters long',
+          },
           { field: 'amount', message: 'must be at least 1' },
         ],
       },
@@ -295,7 +392,9 @@ describe('POST /transfer-in', () => {
       { field: 'source.accountId', message: 'must be a string' },
       { field: 'amount', message: 'must be an integer' },
     ]);
-    const fraction = await t.api('POST', '/transfer-in', { body: { source: { accountId: 'a' }, destination: { accountId: 'b' }, amount: 1.5 } });
+    const fraction = await t.api('POST', '/transfer-in', {
+      body: { source: { accountId: 'a' }, destination: { accountId: 'b' }, amount: 1.5 },
+    });
     expect(fraction.body.details.errors.map((e: any) => e.field)).toEqual(['amount']);
   });
 
@@ -305,7 +404,9 @@ describe('POST /transfer-in', () => {
     const wallet = await externalAccount(t, 'SOLANA_WALLET');
     const reply = await transferIn(t, wallet.id, usdc.id, 100);
     expect(reply.status).toBe(400);
-    expect(reply.body.details.errors).toEqual([expect.objectContaining({ field: 'source.accountId', message: expect.stringContaining('cannot be pulled from') })]);
+    expect(reply.body.details.errors).toEqual([
+      expect.objectContaining({ field: 'source.accountId', message: expect.stringContaining('cannot be pulled from') }),
+    ]);
   });
 });
 
@@ -319,7 +420,9 @@ describe('INTERNAL_ACCOUNT.BALANCE_UPDATED on transfers', () => {
   /** The newest event shows the account exactly as the list shows it now. */
   const expectLatestIsCurrent = async (t: TestApp, accountId: string) => {
     const latest = (await eventsOf(t, accountId)).at(-1)!.data;
-    expect(latest).toEqual((await t.api('GET', '/platform/internal-accounts?currency=USD')).body.data.find((a: any) => a.id === accountId));
+    expect(latest).toEqual(
+      (await t.api('GET', '/platform/internal-accounts?currency=USD')).body.data.find((a: any) => a.id === accountId),
+    );
   };
 
   it('on the hold and on its release when a 005 transfer-out fails after 30 s', async () => {
@@ -327,11 +430,18 @@ describe('INTERNAL_ACCOUNT.BALANCE_UPDATED on transfers', () => {
     const usd = await fundedUsd(t, 50_000);
     const slow = await externalAccount(t, 'USD_ACCOUNT', '005');
     expect((await transferOut(t, usd.id, slow.id, 20_000)).body.status).toBe('PROCESSING');
-    expect(await balanceEvents(t, usd.id)).toEqual([[50_000, 50_000], [30_000, 50_000]]);
+    expect(await balanceEvents(t, usd.id)).toEqual([
+      [50_000, 50_000],
+      [30_000, 50_000],
+    ]);
     await t.advanceClock(29);
     expect(await balanceEvents(t, usd.id)).toHaveLength(2);
     await t.advanceClock(2);
-    expect(await balanceEvents(t, usd.id)).toEqual([[50_000, 50_000], [30_000, 50_000], [50_000, 50_000]]);
+    expect(await balanceEvents(t, usd.id)).toEqual([
+      [50_000, 50_000],
+      [30_000, 50_000],
+      [50_000, 50_000],
+    ]);
     await expectLatestIsCurrent(t, usd.id);
   });
 
@@ -340,9 +450,16 @@ describe('INTERNAL_ACCOUNT.BALANCE_UPDATED on transfers', () => {
     const usd = await fundedUsd(t, 50_000);
     const slow = await externalAccount(t, 'USD_ACCOUNT', '005');
     const pending = (await transferOut(t, usd.id, slow.id, 5_000)).body;
-    expect(await balanceEvents(t, usd.id)).toEqual([[50_000, 50_000], [45_000, 50_000]]);
+    expect(await balanceEvents(t, usd.id)).toEqual([
+      [50_000, 50_000],
+      [45_000, 50_000],
+    ]);
     expect((await t.api('POST', `/transactions/${pending.id}/cancel`)).status).toBe(200);
-    expect(await balanceEvents(t, usd.id)).toEqual([[50_000, 50_000], [45_000, 50_000], [50_000, 50_000]]);
+    expect(await balanceEvents(t, usd.id)).toEqual([
+      [50_000, 50_000],
+      [45_000, 50_000],
+      [50_000, 50_000],
+    ]);
     await expectLatestIsCurrent(t, usd.id);
   });
 
@@ -356,11 +473,18 @@ describe('INTERNAL_ACCOUNT.BALANCE_UPDATED on transfers', () => {
     await expectLatestIsCurrent(t, usd.id);
     // Accepted and completed in one transaction: one event, with the money available.
     expect((await transferIn(t, bank.id, usd.id, 300)).body.status).toBe('COMPLETED');
-    expect(await balanceEvents(t, usd.id)).toEqual([[0, 700], [300, 1_000]]);
+    expect(await balanceEvents(t, usd.id)).toEqual([
+      [0, 700],
+      [300, 1_000],
+    ]);
     await expectLatestIsCurrent(t, usd.id);
     // The pending pull fails after 30 s: its credit leaves the total.
     await t.advanceClock(31);
-    expect(await balanceEvents(t, usd.id)).toEqual([[0, 700], [300, 1_000], [300, 300]]);
+    expect(await balanceEvents(t, usd.id)).toEqual([
+      [0, 700],
+      [300, 1_000],
+      [300, 300],
+    ]);
     await expectLatestIsCurrent(t, usd.id);
   });
 });
@@ -373,14 +497,28 @@ const SUFFIX_TABLE = [
   ['001', ['COMPLETED', 'COMPLETED', 'COMPLETED'], undefined, ['COMPLETED', 'COMPLETED', 'COMPLETED'], undefined],
   ['002', ['FAILED', 'FAILED', 'FAILED'], 'LIMIT_EXCEEDED', ['FAILED', 'FAILED', 'FAILED'], 'COLLECTION_FAILED'],
   ['003', ['FAILED', 'FAILED', 'FAILED'], 'ACCOUNT_INVALID', ['FAILED', 'FAILED', 'FAILED'], 'COLLECTION_FAILED'],
-  ['004', ['FAILED', 'FAILED', 'FAILED'], 'ACCOUNT_CANNOT_RECEIVE', ['FAILED', 'FAILED', 'FAILED'], 'COLLECTION_FAILED'],
-  ['005', ['PROCESSING', 'PROCESSING', 'FAILED'], 'QUOTE_EXECUTION_FAILED', ['PENDING', 'PENDING', 'FAILED'], 'COLLECTION_FAILED'],
+  [
+    '004',
+    ['FAILED', 'FAILED', 'FAILED'],
+    'ACCOUNT_CANNOT_RECEIVE',
+    ['FAILED', 'FAILED', 'FAILED'],
+    'COLLECTION_FAILED',
+  ],
+  [
+    '005',
+    ['PROCESSING', 'PROCESSING', 'FAILED'],
+    'QUOTE_EXECUTION_FAILED',
+    ['PENDING', 'PENDING', 'FAILED'],
+    'COLLECTION_FAILED',
+  ],
   ['102', ['COMPLETED', 'COMPLETED', 'COMPLETED'], undefined, ['COMPLETED', 'COMPLETED', 'COMPLETED'], undefined],
 ] as const;
 
 describe('transfer scenarios by the external account suffix', () => {
   it('covers every row of the magic table', () => {
-    expect(TRANSFER_SCENARIOS.map((row) => row.suffix)).toEqual(SUFFIX_TABLE.filter((r) => /^00[2-5]$/.test(r[0])).map((r) => r[0]));
+    expect(TRANSFER_SCENARIOS.map((row) => row.suffix)).toEqual(
+      SUFFIX_TABLE.filter((r) => /^00[2-5]$/.test(r[0])).map((r) => r[0]),
+    );
   });
 
   it.each(SUFFIX_TABLE)('suffix %s', async (suffix, outStatuses, outReason, inStatuses, inReason) => {
@@ -423,11 +561,24 @@ describe('transfer scenarios by the external account suffix', () => {
     expect(outEvents).toEqual(['PROCESSING', outStatuses[2]]);
     expect(inEvents).toEqual(['PENDING', inStatuses[2]]);
     // Failures release the hold in the ledger, never settle it.
-    const kinds = await t.deps.db.k.selectFrom('ledger_postings').select('kind').where('transaction_id', '=', out.body.id).orderBy('id').execute();
+    const kinds = await t.deps.db.k
+      .selectFrom('ledger_postings')
+      .select('kind')
+      .where('transaction_id', '=', out.body.id)
+      .orderBy('id')
+      .execute();
     expect(kinds.map((k) => k.kind)).toEqual(['HOLD', outStatuses[2] === 'COMPLETED' ? 'SETTLE' : 'RELEASE']);
     // A pull is credited as pending when accepted, then made available or taken back.
-    const inKinds = await t.deps.db.k.selectFrom('ledger_postings').select('kind').where('transaction_id', '=', incoming.body.id).orderBy('id').execute();
-    expect(inKinds.map((k) => k.kind)).toEqual(['INCOMING_ACCEPT', inStatuses[2] === 'COMPLETED' ? 'INCOMING_COMPLETE' : 'INCOMING_FAIL']);
+    const inKinds = await t.deps.db.k
+      .selectFrom('ledger_postings')
+      .select('kind')
+      .where('transaction_id', '=', incoming.body.id)
+      .orderBy('id')
+      .execute();
+    expect(inKinds.map((k) => k.kind)).toEqual([
+      'INCOMING_ACCEPT',
+      inStatuses[2] === 'COMPLETED' ? 'INCOMING_COMPLETE' : 'INCOMING_FAIL',
+    ]);
   });
 
   it('records a delayed outcome when it runs: after a long advance, at the new time, never before a change already recorded', async () => {
@@ -460,7 +611,9 @@ describe('transfer scenarios by the external account suffix', () => {
     expect(await t.runDueJobs()).toBe(1);
     const after = (await t.api('GET', `/transactions/${late.id}`)).body;
     expect(after).toMatchObject({ status: 'FAILED', updatedAt: paid.createdAt });
-    const account = (await t.api('GET', '/platform/internal-accounts?currency=USD')).body.data.find((a: { id: string }) => a.id === usd.id);
+    const account = (await t.api('GET', '/platform/internal-accounts?currency=USD')).body.data.find(
+      (a: { id: string }) => a.id === usd.id,
+    );
     expect(account).toMatchObject({ balance: { amount: 49_000 }, updatedAt: paid.createdAt });
     const updates = (await eventsOf(t, usd.id)).filter((e) => e.type === 'INTERNAL_ACCOUNT.BALANCE_UPDATED');
     expect(updates.at(-1)!.data.balance.amount).toBe(49_000);
@@ -469,7 +622,13 @@ describe('transfer scenarios by the external account suffix', () => {
   it('reads the suffix of the user part of an identifier with a domain (PIX email keys)', async () => {
     const t = await build();
     const config = (await t.api('GET', '/config')).body;
-    const brl = { currencyCode: 'BRL', minAmount: 1, maxAmount: 1_000_000, requiredCounterpartyFields: [], enabledTransactionTypes: ['INCOMING', 'OUTGOING'] };
+    const brl = {
+      currencyCode: 'BRL',
+      minAmount: 1,
+      maxAmount: 1_000_000,
+      requiredCounterpartyFields: [],
+      enabledTransactionTypes: ['INCOMING', 'OUTGOING'],
+    };
     await t.api('PATCH', '/config', { body: { supportedCurrencies: [...config.supportedCurrencies, brl] } });
     const account = await platformAccount(t, 'BRL');
     await fund(t, account.id, 10_000);

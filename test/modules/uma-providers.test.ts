@@ -12,7 +12,14 @@ describe('GET /uma-providers', () => {
     expect(reply.body.hasMore).toBe(false);
     expect(reply.body.totalCount).toBe(8);
     expect(reply.body.data.map((p: any) => p.name)).toEqual([
-      'Solent Payments', 'Rio Grande Pagos', 'Railyard Sandbox UMA', 'Maple Money', 'Lagos Transfer', 'Ganges Pay', 'Baltic Wallet', 'Andes Remesas',
+      'Solent Payments',
+      'Rio Grande Pagos',
+      'Railyard Sandbox UMA',
+      'Maple Money',
+      'Lagos Transfer',
+      'Ganges Pay',
+      'Baltic Wallet',
+      'Andes Remesas',
     ]);
     expect(reply.body.data.find((p: any) => p.domain === 'sandbox.uma.money')).toEqual({
       name: 'Railyard Sandbox UMA',
@@ -32,10 +39,18 @@ describe('GET /uma-providers', () => {
 
   it('filters by country, currency and allow list', async () => {
     const t = await build();
-    const names = async (query: string) => (await t.api('GET', `/uma-providers?${query}`)).body.data.map((p: any) => p.name);
+    const names = async (query: string) =>
+      (await t.api('GET', `/uma-providers?${query}`)).body.data.map((p: any) => p.name);
     expect(await names('countryCode=MX&sortOrder=asc')).toEqual(['Railyard Sandbox UMA', 'Rio Grande Pagos']);
-    expect(await names('currencyCode=eur&sortOrder=asc')).toEqual(['Baltic Wallet', 'Railyard Sandbox UMA', 'Solent Payments']);
-    expect(await names('currencyCode=EUR&hasBlockedProviders=false&sortOrder=asc')).toEqual(['Baltic Wallet', 'Railyard Sandbox UMA']);
+    expect(await names('currencyCode=eur&sortOrder=asc')).toEqual([
+      'Baltic Wallet',
+      'Railyard Sandbox UMA',
+      'Solent Payments',
+    ]);
+    expect(await names('currencyCode=EUR&hasBlockedProviders=false&sortOrder=asc')).toEqual([
+      'Baltic Wallet',
+      'Railyard Sandbox UMA',
+    ]);
     expect(await names('countryCode=US&currencyCode=CAD')).toEqual(['Maple Money']);
     expect(await names('countryCode=JP')).toEqual([]);
   });
@@ -61,7 +76,10 @@ describe('GET /uma-providers', () => {
 
   it('reads a query it cannot refuse leniently instead of answering 400', async () => {
     const t = await build();
-    const odd = await t.api('GET', '/uma-providers?limit=abc&sortOrder=sideways&cursor=not-ours&hasBlockedProviders=maybe');
+    const odd = await t.api(
+      'GET',
+      '/uma-providers?limit=abc&sortOrder=sideways&cursor=not-ours&hasBlockedProviders=maybe',
+    );
     expect(odd.status).toBe(200);
     expect(odd.body.data).toHaveLength(8);
     expect(odd.body.data[0].name).toBe('Solent Payments');

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import {
-  addOwner, businessBody, createCustomer, eventsOf, individualBody, JPEG, multipart, documentFields, uploadDocument,
+  addOwner,
+  businessBody,
+  createCustomer,
+  eventsOf,
+  individualBody,
+  JPEG,
+  multipart,
+  documentFields,
+  uploadDocument,
 } from '../fixtures/customers.js';
 import { build, type Tenant } from '../helper.js';
 
@@ -10,10 +18,14 @@ const verify = (t: Tenant, customerId: string) => t.api('POST', '/verifications'
 async function completeBusiness(t: Tenant, registrationNumber: string, ownerLastNames = ['Chen']) {
   const business = await createCustomer(t, businessBody(registrationNumber));
   for (const type of ['CERTIFICATE_OF_INCORPORATION', 'SHAREHOLDER_REGISTER', 'UTILITY_BILL']) {
-    expect((await uploadDocument(t, business.id, type, { fileName: `${type}.pdf`, data: Buffer.from('%PDF-1.4 sandbox') })).status).toBe(201);
+    expect(
+      (await uploadDocument(t, business.id, type, { fileName: `${type}.pdf`, data: Buffer.from('%PDF-1.4 sandbox') }))
+        .status,
+    ).toBe(201);
   }
   const owners = [];
-  for (const lastName of ownerLastNames) owners.push(await addOwner(t, business.id, lastName, { ownershipPercentage: 30 }));
+  for (const lastName of ownerLastNames)
+    owners.push(await addOwner(t, business.id, lastName, { ownershipPercentage: 30 }));
   return { business, owners };
 }
 
@@ -34,7 +46,9 @@ describe('POST /verifications for individuals', () => {
         { resourceId: customer.id, type: 'MISSING_FIELD', field: 'customer.identifier', reason: expect.any(String) },
         { resourceId: customer.id, type: 'MISSING_FIELD', field: 'customer.address', reason: expect.any(String) },
         {
-          resourceId: customer.id, type: 'MISSING_IDENTITY_DOCUMENT', acceptedDocumentTypes: ['PASSPORT', 'DRIVERS_LICENSE', 'NATIONAL_ID'],
+          resourceId: customer.id,
+          type: 'MISSING_IDENTITY_DOCUMENT',
+          acceptedDocumentTypes: ['PASSPORT', 'DRIVERS_LICENSE', 'NATIONAL_ID'],
           reason: expect.any(String),
         },
       ],
@@ -53,7 +67,12 @@ describe('POST /verifications for individuals', () => {
     const reply = await verify(t, customer.id);
     expect(reply.body.verificationStatus).toBe('RESOLVE_ERRORS');
     expect(reply.body.errors).toEqual([
-      { resourceId: customer.id, type: 'MISSING_FIELD', field: 'customer.fullName', reason: 'The full name needs a given name and a family name' },
+      {
+        resourceId: customer.id,
+        type: 'MISSING_FIELD',
+        field: 'customer.fullName',
+        reason: 'The full name needs a given name and a family name',
+      },
     ]);
   });
 
@@ -83,7 +102,11 @@ describe('POST /verifications for individuals', () => {
     expect(first.body.errors).toHaveLength(1);
     // Resubmitting the same file changes nothing.
     expect((await verify(t, customer.id)).body.errors).toEqual(first.body.errors);
-    const replaced = await t.api('PUT', `/documents/${document.id}`, multipart(documentFields(customer.id), [{ fileName: 'rescan.png', data: JPEG() }]));
+    const replaced = await t.api(
+      'PUT',
+      `/documents/${document.id}`,
+      multipart(documentFields(customer.id), [{ fileName: 'rescan.png', data: JPEG() }]),
+    );
     expect(replaced.status).toBe(200);
     const passed = await verify(t, customer.id);
     expect(passed.body).toMatchObject({ verificationStatus: 'PENDING_MANUAL_REVIEW', errors: [] });
@@ -101,7 +124,10 @@ describe('POST /verifications for individuals', () => {
     await uploadDocument(t, customer.id);
     const reply = await verify(t, customer.id);
     expect(reply.status).toBe(400);
-    expect(reply.body).toMatchObject({ code: 'INVALID_INPUT', details: { errors: [{ field: 'customerId', message: expect.stringContaining(kycStatus) }] } });
+    expect(reply.body).toMatchObject({
+      code: 'INVALID_INPUT',
+      details: { errors: [{ field: 'customerId', message: expect.stringContaining(kycStatus) }] },
+    });
     expect((await t.api('GET', `/verifications?customerId=${customer.id}`)).body.totalCount).toBe(0);
   });
 });
@@ -110,13 +136,19 @@ describe('POST /verifications for businesses', () => {
   it('rejects a 002 business at once, without looking at its data, and decides its owners by suffix', async () => {
     const t = await build();
     const business = await createCustomer(t, businessBody('REG-55002', { address: undefined }));
-    const owners = [await addOwner(t, business.id, 'Chen001'), await addOwner(t, business.id, 'Diaz 002', { ownershipPercentage: 10 }), await addOwner(t, business.id, 'Eze', { ownershipPercentage: 5 })];
+    const owners = [
+      await addOwner(t, business.id, 'Chen001'),
+      await addOwner(t, business.id, 'Diaz 002', { ownershipPercentage: 10 }),
+      await addOwner(t, business.id, 'Eze', { ownershipPercentage: 5 }),
+    ];
     const reply = await verify(t, business.id);
     expect(reply.body).toMatchObject({ verificationStatus: 'REJECTED', errors: [] });
     const after = (await t.api('GET', `/customers/${business.id}`)).body;
     expect(after.kybStatus).toBe('REJECTED');
     expect(after.beneficialOwners.map((o: { id: string; kycStatus: string }) => [o.id, o.kycStatus])).toEqual([
-      [owners[0].id, 'PENDING'], [owners[1].id, 'REJECTED'], [owners[2].id, 'APPROVED'],
+      [owners[0].id, 'PENDING'],
+      [owners[1].id, 'REJECTED'],
+      [owners[2].id, 'APPROVED'],
     ]);
     expect(await eventsOf(t, business.id)).toEqual([['CUSTOMER.KYB_REJECTED', after]]);
     expect((await eventsOf(t, reply.body.id)).map(([type]) => type)).toEqual(['VERIFICATION.REJECTED']);
@@ -138,38 +170,64 @@ describe('POST /verifications for businesses', () => {
     expect(again.body.details.errors[0].message).toContain('APPROVED');
   });
 
-  it.each(['001', '003'])('validates a %s business: everything missing is listed, a complete one goes to review', async (suffix) => {
-    const t = await build();
-    const business = await createCustomer(t, {
-      customerType: 'BUSINESS',
-      businessInfo: { legalName: 'Quay Works Ltd', country: 'US', incorporatedOn: '2019-05-05', taxId: '12-3456789', registrationNumber: `QW-${suffix}` },
-    });
-    const incomplete = await verify(t, business.id);
-    expect(incomplete.body.verificationStatus).toBe('RESOLVE_ERRORS');
-    expect(incomplete.body.errors.map((e: { type: string; field?: string; acceptedDocumentTypes?: string[] }) => [e.type, e.field ?? e.acceptedDocumentTypes ?? null])).toEqual([
-      ['MISSING_FIELD', 'customer.businessInfo.countriesOfOperation'],
-      ['MISSING_FIELD', 'customer.address'],
-      ['MISSING_LEGAL_PRESENCE_DOCUMENT', ['CERTIFICATE_OF_INCORPORATION', 'ARTICLES_OF_INCORPORATION', 'ARTICLES_OF_ASSOCIATION', 'STATE_REGISTRY_EXCERPT']],
-      ['MISSING_OWNERSHIP_STRUCTURE_DOCUMENT', ['SHAREHOLDER_REGISTER', 'TRUST_AGREEMENT', 'PARTNERSHIP_AGREEMENT']],
-      ['MISSING_PROOF_OF_ADDRESS_DOCUMENT', ['UTILITY_BILL', 'RENT_OR_LEASE_AGREEMENT', 'ELECTRICITY_BILL', 'BANK_STATEMENT', 'TAX_RETURN']],
-      ['MISSING_BENEFICIAL_OWNER', null],
-    ]);
-    expect(incomplete.body.errors.every((e: { resourceId: string }) => e.resourceId === business.id)).toBe(true);
-    expect((await t.api('GET', `/customers/${business.id}`)).body.kybStatus).toBe('UNVERIFIED');
+  it.each(['001', '003'])(
+    'validates a %s business: everything missing is listed, a complete one goes to review',
+    async (suffix) => {
+      const t = await build();
+      const business = await createCustomer(t, {
+        customerType: 'BUSINESS',
+        businessInfo: {
+          legalName: 'Quay Works Ltd',
+          country: 'US',
+          incorporatedOn: '2019-05-05',
+          taxId: '12-3456789',
+          registrationNumber: `QW-${suffix}`,
+        },
+      });
+      const incomplete = await verify(t, business.id);
+      expect(incomplete.body.verificationStatus).toBe('RESOLVE_ERRORS');
+      expect(
+        incomplete.body.errors.map((e: { type: string; field?: string; acceptedDocumentTypes?: string[] }) => [
+          e.type,
+          e.field ?? e.acceptedDocumentTypes ?? null,
+        ]),
+      ).toEqual([
+        ['MISSING_FIELD', 'customer.businessInfo.countriesOfOperation'],
+        ['MISSING_FIELD', 'customer.address'],
+        [
+          'MISSING_LEGAL_PRESENCE_DOCUMENT',
+          [
+            'CERTIFICATE_OF_INCORPORATION',
+            'ARTICLES_OF_INCORPORATION',
+            'ARTICLES_OF_ASSOCIATION',
+            'STATE_REGISTRY_EXCERPT',
+          ],
+        ],
+        ['MISSING_OWNERSHIP_STRUCTURE_DOCUMENT', ['SHAREHOLDER_REGISTER', 'TRUST_AGREEMENT', 'PARTNERSHIP_AGREEMENT']],
+        [
+          'MISSING_PROOF_OF_ADDRESS_DOCUMENT',
+          ['UTILITY_BILL', 'RENT_OR_LEASE_AGREEMENT', 'ELECTRICITY_BILL', 'BANK_STATEMENT', 'TAX_RETURN'],
+        ],
+        ['MISSING_BENEFICIAL_OWNER', null],
+      ]);
+      expect(incomplete.body.errors.every((e: { resourceId: string }) => e.resourceId === business.id)).toBe(true);
+      expect((await t.api('GET', `/customers/${business.id}`)).body.kybStatus).toBe('UNVERIFIED');
 
-    const { business: complete, owners } = await completeBusiness(t, `QW-${suffix}`, ['Chen', 'Diaz 002']);
-    const reply = await verify(t, complete.id);
-    expect(reply.body).toMatchObject({ verificationStatus: 'IN_PROGRESS', errors: [] });
-    const after = (await t.api('GET', `/customers/${complete.id}`)).body;
-    expect(after.kybStatus).toBe('PENDING');
-    // Submitted owners are under review; their suffixes count only when the business is decided.
-    expect(after.beneficialOwners.map((o: { id: string; kycStatus: string }) => [o.id, o.kycStatus])).toEqual([
-      [owners[0].id, 'PENDING'], [owners[1].id, 'PENDING'],
-    ]);
-    expect(await eventsOf(t, complete.id)).toEqual([['CUSTOMER.KYB_PENDING', after]]);
-    // Still PENDING, so a new submission is allowed.
-    expect((await verify(t, complete.id)).body.verificationStatus).toBe('IN_PROGRESS');
-  });
+      const { business: complete, owners } = await completeBusiness(t, `QW-${suffix}`, ['Chen', 'Diaz 002']);
+      const reply = await verify(t, complete.id);
+      expect(reply.body).toMatchObject({ verificationStatus: 'IN_PROGRESS', errors: [] });
+      const after = (await t.api('GET', `/customers/${complete.id}`)).body;
+      expect(after.kybStatus).toBe('PENDING');
+      // Submitted owners are under review; their suffixes count only when the business is decided.
+      expect(after.beneficialOwners.map((o: { id: string; kycStatus: string }) => [o.id, o.kycStatus])).toEqual([
+        [owners[0].id, 'PENDING'],
+        [owners[1].id, 'PENDING'],
+      ]);
+      expect(await eventsOf(t, complete.id)).toEqual([['CUSTOMER.KYB_PENDING', after]]);
+      // Still PENDING, so a new submission is allowed.
+      expect((await verify(t, complete.id)).body.verificationStatus).toBe('IN_PROGRESS');
+    },
+  );
 
   it('validates a business without a registration number and names it', async () => {
     const t = await build();
@@ -178,7 +236,10 @@ describe('POST /verifications for businesses', () => {
     const business = await createCustomer(t, body);
     const reply = await verify(t, business.id);
     expect(reply.body.verificationStatus).toBe('RESOLVE_ERRORS');
-    expect(reply.body.errors[0]).toMatchObject({ type: 'MISSING_FIELD', field: 'customer.businessInfo.registrationNumber' });
+    expect(reply.body.errors[0]).toMatchObject({
+      type: 'MISSING_FIELD',
+      field: 'customer.businessInfo.registrationNumber',
+    });
   });
 });
 

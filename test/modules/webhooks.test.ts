@@ -7,7 +7,14 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { build, ManualClock } from '../helper.js';
 import {
-  activateWallet, deliveries, delivery, expectAllConform, publicKeyOf, receiverFor, startReceiver, type Receiver,
+  activateWallet,
+  deliveries,
+  delivery,
+  expectAllConform,
+  publicKeyOf,
+  receiverFor,
+  startReceiver,
+  type Receiver,
 } from '../events/support.js';
 
 const START_MS = Date.parse('2025-06-02T09:00:00.000Z');
@@ -68,24 +75,40 @@ describe('POST /sandbox/webhooks/test', () => {
     const [logged] = await deliveries(t, `?type=TEST&status=DELIVERED`);
     expect(logged.id).toBe(receiver.hits[0]!.id);
     expect((await delivery(t, logged.id)).attempts).toEqual([
-      expect.objectContaining({ number: 1, trigger: 'SEND_TEST', outcome: 'SUCCEEDED', responseStatus: 200, responseExcerpt: '{"received":true}' }),
+      expect.objectContaining({
+        number: 1,
+        trigger: 'SEND_TEST',
+        outcome: 'SUCCEEDED',
+        responseStatus: 200,
+        responseExcerpt: '{"received":true}',
+      }),
     ]);
   });
 
   it('answers 400 WEBHOOK_DELIVERY_ERROR with what the receiver said, and does not retry', async () => {
     const t = await build({ clock: new ManualClock(START_MS) });
-    const receiver = track(await receiverFor(t, (_hit, index) => (index === 0 ? { status: 200 } : { status: 401, body: { status: 401, code: 'UNAUTHORIZED', message: 'bad signature' } })));
+    const receiver = track(
+      await receiverFor(t, (_hit, index) =>
+        index === 0
+          ? { status: 200 }
+          : { status: 401, body: { status: 401, code: 'UNAUTHORIZED', message: 'bad signature' } },
+      ),
+    );
     await t.runDueJobs();
     const reply = await t.api('POST', '/sandbox/webhooks/test');
     expect(reply.status).toBe(400);
     expect(reply.body).toMatchObject({
       status: 400,
       code: 'WEBHOOK_DELIVERY_ERROR',
-      details: { url: receiver.url, response_status: 401, response_body: JSON.stringify({ status: 401, code: 'UNAUTHORIZED', message: 'bad signature' }) },
+      details: {
+        url: receiver.url,
+        response_status: 401,
+        response_body: JSON.stringify({ status: 401, code: 'UNAUTHORIZED', message: 'bad signature' }),
+      },
     });
     await t.advanceClock(3600);
     expect(receiver.hits).toHaveLength(2);
-    expect((await deliveries(t, '?type=TEST&status=FAILED'))).toHaveLength(1);
+    expect(await deliveries(t, '?type=TEST&status=FAILED')).toHaveLength(1);
   });
 
   it('answers 400 WEBHOOK_DELIVERY_ERROR when nothing answers', async () => {
@@ -93,7 +116,10 @@ describe('POST /sandbox/webhooks/test', () => {
     const receiver = track(await receiverFor(t, () => 'hang'));
     const reply = await t.api('POST', '/sandbox/webhooks/test');
     expect(reply.status).toBe(400);
-    expect(reply.body).toMatchObject({ code: 'WEBHOOK_DELIVERY_ERROR', details: { url: receiver.url, error: 'no complete answer within 150 ms' } });
+    expect(reply.body).toMatchObject({
+      code: 'WEBHOOK_DELIVERY_ERROR',
+      details: { url: receiver.url, error: 'no complete answer within 150 ms' },
+    });
 
     const closed = await startReceiver(await publicKeyOf(t));
     await closed.close();
@@ -106,7 +132,9 @@ describe('POST /sandbox/webhooks/test', () => {
   it('needs MANAGE, and a token without it is refused with 401 (the operation declares no 403)', async () => {
     const t = await build();
     const created = await t.api('POST', '/tokens', { body: { name: 'reader', permissions: ['VIEW'] } });
-    const reply = await t.api('POST', '/sandbox/webhooks/test', { auth: { username: created.body.clientId, password: created.body.clientSecret } });
+    const reply = await t.api('POST', '/sandbox/webhooks/test', {
+      auth: { username: created.body.clientId, password: created.body.clientSecret },
+    });
     expect(reply.status).toBe(401);
     expect(reply.body.details.requiredPermission).toBe('MANAGE');
   });
@@ -115,7 +143,9 @@ describe('POST /sandbox/webhooks/test', () => {
 describe('GET /_railyard/webhooks/deliveries', () => {
   it('lists newest first and filters by type, status and resource id, with pages', async () => {
     const t = await build({ counterpartyRules: true, clock: new ManualClock(START_MS) });
-    const receiver = track(await receiverFor(t, (hit) => (hit.json.data?.id === failing ? { status: 500 } : { status: 200 })));
+    const receiver = track(
+      await receiverFor(t, (hit) => (hit.json.data?.id === failing ? { status: 500 } : { status: 200 })),
+    );
     let failing = '';
     await t.runDueJobs();
     const accounts: string[] = [];
@@ -130,7 +160,9 @@ describe('GET /_railyard/webhooks/deliveries', () => {
     expect(all.body.data.map((d: any) => d.resourceId)).toEqual([...accounts].reverse().concat(t.platformId));
     expect((await deliveries(t, '?type=TEST')).map((d) => d.type)).toEqual(['TEST']);
     expect((await deliveries(t, '?status=PENDING')).map((d) => d.resourceId)).toEqual([accounts[1]]);
-    expect((await deliveries(t, '?status=DELIVERED&type=EXTERNAL_ACCOUNT.STATUS_UPDATED')).map((d) => d.resourceId)).toEqual([accounts[2], accounts[0]]);
+    expect(
+      (await deliveries(t, '?status=DELIVERED&type=EXTERNAL_ACCOUNT.STATUS_UPDATED')).map((d) => d.resourceId),
+    ).toEqual([accounts[2], accounts[0]]);
     expect((await deliveries(t, `?resourceId=${accounts[0]}`)).map((d) => d.status)).toEqual(['DELIVERED']);
 
     const first = await t.raw('GET', '/_railyard/webhooks/deliveries?limit=3');
@@ -176,7 +208,10 @@ describe('POST /_railyard/webhooks/deliveries/{id}/replay', () => {
     expect(hits[1]!.raw.equals(hits[0]!.raw)).toBe(true);
     const detail = await delivery(t, logged.id);
     expect(detail).toMatchObject({ status: 'DELIVERED', attemptCount: 2 });
-    expect(detail.attempts.map((a: any) => [a.number, a.trigger, a.outcome])).toEqual([[1, 'EVENT', 'SUCCEEDED'], [2, 'REPLAY', 'SUCCEEDED']]);
+    expect(detail.attempts.map((a: any) => [a.number, a.trigger, a.outcome])).toEqual([
+      [1, 'EVENT', 'SUCCEEDED'],
+      [2, 'REPLAY', 'SUCCEEDED'],
+    ]);
     expectAllConform(receiver);
   });
 
@@ -193,7 +228,7 @@ describe('POST /_railyard/webhooks/deliveries/{id}/replay', () => {
     expect(replayed.status).toBe(202);
     await t.runDueJobs();
     // A replayed TEST is still tried once: the answer was a 500.
-    expect((await delivery(t, test.id))).toMatchObject({ status: 'FAILED', attemptCount: 2 });
+    expect(await delivery(t, test.id)).toMatchObject({ status: 'FAILED', attemptCount: 2 });
     const [sent] = await deliveries(t, '?type=TEST&status=FAILED');
     await t.raw('POST', `/_railyard/webhooks/deliveries/${sent.id}/replay`);
     await t.runDueJobs();
@@ -225,11 +260,16 @@ describe('POST /_railyard/webhooks/deliveries/{id}/replay', () => {
     track(await receiverFor(t));
     await t.runDueJobs();
     const [test] = await deliveries(t);
-    expect((await t.raw('POST', '/_railyard/webhooks/deliveries/Webhook:019542f5-b3e7-7d02-8000-000000000001/replay')).status).toBe(404);
+    expect(
+      (await t.raw('POST', '/_railyard/webhooks/deliveries/Webhook:019542f5-b3e7-7d02-8000-000000000001/replay'))
+        .status,
+    ).toBe(404);
     const created = await t.api('POST', '/tokens', { body: { name: 'reader', permissions: ['VIEW'] } });
     const reader = { username: created.body.clientId, password: created.body.clientSecret };
     expect((await t.raw('GET', `/_railyard/webhooks/deliveries/${test.id}`, { auth: reader })).status).toBe(200);
-    expect((await t.raw('POST', `/_railyard/webhooks/deliveries/${test.id}/replay`, { auth: reader })).status).toBe(401);
+    expect((await t.raw('POST', `/_railyard/webhooks/deliveries/${test.id}/replay`, { auth: reader })).status).toBe(
+      401,
+    );
     await t.api('PATCH', '/config', { body: { webhookEndpoint: '' } });
     const noEndpoint = await t.raw('POST', `/_railyard/webhooks/deliveries/${test.id}/replay`);
     expect(noEndpoint.status).toBe(409);
@@ -241,9 +281,9 @@ describe('the README', () => {
   it("verification snippet accepts railyard's signatures and refuses a changed body", async () => {
     const readme = readFileSync(join(__dirname, '../../README.md'), 'utf8');
     const code = /<!-- webhook-verify -->\n```js\n([\s\S]*?)```/.exec(readme)![1]!;
-    const verifyGridSignature = new Function('require', `${code}\nreturn verifyGridSignature;`)(createRequire(__filename)) as (
-      body: Buffer, header: string, key: string,
-    ) => boolean;
+    const verifyGridSignature = new Function('require', `${code}\nreturn verifyGridSignature;`)(
+      createRequire(__filename),
+    ) as (body: Buffer, header: string, key: string) => boolean;
     const t = await build();
     const receiver = track(await receiverFor(t));
     await t.runDueJobs();
@@ -251,7 +291,9 @@ describe('the README', () => {
     const header = String(hit!.headers['x-grid-signature']);
     const key = await publicKeyOf(t);
     expect(verifyGridSignature(hit!.raw, header, key)).toBe(true);
-    expect(verifyGridSignature(Buffer.from(hit!.raw.toString('utf8').replace('"TEST"', '"TEST" ')), header, key)).toBe(false);
+    expect(verifyGridSignature(Buffer.from(hit!.raw.toString('utf8').replace('"TEST"', '"TEST" ')), header, key)).toBe(
+      false,
+    );
     expect(verifyGridSignature(hit!.raw, JSON.parse(header).s, key)).toBe(true);
     const other = await publicKeyOf(await t.newPlatform());
     expect(verifyGridSignature(hit!.raw, header, other)).toBe(false);

@@ -6,14 +6,36 @@
 
 import { describe, expect, it } from 'vitest';
 import {
-  AMOUNT_MAX, bpsOf, ConversionOutOfRange, convertDown, convertReceiving, convertSending, convertUpInverse, customerRate, decimalToNumber,
-  gridFixedFee, midRate, RATE_WINDOW_MS, toDecimal, unitsPerUsd, type FeeSchedule,
+  AMOUNT_MAX,
+  bpsOf,
+  ConversionOutOfRange,
+  convertDown,
+  convertReceiving,
+  convertSending,
+  convertUpInverse,
+  customerRate,
+  decimalToNumber,
+  gridFixedFee,
+  midRate,
+  RATE_WINDOW_MS,
+  toDecimal,
+  unitsPerUsd,
+  type FeeSchedule,
 } from '../../src/rates/index.js';
 import { createCustomer, individualBody } from '../fixtures/customers.js';
 import { accountBody } from '../fixtures/accounts.js';
 import { balances, expectBalancedBooks, externalAccount, fund, fundedUsd } from '../fixtures/money.js';
 import {
-  accountQuoteBody, buildAtStart, convertedFloor, createQuote, executeQuote, feesOf, START, START_MS, systemAccount, type PlatformFee,
+  accountQuoteBody,
+  buildAtStart,
+  convertedFloor,
+  createQuote,
+  executeQuote,
+  feesOf,
+  START,
+  START_MS,
+  systemAccount,
+  type PlatformFee,
 } from '../fixtures/quotes.js';
 import type { TestApp } from '../helper.js';
 
@@ -23,7 +45,12 @@ const at = (ms: number) => new Date(START_MS + ms);
 
 describe('src/rates: rates', () => {
   it('are fixed within a 5-minute window and move across windows', () => {
-    for (const [from, to] of [['USD', 'EUR'], ['USD', 'MXN'], ['EUR', 'JPY'], ['USD', 'BTC']] as const) {
+    for (const [from, to] of [
+      ['USD', 'EUR'],
+      ['USD', 'MXN'],
+      ['EUR', 'JPY'],
+      ['USD', 'BTC'],
+    ] as const) {
       const seen = new Set<string>();
       for (let w = 0; w < 12; w++) {
         const first = customerRate(from, to, at(w * RATE_WINDOW_MS));
@@ -77,7 +104,10 @@ describe('src/rates: rounding', () => {
     expect(convertUpInverse(18n, mxn, 'USD', 'MXN')).toBe(2n);
     expect(convertUpInverse(1n, eur, 'USD', 'EUR')).toBe(2n);
     for (let received = 1n; received < 3_000n; received += 7n) {
-      for (const [rate, to] of [[mxn, 'MXN'], [eur, 'EUR']] as const) {
+      for (const [rate, to] of [
+        [mxn, 'MXN'],
+        [eur, 'EUR'],
+      ] as const) {
         const sent = convertUpInverse(received, rate, 'USD', to);
         expect(convertDown(sent, rate, 'USD', to)).toBeGreaterThanOrEqual(received);
         expect(convertDown(sent - 1n, rate, 'USD', to)).toBeLessThan(received);
@@ -95,7 +125,13 @@ describe('src/rates: rounding', () => {
 
   it('a SENDING conversion takes fees out and rounds the received amount down', () => {
     const c = convertSending('USD', 'MXN', mxn, 10_000n, GRID);
-    expect(c).toMatchObject({ totalSending: 10_000n, fees: 40n, gridFixedFee: 10n, gridVariableFee: 30n, platformFees: 0n });
+    expect(c).toMatchObject({
+      totalSending: 10_000n,
+      fees: 40n,
+      gridFixedFee: 10n,
+      gridVariableFee: 30n,
+      platformFees: 0n,
+    });
     expect(c.totalReceiving).toBe((9_960n * 17_132_855n) / 1_000_000n);
     const withPlatform = convertSending('USD', 'MXN', mxn, 10_000n, { ...GRID, platformFixed: 25n, platformBps: 20n });
     expect(withPlatform).toMatchObject({ fees: 40n + 25n + 20n, platformFees: 45n });
@@ -116,16 +152,26 @@ describe('src/rates: rounding', () => {
     expect(() => convertReceiving('USD', 'EUR', eur, AMOUNT_MAX, GRID)).toThrow(/sending amount/);
     expect(() => convertReceiving('USD', 'MXN', mxn, AMOUNT_MAX + 1n, GRID)).toThrow(/receiving amount/);
     expect(convertReceiving('USD', 'MXN', mxn, AMOUNT_MAX, GRID).totalReceiving).toBe(AMOUNT_MAX);
-    expect(() => convertReceiving('USD', 'MXN', mxn, 1n, { ...GRID, platformBps: 9_970n })).toThrow(ConversionOutOfRange);
+    expect(() => convertReceiving('USD', 'MXN', mxn, 1n, { ...GRID, platformBps: 9_970n })).toThrow(
+      ConversionOutOfRange,
+    );
   });
 
   it('a RECEIVING conversion delivers exactly the locked amount for the smallest sending amount that covers it', () => {
     for (const schedule of [NO_FEES, GRID, { ...GRID, platformFixed: 25n, platformBps: 20n }]) {
-      for (const [rate, to] of [[mxn, 'MXN'], [eur, 'EUR']] as const) {
+      for (const [rate, to] of [
+        [mxn, 'MXN'],
+        [eur, 'EUR'],
+      ] as const) {
         for (let received = 1n; received < 200_000n; received = received * 3n + 1n) {
           const c = convertReceiving('USD', to, rate, received, schedule);
           expect(c.totalReceiving).toBe(received);
-          const netOf = (total: bigint) => total - schedule.gridFixed - schedule.platformFixed - bpsOf(total, schedule.gridBps) - bpsOf(total, schedule.platformBps);
+          const netOf = (total: bigint) =>
+            total -
+            schedule.gridFixed -
+            schedule.platformFixed -
+            bpsOf(total, schedule.gridBps) -
+            bpsOf(total, schedule.platformBps);
           expect(c.fees).toBe(c.totalSending - netOf(c.totalSending));
           expect(convertDown(netOf(c.totalSending), rate, 'USD', to)).toBeGreaterThanOrEqual(received);
           const less = c.totalSending - 1n;
@@ -156,14 +202,23 @@ describe('src/rates: rounding', () => {
     // Grid's fixed fee is 0.10 USD at the mid rate, rounded up in the sending currency's smallest unit.
     expect(gridFixedFee('USD', when)).toBe(10n);
     expect(gridFixedFee('JPY', when)).toBe(BigInt(Math.ceil(Number((0.1 * unitsPerUsd('JPY', when)).toPrecision(12)))));
-    expect(gridFixedFee('BTC', when)).toBe(BigInt(Math.ceil(Number((0.1 * unitsPerUsd('BTC', when) * 1e8).toPrecision(12)))));
+    expect(gridFixedFee('BTC', when)).toBe(
+      BigInt(Math.ceil(Number((0.1 * unitsPerUsd('BTC', when) * 1e8).toPrecision(12)))),
+    );
     expect(gridFixedFee('USDC', when)).toBe(100_000n);
   });
 });
 
 // ----------------------------------------------------------------------------- API level
 
-async function quoted(t: TestApp, sourceId: string, destinationType: string, side: 'SENDING' | 'RECEIVING', amount: number, extra: Record<string, unknown> = {}) {
+async function quoted(
+  t: TestApp,
+  sourceId: string,
+  destinationType: string,
+  side: 'SENDING' | 'RECEIVING',
+  amount: number,
+  extra: Record<string, unknown> = {},
+) {
   const destination = await externalAccount(t, destinationType);
   const reply = await createQuote(t, accountQuoteBody(sourceId, destination.id, { side, amount, extra }));
   expect(reply.status).toBe(201);
@@ -177,7 +232,9 @@ function expectSendingLock(quote: any, amount: number, platform: PlatformFee = {
   expect(quote.totalSendingAmount).toBe(amount);
   expect(quote.feesIncluded).toBe(Number(fees.all));
   expect(quote.platformFeesIncluded).toBe(Number(fees.platform));
-  expect(quote.totalReceivingAmount).toBe(Number(convertedFloor(BigInt(amount) - fees.all, quote.exchangeRate, from, to)));
+  expect(quote.totalReceivingAmount).toBe(
+    Number(convertedFloor(BigInt(amount) - fees.all, quote.exchangeRate, from, to)),
+  );
   expect(quote.exchangeRate).toBe(decimalToNumber(customerRate(from, to, START)));
 }
 
@@ -193,7 +250,9 @@ function expectReceivingLock(quote: any, amount: number, platform: PlatformFee =
   expect(convertedFloor(sending - fees.all, quote.exchangeRate, from, to)).toBeGreaterThanOrEqual(BigInt(amount));
   // ... and one unit less would not.
   const less = sending - 1n;
-  expect(convertedFloor(less - feesOf(from, less, START, platform).all, quote.exchangeRate, from, to)).toBeLessThan(BigInt(amount));
+  expect(convertedFloor(less - feesOf(from, less, START, platform).all, quote.exchangeRate, from, to)).toBeLessThan(
+    BigInt(amount),
+  );
 }
 
 describe('locked-side arithmetic over the API', () => {
@@ -219,7 +278,16 @@ describe('locked-side arithmetic over the API', () => {
   it('SENDING and RECEIVING locks with a platform fee configured for USD cross-currency payments', async () => {
     const t = await buildAtStart();
     const config = await t.api('PATCH', '/config', {
-      body: { feeConfigs: [{ feeType: 'CROSS_CURRENCY_TRANSACTION', sourceCurrency: 'USD', variableFeeBps: 20, fixedFee: { amount: 25, currency: 'USD' } }] },
+      body: {
+        feeConfigs: [
+          {
+            feeType: 'CROSS_CURRENCY_TRANSACTION',
+            sourceCurrency: 'USD',
+            variableFeeBps: 20,
+            fixedFee: { amount: 25, currency: 'USD' },
+          },
+        ],
+      },
     });
     expect(config.status).toBe(200);
     const source = await fundedUsd(t, 100_000_000);
@@ -234,26 +302,54 @@ describe('locked-side arithmetic over the API', () => {
       }
     }
     // A request's override replaces the configured fee.
-    const override = { platformFeeOverride: { platformFixedFee: { amount: 0, currency: 'USD' }, platformVariableFeeBps: 100 } };
-    expectSendingLock(await quoted(t, source.id, 'MXN_ACCOUNT', 'SENDING', 10_000, override), 10_000, { fixed: 0n, bps: 100n });
-    expectReceivingLock(await quoted(t, source.id, 'MXN_ACCOUNT', 'RECEIVING', 10_000, override), 10_000, { fixed: 0n, bps: 100n });
-    const zero = { platformFeeOverride: { platformFixedFee: { amount: 0, currency: 'USD' }, platformVariableFeeBps: 0 } };
+    const override = {
+      platformFeeOverride: { platformFixedFee: { amount: 0, currency: 'USD' }, platformVariableFeeBps: 100 },
+    };
+    expectSendingLock(await quoted(t, source.id, 'MXN_ACCOUNT', 'SENDING', 10_000, override), 10_000, {
+      fixed: 0n,
+      bps: 100n,
+    });
+    expectReceivingLock(await quoted(t, source.id, 'MXN_ACCOUNT', 'RECEIVING', 10_000, override), 10_000, {
+      fixed: 0n,
+      bps: 100n,
+    });
+    const zero = {
+      platformFeeOverride: { platformFixedFee: { amount: 0, currency: 'USD' }, platformVariableFeeBps: 0 },
+    };
     expectSendingLock(await quoted(t, source.id, 'MXN_ACCOUNT', 'SENDING', 10_000, zero), 10_000);
   });
 
   it('a fee configured for another source currency does not apply to USD', async () => {
     const t = await buildAtStart();
     await t.api('PATCH', '/config', {
-      body: { feeConfigs: [{ feeType: 'CROSS_CURRENCY_TRANSACTION', sourceCurrency: 'USDC', variableFeeBps: 20, fixedFee: { amount: 25, currency: 'USDC' } }] },
+      body: {
+        feeConfigs: [
+          {
+            feeType: 'CROSS_CURRENCY_TRANSACTION',
+            sourceCurrency: 'USDC',
+            variableFeeBps: 20,
+            fixedFee: { amount: 25, currency: 'USDC' },
+          },
+        ],
+      },
     });
     const source = await fundedUsd(t, 1_000_000);
     expectSendingLock(await quoted(t, source.id, 'MXN_ACCOUNT', 'SENDING', 10_000), 10_000);
   });
 
-  it('executing a quote with a platform fee: the source pays totalSendingAmount, Grid keeps its fees, the platform\'s share goes to its account', async () => {
+  it("executing a quote with a platform fee: the source pays totalSendingAmount, Grid keeps its fees, the platform's share goes to its account", async () => {
     const t = await buildAtStart();
     await t.api('PATCH', '/config', {
-      body: { feeConfigs: [{ feeType: 'CROSS_CURRENCY_TRANSACTION', sourceCurrency: 'USD', variableFeeBps: 20, fixedFee: { amount: 25, currency: 'USD' } }] },
+      body: {
+        feeConfigs: [
+          {
+            feeType: 'CROSS_CURRENCY_TRANSACTION',
+            sourceCurrency: 'USD',
+            variableFeeBps: 20,
+            fixedFee: { amount: 25, currency: 'USD' },
+          },
+        ],
+      },
     });
     const source = await fundedUsd(t, 1_000_000);
     const quote = await quoted(t, source.id, 'MXN_ACCOUNT', 'RECEIVING', 500_000);
@@ -262,26 +358,49 @@ describe('locked-side arithmetic over the API', () => {
     const left = 1_000_000 - quote.totalSendingAmount + quote.platformFeesIncluded;
     expect(await balances(t, source.id)).toEqual({ balance: left, totalBalance: left });
     expect(await systemAccount(t, 'EXTERNAL_RAILS', 'MXN')).toEqual({ available: 500_000n, held: 0n });
-    expect(await systemAccount(t, 'FX_LIQUIDITY', 'USD')).toEqual({ available: BigInt(quote.totalSendingAmount - quote.feesIncluded), held: 0n });
-    expect(await systemAccount(t, 'FEES', 'USD')).toEqual({ available: BigInt(quote.feesIncluded - quote.platformFeesIncluded), held: 0n });
+    expect(await systemAccount(t, 'FX_LIQUIDITY', 'USD')).toEqual({
+      available: BigInt(quote.totalSendingAmount - quote.feesIncluded),
+      held: 0n,
+    });
+    expect(await systemAccount(t, 'FEES', 'USD')).toEqual({
+      available: BigInt(quote.feesIncluded - quote.platformFeesIncluded),
+      held: 0n,
+    });
     await expectBalancedBooks(t);
   });
 
   it('the platform\'s share of the fees settles to the platform\'s internal account (FeeConfig: "settled to the platform internal account")', async () => {
     const t = await buildAtStart();
     await t.api('PATCH', '/config', {
-      body: { feeConfigs: [{ feeType: 'CROSS_CURRENCY_TRANSACTION', sourceCurrency: 'USD', variableFeeBps: 20, fixedFee: { amount: 25, currency: 'USD' } }] },
+      body: {
+        feeConfigs: [
+          {
+            feeType: 'CROSS_CURRENCY_TRANSACTION',
+            sourceCurrency: 'USD',
+            variableFeeBps: 20,
+            fixedFee: { amount: 25, currency: 'USD' },
+          },
+        ],
+      },
     });
     const platformUsd = await fundedUsd(t, 1_000);
     const customer = await createCustomer(t, individualBody('Jordan Rivera'));
-    const accounts = await t.api('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USD`);
+    const accounts = await t.api(
+      'GET',
+      `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USD`,
+    );
     const usd = accounts.body.data[0];
     await fund(t, usd.id, 100_000);
-    const destination = await t.api('POST', '/customers/external-accounts', { body: { ...accountBody('MXN_ACCOUNT'), customerId: customer.id } });
+    const destination = await t.api('POST', '/customers/external-accounts', {
+      body: { ...accountBody('MXN_ACCOUNT'), customerId: customer.id },
+    });
     const quote = (await createQuote(t, accountQuoteBody(usd.id, destination.body.id, { amount: 50_000 }))).body;
     expect(quote.platformFeesIncluded).toBe(25 + 100);
     expect((await executeQuote(t, quote.id)).body.status).toBe('COMPLETED');
-    expect(await balances(t, platformUsd.id)).toEqual({ balance: 1_000 + quote.platformFeesIncluded, totalBalance: 1_000 + quote.platformFeesIncluded });
+    expect(await balances(t, platformUsd.id)).toEqual({
+      balance: 1_000 + quote.platformFeesIncluded,
+      totalBalance: 1_000 + quote.platformFeesIncluded,
+    });
     await expectBalancedBooks(t);
   });
 
@@ -290,19 +409,32 @@ describe('locked-side arithmetic over the API', () => {
     // Let USD go to the maximum, so only the receiving side can overflow.
     const current = (await t.api('GET', '/config')).body;
     const patched = await t.api('PATCH', '/config', {
-      body: { supportedCurrencies: current.supportedCurrencies.map((c: any) => (c.currencyCode === 'USD' ? { ...c, maxAmount: 9_000_000_000_000_000 } : c)) },
+      body: {
+        supportedCurrencies: current.supportedCurrencies.map((c: any) =>
+          c.currencyCode === 'USD' ? { ...c, maxAmount: 9_000_000_000_000_000 } : c,
+        ),
+      },
     });
     expect(patched.status).toBe(200);
     const source = await fundedUsd(t, 1_000);
     const destination = await externalAccount(t, 'MXN_ACCOUNT');
     const reply = await createQuote(t, accountQuoteBody(source.id, destination.id, { amount: 9_000_000_000_000_000 }));
     expect(reply.status).toBe(400);
-    expect(reply.body).toMatchObject({ code: 'AMOUNT_OUT_OF_RANGE', details: { errors: [{ field: 'lockedCurrencyAmount' }] } });
-    const receiving = await createQuote(t, accountQuoteBody(source.id, destination.id, { side: 'RECEIVING', amount: 9_000_000_000_000_000 }));
+    expect(reply.body).toMatchObject({
+      code: 'AMOUNT_OUT_OF_RANGE',
+      details: { errors: [{ field: 'lockedCurrencyAmount' }] },
+    });
+    const receiving = await createQuote(
+      t,
+      accountQuoteBody(source.id, destination.id, { side: 'RECEIVING', amount: 9_000_000_000_000_000 }),
+    );
     expect(receiving.status).toBe(201);
     expect(receiving.body.totalReceivingAmount).toBe(9_000_000_000_000_000);
     const eur = await externalAccount(t, 'EUR_ACCOUNT');
-    const tooMuch = await createQuote(t, accountQuoteBody(source.id, eur.id, { side: 'RECEIVING', amount: 9_000_000_000_000_000 }));
+    const tooMuch = await createQuote(
+      t,
+      accountQuoteBody(source.id, eur.id, { side: 'RECEIVING', amount: 9_000_000_000_000_000 }),
+    );
     expect(tooMuch.status).toBe(400);
     expect(tooMuch.body.code).toBe('AMOUNT_OUT_OF_RANGE');
   });
@@ -314,11 +446,17 @@ describe('locked-side arithmetic over the API', () => {
     const a = (await createQuote(t, accountQuoteBody(source.id, destination.id))).body;
     await t.advanceClock(299);
     const b = (await createQuote(t, accountQuoteBody(source.id, destination.id))).body;
-    expect([b.exchangeRate, b.totalReceivingAmount, b.feesIncluded]).toEqual([a.exchangeRate, a.totalReceivingAmount, a.feesIncluded]);
+    expect([b.exchangeRate, b.totalReceivingAmount, b.feesIncluded]).toEqual([
+      a.exchangeRate,
+      a.totalReceivingAmount,
+      a.feesIncluded,
+    ]);
     await t.advanceClock(1);
     const c = (await createQuote(t, accountQuoteBody(source.id, destination.id))).body;
     expect(c.exchangeRate).toBe(decimalToNumber(customerRate('USD', 'EUR', at(RATE_WINDOW_MS))));
-    expect(c.totalReceivingAmount).toBe(Number(convertedFloor(BigInt(10_000 - c.feesIncluded), c.exchangeRate, 'USD', 'EUR')));
+    expect(c.totalReceivingAmount).toBe(
+      Number(convertedFloor(BigInt(10_000 - c.feesIncluded), c.exchangeRate, 'USD', 'EUR')),
+    );
   });
 });
 
@@ -350,7 +488,12 @@ describe('a quote checked against the published rules alone (no src/rates)', () 
     // receiving = floor((sending - fees) x rate), both currencies with 2 decimals.
     const rate = exactDecimal(quote.exchangeRate);
     expect(BigInt(quote.totalReceivingAmount)).toBe((9_960n * rate.mantissa) / 10n ** BigInt(rate.scale));
-    expect(quote.rateDetails).toMatchObject({ counterpartyFixedFee: 0, gridApiFixedFee: 10, gridApiVariableFeeRate: 0.003, gridApiVariableFeeAmount: 30 });
+    expect(quote.rateDetails).toMatchObject({
+      counterpartyFixedFee: 0,
+      gridApiFixedFee: 10,
+      gridApiVariableFeeRate: 0.003,
+      gridApiVariableFeeAmount: 30,
+    });
     // Millisatoshis per cent after the variable fee: 0.000015 BTC per USD is 15000 msat per cent.
     within(quote.rateDetails.gridApiMultiplier, 15_000 * 0.997, 0.998, 1.002);
     // The two multipliers compose to the quote: what is left after the fixed fee, through msats, to centavos.

@@ -6,7 +6,15 @@
 import { describe, expect, it } from 'vitest';
 import { createCustomer, individualBody } from '../fixtures/customers.js';
 import { balances, eventsOf, expectBalancedBooks, externalAccount, fundedUsd } from '../fixtures/money.js';
-import { accountQuoteBody, buildAtStart, counts, createQuote, executeQuote, postingKinds, quoteOf } from '../fixtures/quotes.js';
+import {
+  accountQuoteBody,
+  buildAtStart,
+  counts,
+  createQuote,
+  executeQuote,
+  postingKinds,
+  quoteOf,
+} from '../fixtures/quotes.js';
 
 const P = (type: string) => `OUTGOING_PAYMENT.${type}`;
 
@@ -16,10 +24,13 @@ describe('concurrent quote operations', () => {
     const source = await fundedUsd(t, 100_000);
     const destination = await externalAccount(t, 'MXN_ACCOUNT', '003');
     const quote = (await createQuote(t, accountQuoteBody(source.id, destination.id, { amount: 30_000 }))).body;
-    const replies = await Promise.all(Array.from({ length: 8 }, (_, i) => executeQuote(t, quote.id, { 'idempotency-key': `exec-${i}` })));
+    const replies = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => executeQuote(t, quote.id, { 'idempotency-key': `exec-${i}` })),
+    );
     const statuses = replies.map((r) => r.status).sort();
     expect(statuses).toEqual([200, 409, 409, 409, 409, 409, 409, 409]);
-    for (const r of replies.filter((r) => r.status === 409)) expect(r.body).toMatchObject({ status: 409, code: 'CONFLICT' });
+    for (const r of replies.filter((r) => r.status === 409))
+      expect(r.body).toMatchObject({ status: 409, code: 'CONFLICT' });
     expect(replies.find((r) => r.status === 200)!.body.status).toBe('PROCESSING');
     expect(await postingKinds(t, quote.transactionId)).toEqual(['HOLD']);
     expect((await eventsOf(t, quote.transactionId)).map((e) => e.type)).toEqual([P('PENDING'), P('PROCESSING')]);
@@ -36,7 +47,9 @@ describe('concurrent quote operations', () => {
     const source = await fundedUsd(t, 100_000);
     const destination = await externalAccount(t, 'MXN_ACCOUNT');
     const quote = (await createQuote(t, accountQuoteBody(source.id, destination.id, { amount: 30_000 }))).body;
-    const replies = await Promise.all(Array.from({ length: 8 }, () => executeQuote(t, quote.id, { 'idempotency-key': 'one-key' })));
+    const replies = await Promise.all(
+      Array.from({ length: 8 }, () => executeQuote(t, quote.id, { 'idempotency-key': 'one-key' })),
+    );
     for (const r of replies) expect(r.status).toBe(200);
     expect(new Set(replies.map((r) => r.text)).size).toBe(1);
     expect(await postingKinds(t, quote.transactionId)).toEqual(['HOLD', 'CONVERT', 'PAYOUT']);
@@ -50,7 +63,8 @@ describe('concurrent quote operations', () => {
     const source = await fundedUsd(t, FUNDED);
     const destination = await externalAccount(t, 'MXN_ACCOUNT');
     const quotes = [];
-    for (let i = 0; i < 12; i++) quotes.push((await createQuote(t, accountQuoteBody(source.id, destination.id, { amount: 15_000 }))).body);
+    for (let i = 0; i < 12; i++)
+      quotes.push((await createQuote(t, accountQuoteBody(source.id, destination.id, { amount: 15_000 }))).body);
     const replies = await Promise.all(quotes.map((q) => executeQuote(t, q.id)));
     const ok = replies.filter((r) => r.status === 200);
     const refused = replies.filter((r) => r.status !== 200);
@@ -73,7 +87,9 @@ describe('concurrent quote operations', () => {
     const source = await fundedUsd(t, 100_000);
     const destination = await externalAccount(t, 'EUR_ACCOUNT');
     const body = accountQuoteBody(source.id, destination.id);
-    const replies = await Promise.all(Array.from({ length: 8 }, () => createQuote(t, body, { 'idempotency-key': 'create-once' })));
+    const replies = await Promise.all(
+      Array.from({ length: 8 }, () => createQuote(t, body, { 'idempotency-key': 'create-once' })),
+    );
     for (const r of replies) expect(r.status).toBe(201);
     expect(new Set(replies.map((r) => r.text)).size).toBe(1);
     expect(await counts(t)).toMatchObject({ quotes: 1, transactions: 1 });
@@ -83,12 +99,19 @@ describe('concurrent quote operations', () => {
     const t = await buildAtStart();
     const customer = await createCustomer(t, individualBody('Jordan Rivera'));
     const destination = await externalAccount(t, 'MXN_ACCOUNT');
-    const quote = (await createQuote(t, {
-      source: { sourceType: 'REALTIME_FUNDING', customerId: customer.id, currency: 'USD' },
-      destination: { destinationType: 'ACCOUNT', accountId: destination.id },
-      lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 20_000,
-    })).body;
-    const replies = await Promise.all(Array.from({ length: 6 }, () => t.api('POST', '/sandbox/send', { body: { quoteId: quote.id, currencyCode: 'USD' } })));
+    const quote = (
+      await createQuote(t, {
+        source: { sourceType: 'REALTIME_FUNDING', customerId: customer.id, currency: 'USD' },
+        destination: { destinationType: 'ACCOUNT', accountId: destination.id },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 20_000,
+      })
+    ).body;
+    const replies = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        t.api('POST', '/sandbox/send', { body: { quoteId: quote.id, currencyCode: 'USD' } }),
+      ),
+    );
     expect(replies.map((r) => r.status).sort()).toEqual([200, 400, 400, 400, 400, 400]);
     expect(await postingKinds(t, quote.transactionId)).toEqual(['FUNDING_RECEIVED', 'CONVERT', 'PAYOUT']);
     await expectBalancedBooks(t);

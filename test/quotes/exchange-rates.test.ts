@@ -5,12 +5,24 @@
 import { describe, expect, it } from 'vitest';
 import { customerRate, decimalToNumber, RATE_WINDOW_MS } from '../../src/rates/index.js';
 import { externalAccount, fundedUsd } from '../fixtures/money.js';
-import { accountQuoteBody, buildAtStart, convertedFloor, createQuote, currency, feesOf, START, START_MS } from '../fixtures/quotes.js';
+import {
+  accountQuoteBody,
+  buildAtStart,
+  convertedFloor,
+  createQuote,
+  currency,
+  feesOf,
+  START,
+  START_MS,
+} from '../fixtures/quotes.js';
 
 describe('GET /exchange-rates', () => {
   it('answers each asked corridor from USD with the default sending amount of 10000', async () => {
     const t = await buildAtStart();
-    const reply = await t.api('GET', '/exchange-rates?sourceCurrency=USD&destinationCurrency=MXN&destinationCurrency=EUR');
+    const reply = await t.api(
+      'GET',
+      '/exchange-rates?sourceCurrency=USD&destinationCurrency=MXN&destinationCurrency=EUR',
+    );
     expect(reply.status).toBe(200);
     const expected = (to: string, rail: string) => {
       const rate = decimalToNumber(customerRate('USD', to, START));
@@ -37,13 +49,20 @@ describe('GET /exchange-rates', () => {
   it('advertises as minSendingAmount exactly the smallest amount a quote accepts', async () => {
     const t = await buildAtStart();
     const source = await fundedUsd(t, 1_000_000);
-    for (const [to, type] of [['EUR', 'EUR_ACCOUNT'], ['MXN', 'MXN_ACCOUNT'], ['VND', 'VND_ACCOUNT']] as const) {
+    for (const [to, type] of [
+      ['EUR', 'EUR_ACCOUNT'],
+      ['MXN', 'MXN_ACCOUNT'],
+      ['VND', 'VND_ACCOUNT'],
+    ] as const) {
       const entry = (await t.api('GET', `/exchange-rates?sourceCurrency=USD&destinationCurrency=${to}`)).body.data[0];
       const destination = await externalAccount(t, type);
       const at = await createQuote(t, accountQuoteBody(source.id, destination.id, { amount: entry.minSendingAmount }));
       expect(at.status).toBe(201);
       expect(at.body.totalReceivingAmount).toBeGreaterThanOrEqual(1);
-      const below = await createQuote(t, accountQuoteBody(source.id, destination.id, { amount: entry.minSendingAmount - 1 }));
+      const below = await createQuote(
+        t,
+        accountQuoteBody(source.id, destination.id, { amount: entry.minSendingAmount - 1 }),
+      );
       expect(below.status).toBe(400);
       expect(below.body.code).toBe('AMOUNT_OUT_OF_RANGE');
     }
@@ -64,46 +83,73 @@ describe('GET /exchange-rates', () => {
     const t = await buildAtStart();
     const source = await fundedUsd(t);
     const destination = await externalAccount(t, 'MXN_ACCOUNT');
-    const rate = (await t.api('GET', '/exchange-rates?sourceCurrency=USD&destinationCurrency=MXN&sendingAmount=54321')).body.data[0];
+    const rate = (await t.api('GET', '/exchange-rates?sourceCurrency=USD&destinationCurrency=MXN&sendingAmount=54321'))
+      .body.data[0];
     const quote = (await createQuote(t, accountQuoteBody(source.id, destination.id, { amount: 54_321 }))).body;
-    expect([quote.exchangeRate, quote.totalReceivingAmount, quote.feesIncluded]).toEqual([rate.exchangeRate, rate.receivingAmount, rate.fees.total]);
+    expect([quote.exchangeRate, quote.totalReceivingAmount, quote.feesIncluded]).toEqual([
+      rate.exchangeRate,
+      rate.receivingAmount,
+      rate.fees.total,
+    ]);
   });
 
   it('charges an amount too small to quote its whole fee, variable part included', async () => {
     const t = await buildAtStart();
-    const small = (await t.api('GET', '/exchange-rates?sourceCurrency=USD&destinationCurrency=EUR&sendingAmount=5')).body.data[0];
+    const small = (await t.api('GET', '/exchange-rates?sourceCurrency=USD&destinationCurrency=EUR&sendingAmount=5'))
+      .body.data[0];
     // 10 cents fixed, and 0.3% of 5 cents rounded up to 1: more than the amount, so nothing is received.
-    expect(small).toMatchObject({ sendingAmount: 5, receivingAmount: 0, fees: { fixed: 10, total: Number(feesOf('USD', 5n, START).all) } });
+    expect(small).toMatchObject({
+      sendingAmount: 5,
+      receivingAmount: 0,
+      fees: { fixed: 10, total: Number(feesOf('USD', 5n, START).all) },
+    });
     expect(small.fees.total).toBe(11);
   });
 
-  it('without filters, lists every corridor from each of the platform\'s currencies, never to itself', async () => {
+  it("without filters, lists every corridor from each of the platform's currencies, never to itself", async () => {
     const t = await buildAtStart();
     const reply = await t.api('GET', '/exchange-rates');
     expect(reply.status).toBe(200);
     const sources = new Set(reply.body.data.map((e: any) => e.sourceCurrency.code));
     expect(sources).toEqual(new Set(['USD', 'USDC', 'USDB']));
     for (const entry of reply.body.data) expect(entry.destinationCurrency.code).not.toBe(entry.sourceCurrency.code);
-    const fromUsd = reply.body.data.filter((e: any) => e.sourceCurrency.code === 'USD').map((e: any) => e.destinationCurrency.code);
+    const fromUsd = reply.body.data
+      .filter((e: any) => e.sourceCurrency.code === 'USD')
+      .map((e: any) => e.destinationCurrency.code);
     for (const code of ['EUR', 'MXN', 'INR', 'GBP', 'BRL', 'VND']) expect(fromUsd).toContain(code);
     expect(new Set(fromUsd).size).toBe(fromUsd.length);
   });
 
   it('answers 400 naming each unknown currency', async () => {
     const t = await buildAtStart();
-    const reply = await t.api('GET', '/exchange-rates?sourceCurrency=XYZ&destinationCurrency=MXN&destinationCurrency=QQQ');
+    const reply = await t.api(
+      'GET',
+      '/exchange-rates?sourceCurrency=XYZ&destinationCurrency=MXN&destinationCurrency=QQQ',
+    );
     expect(reply.status).toBe(400);
     expect(reply.body.code).toBe('INVALID_INPUT');
-    expect(reply.body.details.errors.map((e: any) => e.field).sort()).toEqual(['destinationCurrency[1]', 'sourceCurrency']);
+    expect(reply.body.details.errors.map((e: any) => e.field).sort()).toEqual([
+      'destinationCurrency[1]',
+      'sourceCurrency',
+    ]);
     const negative = await t.api('GET', '/exchange-rates?sourceCurrency=USD&sendingAmount=-1');
     expect(negative.status).toBe(400);
     expect(negative.body.details.errors.map((e: any) => e.field)).toEqual(['sendingAmount']);
   });
 
-  it('includes the platform\'s configured fee in fees.fixed and fees.total', async () => {
+  it("includes the platform's configured fee in fees.fixed and fees.total", async () => {
     const t = await buildAtStart();
     const patched = await t.api('PATCH', '/config', {
-      body: { feeConfigs: [{ feeType: 'CROSS_CURRENCY_TRANSACTION', sourceCurrency: 'USD', variableFeeBps: 20, fixedFee: { amount: 25, currency: 'USD' } }] },
+      body: {
+        feeConfigs: [
+          {
+            feeType: 'CROSS_CURRENCY_TRANSACTION',
+            sourceCurrency: 'USD',
+            variableFeeBps: 20,
+            fixedFee: { amount: 25, currency: 'USD' },
+          },
+        ],
+      },
     });
     expect(patched.status).toBe(200);
     const entry = (await t.api('GET', '/exchange-rates?sourceCurrency=USD&destinationCurrency=EUR')).body.data[0];
@@ -117,7 +163,8 @@ describe('GET /exchange-rates', () => {
 
   it('changes at 5-minute boundaries of the sandbox clock only', async () => {
     const t = await buildAtStart();
-    const read = async () => (await t.api('GET', '/exchange-rates?sourceCurrency=USD&destinationCurrency=EUR')).body.data[0];
+    const read = async () =>
+      (await t.api('GET', '/exchange-rates?sourceCurrency=USD&destinationCurrency=EUR')).body.data[0];
     const first = await read();
     await t.advanceClock(299);
     expect(await read()).toEqual(first);

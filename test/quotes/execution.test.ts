@@ -6,11 +6,33 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { PULL_SOURCE_SCENARIOS, QUOTE_EXECUTION_SCENARIOS, SPARK_QUOTE_EXECUTION_SCENARIOS } from '../../src/sandbox/magic.js';
-import { accountBody } from '../fixtures/accounts.js';
-import { balances, customerWithAccounts, eventsOf, expectBalancedBooks, externalAccount, fund, fundedUsd, platformAccount } from '../fixtures/money.js';
 import {
-  accountQuoteBody, buildAtStart, counts, createQuote, executeQuote, postingKinds, quoteOf, START_MS, systemAccount, transactionOf,
+  PULL_SOURCE_SCENARIOS,
+  QUOTE_EXECUTION_SCENARIOS,
+  SPARK_QUOTE_EXECUTION_SCENARIOS,
+} from '../../src/sandbox/magic.js';
+import { accountBody } from '../fixtures/accounts.js';
+import {
+  balances,
+  customerWithAccounts,
+  eventsOf,
+  expectBalancedBooks,
+  externalAccount,
+  fund,
+  fundedUsd,
+  platformAccount,
+} from '../fixtures/money.js';
+import {
+  accountQuoteBody,
+  buildAtStart,
+  counts,
+  createQuote,
+  executeQuote,
+  postingKinds,
+  quoteOf,
+  START_MS,
+  systemAccount,
+  transactionOf,
 } from '../fixtures/quotes.js';
 import { databaseUrl, type TestApp } from '../helper.js';
 
@@ -46,19 +68,32 @@ const EXPECTED: Record<string, Expected> = {
   '002': {
     behaviour: 'execution fails: FAILED at once, nothing exchanged, the hold released',
     atExecute: {
-      status: 'FAILED', failureReason: 'QUOTE_EXECUTION_FAILED', events: [...START_EVENTS, P('FAILED')], postings: ['HOLD', 'RELEASE'],
-      balance: FUNDED, totalBalance: FUNDED,
+      status: 'FAILED',
+      failureReason: 'QUOTE_EXECUTION_FAILED',
+      events: [...START_EVENTS, P('FAILED')],
+      postings: ['HOLD', 'RELEASE'],
+      balance: FUNDED,
+      totalBalance: FUNDED,
     },
     suspense: 0,
   },
   '003': {
     behaviour: 'PROCESSING for about 6 minutes, then COMPLETED',
-    atExecute: { status: 'PROCESSING', events: START_EVENTS, postings: ['HOLD'], balance: FUNDED - SENT, totalBalance: FUNDED },
+    atExecute: {
+      status: 'PROCESSING',
+      events: START_EVENTS,
+      postings: ['HOLD'],
+      balance: FUNDED - SENT,
+      totalBalance: FUNDED,
+    },
     later: {
       seconds: 6 * 60,
       stage: {
-        status: 'COMPLETED', events: [...START_EVENTS, P('COMPLETED')], postings: ['HOLD', 'CONVERT', 'PAYOUT'],
-        balance: FUNDED - SENT, totalBalance: FUNDED - SENT,
+        status: 'COMPLETED',
+        events: [...START_EVENTS, P('COMPLETED')],
+        postings: ['HOLD', 'CONVERT', 'PAYOUT'],
+        balance: FUNDED - SENT,
+        totalBalance: FUNDED - SENT,
       },
     },
     suspense: 0,
@@ -66,25 +101,35 @@ const EXPECTED: Record<string, Expected> = {
   '004': {
     behaviour: 'counterparty delivery fails: FAILED, refunded to the payer',
     atExecute: {
-      status: 'FAILED', failureReason: 'ACCOUNT_CANNOT_RECEIVE', refund: { status: 'COMPLETED', reason: 'TRANSACTION_FAILED' },
-      events: [...START_EVENTS, P('FAILED'), P('REFUND_PENDING'), P('REFUND_COMPLETED')], postings: ['HOLD', 'RELEASE'],
-      balance: FUNDED, totalBalance: FUNDED,
+      status: 'FAILED',
+      failureReason: 'ACCOUNT_CANNOT_RECEIVE',
+      refund: { status: 'COMPLETED', reason: 'TRANSACTION_FAILED' },
+      events: [...START_EVENTS, P('FAILED'), P('REFUND_PENDING'), P('REFUND_COMPLETED')],
+      postings: ['HOLD', 'RELEASE'],
+      balance: FUNDED,
+      totalBalance: FUNDED,
     },
     suspense: 0,
   },
   '005': {
     behaviour: 'COMPLETED, then returned by the receiving bank 30 seconds later: FAILED PAYOUT_RETURNED, refunded',
     atExecute: {
-      status: 'COMPLETED', events: [...START_EVENTS, P('COMPLETED')], postings: ['HOLD', 'CONVERT', 'PAYOUT'],
-      balance: FUNDED - SENT, totalBalance: FUNDED - SENT,
+      status: 'COMPLETED',
+      events: [...START_EVENTS, P('COMPLETED')],
+      postings: ['HOLD', 'CONVERT', 'PAYOUT'],
+      balance: FUNDED - SENT,
+      totalBalance: FUNDED - SENT,
     },
     later: {
       seconds: 30,
       stage: {
-        status: 'FAILED', failureReason: 'PAYOUT_RETURNED', refund: { status: 'COMPLETED', reason: 'TRANSACTION_FAILED' },
+        status: 'FAILED',
+        failureReason: 'PAYOUT_RETURNED',
+        refund: { status: 'COMPLETED', reason: 'TRANSACTION_FAILED' },
         events: [...START_EVENTS, P('COMPLETED'), P('FAILED'), P('REFUND_PENDING'), P('REFUND_COMPLETED')],
         postings: ['HOLD', 'CONVERT', 'PAYOUT', 'PAYOUT_RETURN', 'CONVERT_REVERSE'],
-        balance: FUNDED, totalBalance: FUNDED,
+        balance: FUNDED,
+        totalBalance: FUNDED,
       },
     },
     suspense: 0,
@@ -92,18 +137,25 @@ const EXPECTED: Record<string, Expected> = {
   '006': {
     behaviour: 'user cancellation: refunded to the payer (USER_CANCELLATION), then closed COMPLETED',
     atExecute: {
-      status: 'COMPLETED', refund: { status: 'COMPLETED', reason: 'USER_CANCELLATION' },
-      events: [...START_EVENTS, P('REFUND_PENDING'), P('REFUND_COMPLETED'), P('COMPLETED')], postings: ['HOLD', 'RELEASE'],
-      balance: FUNDED, totalBalance: FUNDED,
+      status: 'COMPLETED',
+      refund: { status: 'COMPLETED', reason: 'USER_CANCELLATION' },
+      events: [...START_EVENTS, P('REFUND_PENDING'), P('REFUND_COMPLETED'), P('COMPLETED')],
+      postings: ['HOLD', 'RELEASE'],
+      balance: FUNDED,
+      totalBalance: FUNDED,
     },
     suspense: 0,
   },
   '007': {
     behaviour: 'payout and refund both fail: the funds wait in SUSPENSE',
     atExecute: {
-      status: 'FAILED', failureReason: 'ACCOUNT_INVALID', refund: { status: 'FAILED', reason: 'TRANSACTION_FAILED' },
-      events: [...START_EVENTS, P('FAILED'), P('REFUND_PENDING'), P('REFUND_FAILED')], postings: ['HOLD', 'REFUND_FAILED'],
-      balance: FUNDED - SENT, totalBalance: FUNDED - SENT,
+      status: 'FAILED',
+      failureReason: 'ACCOUNT_INVALID',
+      refund: { status: 'FAILED', reason: 'TRANSACTION_FAILED' },
+      events: [...START_EVENTS, P('FAILED'), P('REFUND_PENDING'), P('REFUND_FAILED')],
+      postings: ['HOLD', 'REFUND_FAILED'],
+      balance: FUNDED - SENT,
+      totalBalance: FUNDED - SENT,
     },
     suspense: SENT,
   },
@@ -112,8 +164,11 @@ const EXPECTED: Record<string, Expected> = {
 const DEFAULT: Expected = {
   behaviour: 'any other suffix: COMPLETED at once',
   atExecute: {
-    status: 'COMPLETED', events: [...START_EVENTS, P('COMPLETED')], postings: ['HOLD', 'CONVERT', 'PAYOUT'],
-    balance: FUNDED - SENT, totalBalance: FUNDED - SENT,
+    status: 'COMPLETED',
+    events: [...START_EVENTS, P('COMPLETED')],
+    postings: ['HOLD', 'CONVERT', 'PAYOUT'],
+    balance: FUNDED - SENT,
+    totalBalance: FUNDED - SENT,
   },
   suspense: 0,
 };
@@ -125,27 +180,48 @@ const SPARK_EXPECTED: Record<string, Expected> = {
   '003': {
     behaviour: 'the wallet is unavailable: FAILED at once (ACCOUNT_CANNOT_RECEIVE), the hold released',
     atExecute: {
-      status: 'FAILED', failureReason: 'ACCOUNT_CANNOT_RECEIVE', events: [...START_EVENTS, P('FAILED')], postings: ['HOLD', 'RELEASE'],
-      balance: FUNDED, totalBalance: FUNDED,
+      status: 'FAILED',
+      failureReason: 'ACCOUNT_CANNOT_RECEIVE',
+      events: [...START_EVENTS, P('FAILED')],
+      postings: ['HOLD', 'RELEASE'],
+      balance: FUNDED,
+      totalBalance: FUNDED,
     },
     suspense: 0,
   },
   '004': EXPECTED['004']!,
   '005': {
     behaviour: 'PROCESSING for 30 seconds, then FAILED (QUOTE_EXECUTION_FAILED), the hold released',
-    atExecute: { status: 'PROCESSING', events: START_EVENTS, postings: ['HOLD'], balance: FUNDED - SENT, totalBalance: FUNDED },
+    atExecute: {
+      status: 'PROCESSING',
+      events: START_EVENTS,
+      postings: ['HOLD'],
+      balance: FUNDED - SENT,
+      totalBalance: FUNDED,
+    },
     later: {
       seconds: 30,
       stage: {
-        status: 'FAILED', failureReason: 'QUOTE_EXECUTION_FAILED', events: [...START_EVENTS, P('FAILED')], postings: ['HOLD', 'RELEASE'],
-        balance: FUNDED, totalBalance: FUNDED,
+        status: 'FAILED',
+        failureReason: 'QUOTE_EXECUTION_FAILED',
+        events: [...START_EVENTS, P('FAILED')],
+        postings: ['HOLD', 'RELEASE'],
+        balance: FUNDED,
+        totalBalance: FUNDED,
       },
     },
     suspense: 0,
   },
 };
 
-async function expectStage(t: TestApp, quoteId: string, transactionId: string, sourceId: string, stage: Stage, executedQuote?: any) {
+async function expectStage(
+  t: TestApp,
+  quoteId: string,
+  transactionId: string,
+  sourceId: string,
+  stage: Stage,
+  executedQuote?: any,
+) {
   const quote = await quoteOf(t, quoteId);
   expect(quote.status).toBe(stage.status);
   if (executedQuote !== undefined) expect(executedQuote.status).toBe(stage.status);
@@ -195,7 +271,10 @@ async function runScenario(suffix: string, expected: Expected, accountType: keyo
   const created = await createQuote(t, accountQuoteBody(source.id, destination.id, { amount: SENT }));
   expect(created.status).toBe(201);
   expect(created.body).toMatchObject({
-    status: 'PENDING', totalSendingAmount: SENT, sendingCurrency: { code: 'USD' }, receivingCurrency: { code: DESTINATIONS[accountType].currency },
+    status: 'PENDING',
+    totalSendingAmount: SENT,
+    sendingCurrency: { code: 'USD' },
+    receivingCurrency: { code: DESTINATIONS[accountType].currency },
   });
   const { id: quoteId, transactionId } = created.body;
   expect((await transactionOf(t, transactionId)).status).toBe('PENDING');
@@ -264,18 +343,34 @@ describe('quote execution to an external account, by destination suffix', () => 
     const quote = (await createQuote(t, accountQuoteBody(source.id, destination.id, { amount: SENT }))).body;
     expect((await executeQuote(t, quote.id)).body.status).toBe('COMPLETED');
     expect(await systemAccount(t, 'FEES', 'USD')).toEqual({ available: BigInt(quote.feesIncluded), held: 0n });
-    expect(await systemAccount(t, 'FX_LIQUIDITY', 'USD')).toEqual({ available: BigInt(SENT - quote.feesIncluded), held: 0n });
-    expect(await systemAccount(t, 'FX_LIQUIDITY', 'EUR')).toEqual({ available: BigInt(-quote.totalReceivingAmount), held: 0n });
-    expect(await systemAccount(t, 'EXTERNAL_RAILS', 'EUR')).toEqual({ available: BigInt(quote.totalReceivingAmount), held: 0n });
+    expect(await systemAccount(t, 'FX_LIQUIDITY', 'USD')).toEqual({
+      available: BigInt(SENT - quote.feesIncluded),
+      held: 0n,
+    });
+    expect(await systemAccount(t, 'FX_LIQUIDITY', 'EUR')).toEqual({
+      available: BigInt(-quote.totalReceivingAmount),
+      held: 0n,
+    });
+    expect(await systemAccount(t, 'EXTERNAL_RAILS', 'EUR')).toEqual({
+      available: BigInt(quote.totalReceivingAmount),
+      held: 0n,
+    });
     const tx = await transactionOf(t, quote.transactionId);
     expect(tx).toMatchObject({
-      type: 'OUTGOING', direction: 'DEBIT', status: 'COMPLETED', quoteId: quote.id,
+      type: 'OUTGOING',
+      direction: 'DEBIT',
+      status: 'COMPLETED',
+      quoteId: quote.id,
       source: { sourceType: 'ACCOUNT', accountId: source.id, currency: 'USD' },
       destination: { destinationType: 'ACCOUNT', accountId: destination.id, currency: 'EUR' },
       sentAmount: { amount: SENT, currency: { code: 'USD' } },
       receivedAmount: { amount: quote.totalReceivingAmount, currency: { code: 'EUR' } },
-      exchangeRate: quote.exchangeRate, fees: quote.feesIncluded, platformFees: 0,
-      description: 'Invoice 2025-118 for Maria Lopez', paymentRail: 'SEPA', railSelectionMode: 'AUTO',
+      exchangeRate: quote.exchangeRate,
+      fees: quote.feesIncluded,
+      platformFees: 0,
+      description: 'Invoice 2025-118 for Maria Lopez',
+      paymentRail: 'SEPA',
+      railSelectionMode: 'AUTO',
     });
     await expectBalancedBooks(t);
   });
@@ -293,7 +388,10 @@ describe('quote execution to an external account, by destination suffix', () => 
     expect(quote.status).toBe(201);
     expect((await executeQuote(t, quote.body.id)).body.status).toBe('COMPLETED');
     const customerBalance = async () => {
-      const list = await t.api('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USD`);
+      const list = await t.api(
+        'GET',
+        `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USD`,
+      );
       return { balance: list.body.data[0].balance.amount, totalBalance: list.body.data[0].totalBalance.amount };
     };
     expect(await customerBalance()).toEqual({ balance: 30_000, totalBalance: 30_000 });
@@ -301,41 +399,68 @@ describe('quote execution to an external account, by destination suffix', () => 
     expect(await customerBalance()).toEqual({ balance: 50_000, totalBalance: 50_000 });
     expect(await balances(t, platformUsd.id)).toEqual({ balance: FUNDED, totalBalance: FUNDED });
     const tx = await transactionOf(t, quote.body.transactionId);
-    expect(tx).toMatchObject({ status: 'FAILED', failureReason: 'PAYOUT_RETURNED', customerId: customer.id, refund: { status: 'COMPLETED' } });
+    expect(tx).toMatchObject({
+      status: 'FAILED',
+      failureReason: 'PAYOUT_RETURNED',
+      customerId: customer.id,
+      refund: { status: 'COMPLETED' },
+    });
     await expectBalancedBooks(t);
   });
   for (const spent of [false, true]) {
     it(`a 005 return with a platform fee refunds the customer in full and takes the fee back from the platform${spent ? ', even after the platform spent it' : ''}`, async () => {
       const t = await buildAtStart();
       await t.api('PATCH', '/config', {
-        body: { feeConfigs: [{ feeType: 'CROSS_CURRENCY_TRANSACTION', sourceCurrency: 'USD', variableFeeBps: 20, fixedFee: { amount: 25, currency: 'USD' } }] },
+        body: {
+          feeConfigs: [
+            {
+              feeType: 'CROSS_CURRENCY_TRANSACTION',
+              sourceCurrency: 'USD',
+              variableFeeBps: 20,
+              fixedFee: { amount: 25, currency: 'USD' },
+            },
+          ],
+        },
       });
       const platformUsd = await fundedUsd(t, 1_000);
       const { customer, usd } = await customerWithAccounts(t);
       await fund(t, usd.id, 50_000);
-      const mxn = await t.api('POST', '/customers/external-accounts', { body: { ...accountBody('MXN_ACCOUNT', '005'), customerId: customer.id } });
+      const mxn = await t.api('POST', '/customers/external-accounts', {
+        body: { ...accountBody('MXN_ACCOUNT', '005'), customerId: customer.id },
+      });
       const quote = (await createQuote(t, accountQuoteBody(usd.id, mxn.body.id, { amount: 20_000 }))).body;
       expect(quote.platformFeesIncluded).toBe(25 + 40);
       expect((await executeQuote(t, quote.id)).body.status).toBe('COMPLETED');
       expect(await balances(t, platformUsd.id)).toEqual({ balance: 1_065, totalBalance: 1_065 });
       if (spent) {
         const bank = await externalAccount(t, 'USD_ACCOUNT');
-        const out = await t.api('POST', '/transfer-out', { body: { source: { accountId: platformUsd.id }, destination: { accountId: bank.id }, amount: 1_065 } });
+        const out = await t.api('POST', '/transfer-out', {
+          body: { source: { accountId: platformUsd.id }, destination: { accountId: bank.id }, amount: 1_065 },
+        });
         expect(out.body.status).toBe('COMPLETED');
       }
       await t.advanceClock(600);
       const tx = await transactionOf(t, quote.transactionId);
-      expect(tx).toMatchObject({ status: 'FAILED', failureReason: 'PAYOUT_RETURNED', refund: { status: 'COMPLETED', reason: 'TRANSACTION_FAILED' } });
-      const list = await t.api('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USD`);
+      expect(tx).toMatchObject({
+        status: 'FAILED',
+        failureReason: 'PAYOUT_RETURNED',
+        refund: { status: 'COMPLETED', reason: 'TRANSACTION_FAILED' },
+      });
+      const list = await t.api(
+        'GET',
+        `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USD`,
+      );
       expect([list.body.data[0].balance.amount, list.body.data[0].totalBalance.amount]).toEqual([50_000, 50_000]);
       // What the platform already spent is not taken back (its balance cannot go below zero): FEES absorbs it.
-      expect(await balances(t, platformUsd.id)).toEqual(spent ? { balance: 0, totalBalance: 0 } : { balance: 1_000, totalBalance: 1_000 });
+      expect(await balances(t, platformUsd.id)).toEqual(
+        spent ? { balance: 0, totalBalance: 0 } : { balance: 1_000, totalBalance: 1_000 },
+      );
       await expectBalancedBooks(t);
     });
   }
 });
 
-describe('POST /quotes/{quoteId}/execute checks the quote\'s accounts again', () => {
+describe("POST /quotes/{quoteId}/execute checks the quote's accounts again", () => {
   /** Nothing moved: the quote is still PENDING, its transaction has no postings, the source holds what it held. */
   async function expectUntouched(t: TestApp, quote: any, sourceId: string, sourceBalance: number) {
     expect((await quoteOf(t, quote.id)).status).toBe('PENDING');
@@ -352,7 +477,12 @@ describe('POST /quotes/{quoteId}/execute checks the quote\'s accounts again', ()
     expect((await t.api('DELETE', `/platform/external-accounts/${destination.id}`)).status).toBe(204);
     const refused = await executeQuote(t, quote.id);
     expect(refused.status).toBe(400);
-    expect(refused.body).toMatchObject({ code: 'INVALID_INPUT', details: { errors: [{ field: 'destination.accountId', message: `names ${destination.id}, which no longer exists` }] } });
+    expect(refused.body).toMatchObject({
+      code: 'INVALID_INPUT',
+      details: {
+        errors: [{ field: 'destination.accountId', message: `names ${destination.id}, which no longer exists` }],
+      },
+    });
     await expectUntouched(t, quote, source.id, FUNDED);
   });
 
@@ -365,7 +495,10 @@ describe('POST /quotes/{quoteId}/execute checks the quote\'s accounts again', ()
     expect((await t.api('DELETE', `/platform/external-accounts/${bank.id}`)).status).toBe(204);
     const refused = await executeQuote(t, quote.id);
     expect(refused.status).toBe(400);
-    expect(refused.body).toMatchObject({ code: 'INVALID_INPUT', details: { errors: [{ field: 'source.accountId', message: `names ${bank.id}, which no longer exists` }] } });
+    expect(refused.body).toMatchObject({
+      code: 'INVALID_INPUT',
+      details: { errors: [{ field: 'source.accountId', message: `names ${bank.id}, which no longer exists` }] },
+    });
     await expectUntouched(t, quote, platformUsd.id, FUNDED);
   });
 
@@ -397,17 +530,27 @@ describe('POST /quotes/{quoteId}/execute checks the quote\'s accounts again', ()
     const refused = await executeQuote(t, quote.body.id);
     expect(refused.status).toBe(400);
     expect(refused.body).toMatchObject({
-      code: 'INVALID_AMOUNT', details: { reason: 'INSUFFICIENT_BALANCE', errors: [{ field: 'source.accountId', message: 'has insufficient funds for this payment' }] },
+      code: 'INVALID_AMOUNT',
+      details: {
+        reason: 'INSUFFICIENT_BALANCE',
+        errors: [{ field: 'source.accountId', message: 'has insufficient funds for this payment' }],
+      },
     });
     await expectUntouched(t, quote.body, platformUsd.id, FUNDED);
     const before = await counts(t);
-    const immediate = await createQuote(t, accountQuoteBody(empty.id, destination.id, { amount: SENT, extra: { immediatelyExecute: true } }));
+    const immediate = await createQuote(
+      t,
+      accountQuoteBody(empty.id, destination.id, { amount: SENT, extra: { immediatelyExecute: true } }),
+    );
     expect(immediate.status).toBe(400);
     expect(immediate.body.code).toBe('INVALID_AMOUNT');
     expect(await counts(t)).toEqual(before);
     // The same pull from an account with another suffix goes through.
     const funded = await externalAccount(t, 'USD_ACCOUNT', '000');
-    const paid = await createQuote(t, accountQuoteBody(funded.id, destination.id, { amount: SENT, extra: { immediatelyExecute: true } }));
+    const paid = await createQuote(
+      t,
+      accountQuoteBody(funded.id, destination.id, { amount: SENT, extra: { immediatelyExecute: true } }),
+    );
     expect(paid.body.status).toBe('COMPLETED');
     expect(await postingKinds(t, paid.body.transactionId)).toEqual(['FUNDING_RECEIVED', 'CONVERT', 'PAYOUT']);
     await expectBalancedBooks(t);
@@ -416,14 +559,20 @@ describe('POST /quotes/{quoteId}/execute checks the quote\'s accounts again', ()
   it('a real-time-funded quote whose destination was deleted cannot be paid through /sandbox/send', async () => {
     const t = await buildAtStart();
     const destination = await externalAccount(t, 'MXN_ACCOUNT');
-    const quote = (await createQuote(t, {
-      source: { sourceType: 'REALTIME_FUNDING', currency: 'USD' }, destination: { destinationType: 'ACCOUNT', accountId: destination.id },
-      lockedCurrencySide: 'SENDING', lockedCurrencyAmount: SENT,
-    })).body;
+    const quote = (
+      await createQuote(t, {
+        source: { sourceType: 'REALTIME_FUNDING', currency: 'USD' },
+        destination: { destinationType: 'ACCOUNT', accountId: destination.id },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: SENT,
+      })
+    ).body;
     await t.api('DELETE', `/platform/external-accounts/${destination.id}`);
     const refused = await t.api('POST', '/sandbox/send', { body: { quoteId: quote.id, currencyCode: 'USD' } });
     expect(refused.status).toBe(400);
-    expect(refused.body.details.errors).toEqual([{ field: 'destination.accountId', message: `names ${destination.id}, which no longer exists` }]);
+    expect(refused.body.details.errors).toEqual([
+      { field: 'destination.accountId', message: `names ${destination.id}, which no longer exists` },
+    ]);
     expect((await quoteOf(t, quote.id)).status).toBe('PENDING');
     expect(await postingKinds(t, quote.transactionId)).toEqual([]);
   });
@@ -444,55 +593,99 @@ interface OutsideStage {
 }
 
 const RECEIVED = 'FUNDING_RECEIVED';
-const OUTSIDE_EXPECTED: Record<string, { atExecute: OutsideStage; later?: { seconds: number; stage: OutsideStage } }> = {
-  '000': { atExecute: { status: 'COMPLETED', events: [P('COMPLETED')], postings: [RECEIVED, 'CONVERT', 'PAYOUT'], suspense: 0 } },
-  '002': {
-    atExecute: {
-      status: 'FAILED', failureReason: 'QUOTE_EXECUTION_FAILED', refund: { status: 'COMPLETED', reason: 'TRANSACTION_FAILED' },
-      events: [P('FAILED'), P('REFUND_PENDING'), P('REFUND_COMPLETED')], postings: [RECEIVED, 'REFUND'], suspense: 0,
-    },
-  },
-  '003': {
-    atExecute: { status: 'PROCESSING', events: [], postings: [RECEIVED], suspense: SENT },
-    later: { seconds: 6 * 60, stage: { status: 'COMPLETED', events: [P('COMPLETED')], postings: [RECEIVED, 'CONVERT', 'PAYOUT'], suspense: 0 } },
-  },
-  '004': {
-    atExecute: {
-      status: 'FAILED', failureReason: 'ACCOUNT_CANNOT_RECEIVE', refund: { status: 'COMPLETED', reason: 'TRANSACTION_FAILED' },
-      events: [P('FAILED'), P('REFUND_PENDING'), P('REFUND_COMPLETED')], postings: [RECEIVED, 'REFUND'], suspense: 0,
-    },
-  },
-  '005': {
-    atExecute: { status: 'COMPLETED', events: [P('COMPLETED')], postings: [RECEIVED, 'CONVERT', 'PAYOUT'], suspense: 0 },
-    later: {
-      seconds: 30,
-      stage: {
-        status: 'FAILED', failureReason: 'PAYOUT_RETURNED', refund: { status: 'COMPLETED', reason: 'TRANSACTION_FAILED' },
-        events: [P('COMPLETED'), P('FAILED'), P('REFUND_PENDING'), P('REFUND_COMPLETED')],
-        postings: [RECEIVED, 'CONVERT', 'PAYOUT', 'PAYOUT_RETURN', 'CONVERT_REVERSE', 'REFUND'], suspense: 0,
+const OUTSIDE_EXPECTED: Record<string, { atExecute: OutsideStage; later?: { seconds: number; stage: OutsideStage } }> =
+  {
+    '000': {
+      atExecute: {
+        status: 'COMPLETED',
+        events: [P('COMPLETED')],
+        postings: [RECEIVED, 'CONVERT', 'PAYOUT'],
+        suspense: 0,
       },
     },
-  },
-  '006': {
-    atExecute: {
-      status: 'COMPLETED', refund: { status: 'COMPLETED', reason: 'USER_CANCELLATION' },
-      events: [P('REFUND_PENDING'), P('REFUND_COMPLETED'), P('COMPLETED')], postings: [RECEIVED, 'REFUND'], suspense: 0,
+    '002': {
+      atExecute: {
+        status: 'FAILED',
+        failureReason: 'QUOTE_EXECUTION_FAILED',
+        refund: { status: 'COMPLETED', reason: 'TRANSACTION_FAILED' },
+        events: [P('FAILED'), P('REFUND_PENDING'), P('REFUND_COMPLETED')],
+        postings: [RECEIVED, 'REFUND'],
+        suspense: 0,
+      },
     },
-  },
-  // The refund fails: the money stays in SUSPENSE, where it arrived.
-  '007': {
-    atExecute: {
-      status: 'FAILED', failureReason: 'ACCOUNT_INVALID', refund: { status: 'FAILED', reason: 'TRANSACTION_FAILED' },
-      events: [P('FAILED'), P('REFUND_PENDING'), P('REFUND_FAILED')], postings: [RECEIVED], suspense: SENT,
+    '003': {
+      atExecute: { status: 'PROCESSING', events: [], postings: [RECEIVED], suspense: SENT },
+      later: {
+        seconds: 6 * 60,
+        stage: {
+          status: 'COMPLETED',
+          events: [P('COMPLETED')],
+          postings: [RECEIVED, 'CONVERT', 'PAYOUT'],
+          suspense: 0,
+        },
+      },
     },
-  },
-};
+    '004': {
+      atExecute: {
+        status: 'FAILED',
+        failureReason: 'ACCOUNT_CANNOT_RECEIVE',
+        refund: { status: 'COMPLETED', reason: 'TRANSACTION_FAILED' },
+        events: [P('FAILED'), P('REFUND_PENDING'), P('REFUND_COMPLETED')],
+        postings: [RECEIVED, 'REFUND'],
+        suspense: 0,
+      },
+    },
+    '005': {
+      atExecute: {
+        status: 'COMPLETED',
+        events: [P('COMPLETED')],
+        postings: [RECEIVED, 'CONVERT', 'PAYOUT'],
+        suspense: 0,
+      },
+      later: {
+        seconds: 30,
+        stage: {
+          status: 'FAILED',
+          failureReason: 'PAYOUT_RETURNED',
+          refund: { status: 'COMPLETED', reason: 'TRANSACTION_FAILED' },
+          events: [P('COMPLETED'), P('FAILED'), P('REFUND_PENDING'), P('REFUND_COMPLETED')],
+          postings: [RECEIVED, 'CONVERT', 'PAYOUT', 'PAYOUT_RETURN', 'CONVERT_REVERSE', 'REFUND'],
+          suspense: 0,
+        },
+      },
+    },
+    '006': {
+      atExecute: {
+        status: 'COMPLETED',
+        refund: { status: 'COMPLETED', reason: 'USER_CANCELLATION' },
+        events: [P('REFUND_PENDING'), P('REFUND_COMPLETED'), P('COMPLETED')],
+        postings: [RECEIVED, 'REFUND'],
+        suspense: 0,
+      },
+    },
+    // The refund fails: the money stays in SUSPENSE, where it arrived.
+    '007': {
+      atExecute: {
+        status: 'FAILED',
+        failureReason: 'ACCOUNT_INVALID',
+        refund: { status: 'FAILED', reason: 'TRANSACTION_FAILED' },
+        events: [P('FAILED'), P('REFUND_PENDING'), P('REFUND_FAILED')],
+        postings: [RECEIVED],
+        suspense: SENT,
+      },
+    },
+  };
 
 describe('quote execution with money from outside, by destination suffix', () => {
   async function expectOutsideStage(t: TestApp, quoteId: string, transactionId: string, stage: OutsideStage) {
     expect((await quoteOf(t, quoteId)).status).toBe(stage.status);
     const tx = await transactionOf(t, transactionId);
-    expect([tx.status, tx.failureReason, tx.refund?.status, tx.refund?.reason]).toEqual([stage.status, stage.failureReason, stage.refund?.status, stage.refund?.reason]);
+    expect([tx.status, tx.failureReason, tx.refund?.status, tx.refund?.reason]).toEqual([
+      stage.status,
+      stage.failureReason,
+      stage.refund?.status,
+      stage.refund?.reason,
+    ]);
     expect((await eventsOf(t, transactionId)).map((e) => e.type)).toEqual([...START_EVENTS, ...stage.events]);
     expect(await postingKinds(t, transactionId)).toEqual(stage.postings);
     expect((await systemAccount(t, 'SUSPENSE', 'USD'))!.available).toBe(BigInt(stage.suspense));
@@ -501,10 +694,14 @@ describe('quote execution with money from outside, by destination suffix', () =>
 
   const sources = {
     'real-time funding': async (t: TestApp, destinationId: string) => {
-      const quote = (await createQuote(t, {
-        source: { sourceType: 'REALTIME_FUNDING', currency: 'USD' }, destination: { destinationType: 'ACCOUNT', accountId: destinationId },
-        lockedCurrencySide: 'SENDING', lockedCurrencyAmount: SENT,
-      })).body;
+      const quote = (
+        await createQuote(t, {
+          source: { sourceType: 'REALTIME_FUNDING', currency: 'USD' },
+          destination: { destinationType: 'ACCOUNT', accountId: destinationId },
+          lockedCurrencySide: 'SENDING',
+          lockedCurrencyAmount: SENT,
+        })
+      ).body;
       const paid = await t.api('POST', '/sandbox/send', { body: { quoteId: quote.id, currencyCode: 'USD' } });
       expect(paid.status).toBe(200);
       return quote;
@@ -549,25 +746,34 @@ describe('POST /quotes/{quoteId}/execute re-checks under concurrency and for int
     expect(await postingKinds(t, quote.transactionId)).toEqual([]);
   });
 
-  it.skipIf(!databaseUrl)('on PostgreSQL, an execute that meets a delete of its destination in progress waits for it, then refuses', async () => {
-    const t = await buildAtStart();
-    const source = await fundedUsd(t, FUNDED);
-    const destination = await externalAccount(t, 'MXN_ACCOUNT');
-    const quote = (await createQuote(t, accountQuoteBody(source.id, destination.id, { amount: SENT }))).body;
-    let started!: () => void;
-    const deleteStarted = new Promise<void>((resolve) => (started = resolve));
-    // What DELETE /platform/external-accounts/{id} writes, held open while the execute arrives.
-    const deleting = t.deps.db.transaction(async (tx) => {
-      await tx.updateTable('external_accounts').set({ deleted_at: new Date(START_MS).toISOString() }).where('id', '=', destination.id).execute();
-      started();
-      await sleep(300);
-    });
-    await deleteStarted;
-    const refused = await executeQuote(t, quote.id);
-    await deleting;
-    expect(refused.status).toBe(400);
-    expect(refused.body.details.errors).toEqual([{ field: 'destination.accountId', message: `names ${destination.id}, which no longer exists` }]);
-    expect(await postingKinds(t, quote.transactionId)).toEqual([]);
-    await expectBalancedBooks(t);
-  });
+  it.skipIf(!databaseUrl)(
+    'on PostgreSQL, an execute that meets a delete of its destination in progress waits for it, then refuses',
+    async () => {
+      const t = await buildAtStart();
+      const source = await fundedUsd(t, FUNDED);
+      const destination = await externalAccount(t, 'MXN_ACCOUNT');
+      const quote = (await createQuote(t, accountQuoteBody(source.id, destination.id, { amount: SENT }))).body;
+      let started!: () => void;
+      const deleteStarted = new Promise<void>((resolve) => (started = resolve));
+      // What DELETE /platform/external-accounts/{id} writes, held open while the execute arrives.
+      const deleting = t.deps.db.transaction(async (tx) => {
+        await tx
+          .updateTable('external_accounts')
+          .set({ deleted_at: new Date(START_MS).toISOString() })
+          .where('id', '=', destination.id)
+          .execute();
+        started();
+        await sleep(300);
+      });
+      await deleteStarted;
+      const refused = await executeQuote(t, quote.id);
+      await deleting;
+      expect(refused.status).toBe(400);
+      expect(refused.body.details.errors).toEqual([
+        { field: 'destination.accountId', message: `names ${destination.id}, which no longer exists` },
+      ]);
+      expect(await postingKinds(t, quote.transactionId)).toEqual([]);
+      await expectBalancedBooks(t);
+    },
+  );
 });

@@ -5,10 +5,31 @@
 import { describe, expect, it } from 'vitest';
 import { accountBody } from '../fixtures/accounts.js';
 import { createCustomer, individualBody } from '../fixtures/customers.js';
-import { balances, customerWithAccounts, eventsOf, expectBalancedBooks, externalAccount, fund, fundedUsd, platformAccount } from '../fixtures/money.js';
 import {
-  accountQuoteBody, buildAtStart, convertedFloor, counts, createQuote, currency, executeQuote, feesOf, postingKinds, quoteOf, shownRate,
-  START, systemAccount, transactionOf,
+  balances,
+  customerWithAccounts,
+  eventsOf,
+  expectBalancedBooks,
+  externalAccount,
+  fund,
+  fundedUsd,
+  platformAccount,
+} from '../fixtures/money.js';
+import {
+  accountQuoteBody,
+  buildAtStart,
+  convertedFloor,
+  counts,
+  createQuote,
+  currency,
+  executeQuote,
+  feesOf,
+  postingKinds,
+  quoteOf,
+  shownRate,
+  START,
+  systemAccount,
+  transactionOf,
 } from '../fixtures/quotes.js';
 import type { TestApp } from '../helper.js';
 
@@ -21,7 +42,12 @@ async function setup(destinationType = 'MXN_ACCOUNT', suffix = '000', funded = 1
   return { t, source, destination };
 }
 
-async function expectNothingWritten(t: TestApp, before: { quotes: number; transactions: number; postings: number }, sourceId?: string, funded?: number) {
+async function expectNothingWritten(
+  t: TestApp,
+  before: { quotes: number; transactions: number; postings: number },
+  sourceId?: string,
+  funded?: number,
+) {
   expect(await counts(t)).toEqual(before);
   if (sourceId !== undefined) expect(await balances(t, sourceId)).toEqual({ balance: funded, totalBalance: funded });
 }
@@ -29,7 +55,13 @@ async function expectNothingWritten(t: TestApp, before: { quotes: number; transa
 describe('POST /quotes', () => {
   it('answers 201 PENDING with the locked offer, and GET answers the same quote', async () => {
     const { t, source, destination } = await setup();
-    const reply = await createQuote(t, accountQuoteBody(source.id, destination.id, { amount: 10_000, extra: { remittanceInformation: 'INV-2025-118', purposeOfPayment: 'GOODS_OR_SERVICES' } }));
+    const reply = await createQuote(
+      t,
+      accountQuoteBody(source.id, destination.id, {
+        amount: 10_000,
+        extra: { remittanceInformation: 'INV-2025-118', purposeOfPayment: 'GOODS_OR_SERVICES' },
+      }),
+    );
     expect(reply.status).toBe(201);
     const rate = shownRate('USD', 'MXN', START);
     const fees = feesOf('USD', 10_000n, START);
@@ -62,18 +94,27 @@ describe('POST /quotes', () => {
     expect(await quoteOf(t, reply.body.id)).toEqual(reply.body);
     // The transaction exists from creation, PENDING, with the remittance details; nothing moved.
     const tx = await transactionOf(t, reply.body.transactionId);
-    expect(tx).toMatchObject({ status: 'PENDING', quoteId: reply.body.id, sentAmount: { amount: 10_000 }, receivedAmount: { amount: reply.body.totalReceivingAmount }, paymentRail: 'SPEI' });
+    expect(tx).toMatchObject({
+      status: 'PENDING',
+      quoteId: reply.body.id,
+      sentAmount: { amount: 10_000 },
+      receivedAmount: { amount: reply.body.totalReceivingAmount },
+      paymentRail: 'SPEI',
+    });
     expect(tx.settledAt).toBeUndefined();
     expect((await eventsOf(t, tx.id)).map((e) => e.type)).toEqual([P('PENDING')]);
     expect(await postingKinds(t, tx.id)).toEqual([]);
     expect(await balances(t, source.id)).toEqual({ balance: 1_000_000, totalBalance: 1_000_000 });
   });
 
-  it('answers 404 QUOTE_NOT_FOUND for an unknown quote and for another platform\'s', async () => {
+  it("answers 404 QUOTE_NOT_FOUND for an unknown quote and for another platform's", async () => {
     const { t, source, destination } = await setup();
     const other = await t.newPlatform();
     const quote = (await createQuote(t, accountQuoteBody(source.id, destination.id))).body;
-    for (const [tenant, id] of [[t, 'Quote:0193f1d2-0000-7000-8000-000000000000'], [other, quote.id]] as const) {
+    for (const [tenant, id] of [
+      [t, 'Quote:0193f1d2-0000-7000-8000-000000000000'],
+      [other, quote.id],
+    ] as const) {
       const reply = await tenant.api('GET', `/quotes/${id}`);
       expect(reply.status).toBe(404);
       expect(reply.body).toMatchObject({ status: 404, code: 'QUOTE_NOT_FOUND' });
@@ -100,7 +141,12 @@ describe('POST /quotes validation', () => {
     expect(reply.status).toBe(400);
     expect(reply.body.code).toBe('INVALID_INPUT');
     expect(reply.body.details.errors.map((e: any) => e.field).sort()).toEqual([
-      'destination.paymentRail', 'lockedCurrencyAmount', 'lockedCurrencySide', 'purposeOfPayment', 'remittanceInformation', 'source.accountId',
+      'destination.paymentRail',
+      'lockedCurrencyAmount',
+      'lockedCurrencySide',
+      'purposeOfPayment',
+      'remittanceInformation',
+      'source.accountId',
     ]);
     await expectNothingWritten(t, before, source.id, 1_000_000);
   });
@@ -110,22 +156,41 @@ describe('POST /quotes validation', () => {
     const before = await counts(t);
     // The schema refuses the remittance text; the service refuses TOTP and the UMA address.
     const mixed = await createQuote(t, {
-      ...accountQuoteBody(source.id, destination.id, { extra: { scaFactor: 'TOTP', remittanceInformation: 'r'.repeat(81) } }),
+      ...accountQuoteBody(source.id, destination.id, {
+        extra: { scaFactor: 'TOTP', remittanceInformation: 'r'.repeat(81) },
+      }),
       destination: { destinationType: 'UMA_ADDRESS', umaAddress: 'not-an-address' },
     });
     expect(mixed.status).toBe(400);
-    expect(mixed.body.details.errors.map((e: any) => e.field).sort()).toEqual(['destination.umaAddress', 'lookupId', 'remittanceInformation', 'scaFactor']);
+    expect(mixed.body.details.errors.map((e: any) => e.field).sort()).toEqual([
+      'destination.umaAddress',
+      'lookupId',
+      'remittanceInformation',
+      'scaFactor',
+    ]);
     // Both sides unusable: both named, not only the source.
-    const unknown = await createQuote(t, accountQuoteBody('InternalAccount:0193f1d2-0000-7000-8000-000000000000', 'ExternalAccount:0193f1d2-0000-7000-8000-000000000001'));
+    const unknown = await createQuote(
+      t,
+      accountQuoteBody(
+        'InternalAccount:0193f1d2-0000-7000-8000-000000000000',
+        'ExternalAccount:0193f1d2-0000-7000-8000-000000000001',
+      ),
+    );
     expect(unknown.status).toBe(400);
-    expect(unknown.body.details.errors.map((e: any) => e.field).sort()).toEqual(['destination.accountId', 'source.accountId']);
+    expect(unknown.body.details.errors.map((e: any) => e.field).sort()).toEqual([
+      'destination.accountId',
+      'source.accountId',
+    ]);
     // A header the schema refuses is named along with the body's fields.
     const withKey = await t.api('POST', '/quotes', {
       body: accountQuoteBody(source.id, destination.id, { extra: { remittanceInformation: 'r'.repeat(81) } }),
       headers: { 'idempotency-key': 'k'.repeat(256) },
     });
     expect(withKey.status).toBe(400);
-    expect(withKey.body.details.errors.map((e: any) => e.field).sort()).toEqual(['idempotency-key', 'remittanceInformation']);
+    expect(withKey.body.details.errors.map((e: any) => e.field).sort()).toEqual([
+      'idempotency-key',
+      'remittanceInformation',
+    ]);
     // A body of the wrong type altogether is named as such.
     const list = await t.api('POST', '/quotes', { body: [1, 2] });
     expect(list.status).toBe(400);
@@ -149,8 +214,18 @@ describe('POST /quotes validation', () => {
 
   it('accepts exactly 80 characters of remittanceInformation and refuses 81', async () => {
     const { t, source, destination } = await setup();
-    expect((await createQuote(t, accountQuoteBody(source.id, destination.id, { extra: { remittanceInformation: 'r'.repeat(80) } }))).status).toBe(201);
-    const long = await createQuote(t, accountQuoteBody(source.id, destination.id, { extra: { remittanceInformation: 'r'.repeat(81) } }));
+    expect(
+      (
+        await createQuote(
+          t,
+          accountQuoteBody(source.id, destination.id, { extra: { remittanceInformation: 'r'.repeat(80) } }),
+        )
+      ).status,
+    ).toBe(201);
+    const long = await createQuote(
+      t,
+      accountQuoteBody(source.id, destination.id, { extra: { remittanceInformation: 'r'.repeat(81) } }),
+    );
     expect(long.status).toBe(400);
     expect(long.body.details.errors.map((e: any) => e.field)).toEqual(['remittanceInformation']);
   });
@@ -162,7 +237,9 @@ describe('POST /quotes validation', () => {
     expect(reply.body.code).toBe('INVALID_INPUT');
     expect(reply.body.details.errors).toEqual([expect.objectContaining({ field: 'scaFactor' })]);
     expect(await counts(t)).toMatchObject({ quotes: 0, transactions: 0 });
-    const quote = (await createQuote(t, accountQuoteBody(source.id, destination.id, { extra: { scaFactor: 'SMS_OTP' } }))).body;
+    const quote = (
+      await createQuote(t, accountQuoteBody(source.id, destination.id, { extra: { scaFactor: 'SMS_OTP' } }))
+    ).body;
     const execute = await executeQuote(t, quote.id, {}, { scaFactor: 'TOTP' });
     expect(execute.status).toBe(400);
     expect(execute.body.details.errors).toEqual([expect.objectContaining({ field: 'scaFactor' })]);
@@ -186,7 +263,10 @@ describe('POST /quotes validation', () => {
     expect(reply.status).toBe(400);
     expect(reply.body.details.errors).toEqual([expect.objectContaining({ field: 'purposeOfPayment' })]);
     expect(await counts(t)).toMatchObject({ quotes: 0, transactions: 0 });
-    const ok = await createQuote(t, accountQuoteBody(source.id, destination.id, { extra: { purposeOfPayment: 'FAMILY_SUPPORT' } }));
+    const ok = await createQuote(
+      t,
+      accountQuoteBody(source.id, destination.id, { extra: { purposeOfPayment: 'FAMILY_SUPPORT' } }),
+    );
     expect(ok.status).toBe(201);
     expect(ok.body.receivingCurrency).toEqual(currency('INR'));
   });
@@ -198,17 +278,30 @@ describe('POST /quotes validation', () => {
     const destination = await externalAccount(t, 'MXN_ACCOUNT');
     const before = await counts(t);
     const override = { platformFixedFee: { amount: 50, currency: 'USD' }, platformVariableFeeBps: 25 };
-    const reply = await createQuote(t, accountQuoteBody(usdc.id, destination.id, { amount: 10_000_000, extra: { platformFeeOverride: override } }));
+    const reply = await createQuote(
+      t,
+      accountQuoteBody(usdc.id, destination.id, { amount: 10_000_000, extra: { platformFeeOverride: override } }),
+    );
     expect(reply.status).toBe(400);
     expect(reply.body.code).toBe('INVALID_INPUT');
     expect(reply.body.details.errors).toEqual([expect.objectContaining({ field: 'platformFeeOverride' })]);
     expect(await counts(t)).toEqual(before);
     // From USD the fixed fee must be in USD too.
     const usd = await fundedUsd(t);
-    const wrongCurrency = await createQuote(t, accountQuoteBody(usd.id, destination.id, { extra: { platformFeeOverride: { ...override, platformFixedFee: { amount: 50, currency: 'EUR' } } } }));
+    const wrongCurrency = await createQuote(
+      t,
+      accountQuoteBody(usd.id, destination.id, {
+        extra: { platformFeeOverride: { ...override, platformFixedFee: { amount: 50, currency: 'EUR' } } },
+      }),
+    );
     expect(wrongCurrency.status).toBe(400);
-    expect(wrongCurrency.body.details.errors).toEqual([expect.objectContaining({ field: 'platformFeeOverride.platformFixedFee.currency' })]);
-    const ok = await createQuote(t, accountQuoteBody(usd.id, destination.id, { extra: { platformFeeOverride: override } }));
+    expect(wrongCurrency.body.details.errors).toEqual([
+      expect.objectContaining({ field: 'platformFeeOverride.platformFixedFee.currency' }),
+    ]);
+    const ok = await createQuote(
+      t,
+      accountQuoteBody(usd.id, destination.id, { extra: { platformFeeOverride: override } }),
+    );
     expect(ok.status).toBe(201);
     expect(ok.body.platformFeesIncluded).toBe(50 + 25);
   });
@@ -242,7 +335,9 @@ describe('POST /quotes validation', () => {
     const reply = await createQuote(t, {
       source: { sourceType: 'REALTIME_FUNDING', customerId: customer.id, currency: 'USD' },
       destination: { destinationType: 'ACCOUNT', accountId: destination.id },
-      lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 10_000, immediatelyExecute: true,
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: 10_000,
+      immediatelyExecute: true,
     });
     expect(reply.status).toBe(400);
     expect(reply.body.details.errors).toEqual([expect.objectContaining({ field: 'immediatelyExecute' })]);
@@ -252,24 +347,35 @@ describe('POST /quotes validation', () => {
   it('refuses immediatelyExecute from an embedded wallet', async () => {
     const t = await buildAtStart();
     const { customer } = await customerWithAccounts(t);
-    const wallets = await t.api('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USDB`);
+    const wallets = await t.api(
+      'GET',
+      `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USDB`,
+    );
     const wallet = wallets.body.data[0];
     expect(wallet.type).toBe('EMBEDDED_WALLET');
     await fund(t, wallet.id, 10_000_000);
-    const destination = await t.api('POST', '/customers/external-accounts', { body: { ...accountBody('MXN_ACCOUNT'), customerId: customer.id } });
-    const reply = await createQuote(t, accountQuoteBody(wallet.id, destination.body.id, { amount: 1_000_000, extra: { immediatelyExecute: true } }));
+    const destination = await t.api('POST', '/customers/external-accounts', {
+      body: { ...accountBody('MXN_ACCOUNT'), customerId: customer.id },
+    });
+    const reply = await createQuote(
+      t,
+      accountQuoteBody(wallet.id, destination.body.id, { amount: 1_000_000, extra: { immediatelyExecute: true } }),
+    );
     expect(reply.status).toBe(400);
     expect(reply.body.details.errors).toEqual([expect.objectContaining({ field: 'immediatelyExecute' })]);
     expect(await counts(t)).toMatchObject({ quotes: 0 });
   });
 
-  it('refuses an amount whose fees take it all (AMOUNT_OUT_OF_RANGE) and one past the platform\'s limit (TRANSACTION_SIZE_LIMIT_EXCEEDED)', async () => {
+  it("refuses an amount whose fees take it all (AMOUNT_OUT_OF_RANGE) and one past the platform's limit (TRANSACTION_SIZE_LIMIT_EXCEEDED)", async () => {
     const { t, source, destination } = await setup();
     const before = await counts(t);
     // Grid's fixed fee is 10 cents and the variable fee rounds up to 1 cent: 11 cents buys nothing.
     const tiny = await createQuote(t, accountQuoteBody(source.id, destination.id, { amount: 11 }));
     expect(tiny.status).toBe(400);
-    expect(tiny.body).toMatchObject({ code: 'AMOUNT_OUT_OF_RANGE', details: { errors: [{ field: 'lockedCurrencyAmount' }] } });
+    expect(tiny.body).toMatchObject({
+      code: 'AMOUNT_OUT_OF_RANGE',
+      details: { errors: [{ field: 'lockedCurrencyAmount' }] },
+    });
     const huge = await createQuote(t, accountQuoteBody(source.id, destination.id, { amount: 100_000_001 }));
     expect(huge.status).toBe(400);
     expect(huge.body).toMatchObject({ code: 'TRANSACTION_SIZE_LIMIT_EXCEEDED', details: { maxAmount: 100_000_000 } });
@@ -278,7 +384,9 @@ describe('POST /quotes validation', () => {
     const smallest = await createQuote(t, accountQuoteBody(source.id, destination.id, { amount: 12 }));
     expect(smallest.status).toBe(201);
     expect(smallest.body.feesIncluded).toBe(11);
-    expect(smallest.body.totalReceivingAmount).toBe(Number(convertedFloor(1n, smallest.body.exchangeRate, 'USD', 'MXN')));
+    expect(smallest.body.totalReceivingAmount).toBe(
+      Number(convertedFloor(1n, smallest.body.exchangeRate, 'USD', 'MXN')),
+    );
   });
 
   it('refuses an execute the balance does not cover (400 INVALID_AMOUNT) and leaves the quote executable', async () => {
@@ -286,7 +394,10 @@ describe('POST /quotes validation', () => {
     const quote = (await createQuote(t, accountQuoteBody(source.id, destination.id, { amount: 10_000 }))).body;
     const reply = await executeQuote(t, quote.id);
     expect(reply.status).toBe(400);
-    expect(reply.body).toMatchObject({ code: 'INVALID_AMOUNT', details: { reason: 'INSUFFICIENT_BALANCE', availableBalance: 9_999 } });
+    expect(reply.body).toMatchObject({
+      code: 'INVALID_AMOUNT',
+      details: { reason: 'INSUFFICIENT_BALANCE', availableBalance: 9_999 },
+    });
     expect((await quoteOf(t, quote.id)).status).toBe('PENDING');
     expect(await postingKinds(t, quote.transactionId)).toEqual([]);
     expect(await balances(t, source.id)).toEqual({ balance: 9_999, totalBalance: 9_999 });
@@ -308,7 +419,10 @@ describe('quote expiry', () => {
     expect((await quoteOf(t, quote.id)).status).toBe('EXPIRED');
     const tx = await transactionOf(t, quote.transactionId);
     expect(tx).toMatchObject({ status: 'EXPIRED', failureReason: 'QUOTE_EXPIRED' });
-    expect((await eventsOf(t, quote.transactionId)).map((e) => [e.type, e.data.status])).toEqual([[P('PENDING'), 'PENDING'], [P('EXPIRED'), 'EXPIRED']]);
+    expect((await eventsOf(t, quote.transactionId)).map((e) => [e.type, e.data.status])).toEqual([
+      [P('PENDING'), 'PENDING'],
+      [P('EXPIRED'), 'EXPIRED'],
+    ]);
     const execute = await executeQuote(t, quote.id);
     expect(execute.status).toBe(409);
     expect(execute.body).toMatchObject({ status: 409, code: 'CONFLICT' });
@@ -321,7 +435,11 @@ describe('quote expiry', () => {
     const { t, source, destination } = await setup();
     const quote = (await createQuote(t, accountQuoteBody(source.id, destination.id))).body;
     // Move the clock without running jobs: straight through the store, as a paused poller would leave it.
-    await t.deps.db.k.updateTable('platforms').set({ clock_offset_ms: 15 * 60 * 1000 } as never).where('id', '=', t.platformId).execute();
+    await t.deps.db.k
+      .updateTable('platforms')
+      .set({ clock_offset_ms: 15 * 60 * 1000 } as never)
+      .where('id', '=', t.platformId)
+      .execute();
     t.deps.authCache?.clear();
     const execute = await executeQuote(t, quote.id);
     expect(execute.status).toBe(409);
@@ -351,7 +469,11 @@ describe('quote expiry', () => {
     expect((await executeQuote(t, quote.id)).body.status).toBe('PROCESSING');
     await t.advanceClock(15 * 60);
     expect((await quoteOf(t, quote.id)).status).toBe('COMPLETED');
-    expect((await eventsOf(t, quote.transactionId)).map((e) => e.type)).toEqual([P('PENDING'), P('PROCESSING'), P('COMPLETED')]);
+    expect((await eventsOf(t, quote.transactionId)).map((e) => e.type)).toEqual([
+      P('PENDING'),
+      P('PROCESSING'),
+      P('COMPLETED'),
+    ]);
   });
 });
 
@@ -375,13 +497,15 @@ describe('idempotency', () => {
   it('refuses the same key with a different body', async () => {
     const { t, source, destination } = await setup();
     await createQuote(t, accountQuoteBody(source.id, destination.id), { 'idempotency-key': 'quote-key-3' });
-    const reply = await createQuote(t, accountQuoteBody(source.id, destination.id, { amount: 20_000 }), { 'idempotency-key': 'quote-key-3' });
+    const reply = await createQuote(t, accountQuoteBody(source.id, destination.id, { amount: 20_000 }), {
+      'idempotency-key': 'quote-key-3',
+    });
     expect(reply.status).toBe(400);
     expect(reply.body.details.errors).toEqual([expect.objectContaining({ field: 'Idempotency-Key' })]);
     expect(await counts(t)).toMatchObject({ quotes: 1 });
   });
 
-  it('a second execute is a 409; a replay with the execute\'s key answers the first response', async () => {
+  it("a second execute is a 409; a replay with the execute's key answers the first response", async () => {
     const { t, source, destination } = await setup();
     const quote = (await createQuote(t, accountQuoteBody(source.id, destination.id))).body;
     const first = await executeQuote(t, quote.id, { 'idempotency-key': 'exec-1' });
@@ -404,11 +528,18 @@ describe('idempotency', () => {
 describe('immediatelyExecute and pull sources', () => {
   it('immediatelyExecute from an internal account answers 201 with the quote executed', async () => {
     const { t, source, destination } = await setup();
-    const reply = await createQuote(t, accountQuoteBody(source.id, destination.id, { extra: { immediatelyExecute: true } }));
+    const reply = await createQuote(
+      t,
+      accountQuoteBody(source.id, destination.id, { extra: { immediatelyExecute: true } }),
+    );
     expect(reply.status).toBe(201);
     expect(reply.body.status).toBe('COMPLETED');
     expect(await quoteOf(t, reply.body.id)).toEqual(reply.body);
-    expect((await eventsOf(t, reply.body.transactionId)).map((e) => e.type)).toEqual([P('PENDING'), P('PROCESSING'), P('COMPLETED')]);
+    expect((await eventsOf(t, reply.body.transactionId)).map((e) => e.type)).toEqual([
+      P('PENDING'),
+      P('PROCESSING'),
+      P('COMPLETED'),
+    ]);
     expect(await postingKinds(t, reply.body.transactionId)).toEqual(['HOLD', 'CONVERT', 'PAYOUT']);
     expect(await balances(t, source.id)).toEqual({ balance: 990_000, totalBalance: 990_000 });
     expect((await executeQuote(t, reply.body.id)).status).toBe(409);
@@ -418,24 +549,40 @@ describe('immediatelyExecute and pull sources', () => {
   it('converts into another internal account of the platform: USD to USDC, credited at once, no rail', async () => {
     const { t, source } = await setup();
     const usdc = await platformAccount(t, 'USDC');
-    const reply = await createQuote(t, accountQuoteBody(source.id, usdc.id, { amount: 10_000, extra: { immediatelyExecute: true } }));
+    const reply = await createQuote(
+      t,
+      accountQuoteBody(source.id, usdc.id, { amount: 10_000, extra: { immediatelyExecute: true } }),
+    );
     expect(reply.status).toBe(201);
     const quote = reply.body;
-    expect(quote).toMatchObject({ status: 'COMPLETED', destination: { destinationType: 'ACCOUNT', accountId: usdc.id }, receivingCurrency: { code: 'USDC', decimals: 6 } });
+    expect(quote).toMatchObject({
+      status: 'COMPLETED',
+      destination: { destinationType: 'ACCOUNT', accountId: usdc.id },
+      receivingCurrency: { code: 'USDC', decimals: 6 },
+    });
     // Instant: the quote lived for 5 minutes.
     expect(Date.parse(quote.expiresAt) - Date.parse(quote.createdAt)).toBe(5 * 60 * 1000);
     // USD (2 decimals) to USDC (6): receiving = floor((sending - fees) x rate x 10^4).
-    expect(BigInt(quote.totalReceivingAmount)).toBe(convertedFloor(BigInt(10_000 - quote.feesIncluded), quote.exchangeRate, 'USD', 'USDC'));
+    expect(BigInt(quote.totalReceivingAmount)).toBe(
+      convertedFloor(BigInt(10_000 - quote.feesIncluded), quote.exchangeRate, 'USD', 'USDC'),
+    );
     expect(await postingKinds(t, quote.transactionId)).toEqual(['HOLD', 'CONVERT', 'PAYOUT']);
     expect(await balances(t, source.id)).toEqual({ balance: 990_000, totalBalance: 990_000 });
-    expect(await balances(t, usdc.id, 'USDC')).toEqual({ balance: quote.totalReceivingAmount, totalBalance: quote.totalReceivingAmount });
+    expect(await balances(t, usdc.id, 'USDC')).toEqual({
+      balance: quote.totalReceivingAmount,
+      totalBalance: quote.totalReceivingAmount,
+    });
     expect(await transactionOf(t, quote.transactionId)).toMatchObject({
-      status: 'COMPLETED', paymentRail: null, railSelectionMode: null,
+      status: 'COMPLETED',
+      paymentRail: null,
+      railSelectionMode: null,
       destination: { destinationType: 'ACCOUNT', accountId: usdc.id, currency: 'USDC' },
       receivedAmount: { amount: quote.totalReceivingAmount },
     });
     const usdcEvents = await eventsOf(t, usdc.id);
-    expect(usdcEvents.map((e) => [e.type, e.data.balance.amount])).toEqual([['INTERNAL_ACCOUNT.BALANCE_UPDATED', quote.totalReceivingAmount]]);
+    expect(usdcEvents.map((e) => [e.type, e.data.balance.amount])).toEqual([
+      ['INTERNAL_ACCOUNT.BALANCE_UPDATED', quote.totalReceivingAmount],
+    ]);
     await expectBalancedBooks(t);
   });
 
@@ -443,19 +590,28 @@ describe('immediatelyExecute and pull sources', () => {
     const { t, source } = await setup();
     const usdc = await platformAccount(t, 'USDC');
     const before = await counts(t);
-    const withRail = await createQuote(t, { ...accountQuoteBody(source.id, usdc.id), destination: { destinationType: 'ACCOUNT', accountId: usdc.id, paymentRail: 'ACH' }, lookupId: 'Lookup:x' });
+    const withRail = await createQuote(t, {
+      ...accountQuoteBody(source.id, usdc.id),
+      destination: { destinationType: 'ACCOUNT', accountId: usdc.id, paymentRail: 'ACH' },
+      lookupId: 'Lookup:x',
+    });
     expect(withRail.status).toBe(400);
     expect(withRail.body.details.errors.map((e: any) => e.field)).toEqual(['destination.paymentRail', 'lookupId']);
     const itself = await createQuote(t, accountQuoteBody(source.id, source.id));
     expect(itself.status).toBe(400);
-    expect(itself.body.details.errors).toEqual([expect.objectContaining({ field: 'destination.accountId', message: 'is the source account' })]);
+    expect(itself.body.details.errors).toEqual([
+      expect.objectContaining({ field: 'destination.accountId', message: 'is the source account' }),
+    ]);
     await expectNothingWritten(t, before, source.id, 1_000_000);
   });
 
   it('immediatelyExecute the balance does not cover is refused and writes nothing', async () => {
     const { t, source, destination } = await setup('MXN_ACCOUNT', '000', 5_000);
     const before = await counts(t);
-    const reply = await createQuote(t, accountQuoteBody(source.id, destination.id, { amount: 10_000, extra: { immediatelyExecute: true } }));
+    const reply = await createQuote(
+      t,
+      accountQuoteBody(source.id, destination.id, { amount: 10_000, extra: { immediatelyExecute: true } }),
+    );
     expect(reply.status).toBe(400);
     expect(reply.body.code).toBe('INVALID_AMOUNT');
     await expectNothingWritten(t, before, source.id, 5_000);
@@ -466,12 +622,22 @@ describe('immediatelyExecute and pull sources', () => {
     const bank = await externalAccount(t, 'USD_ACCOUNT', '000');
     expect(bank.status).toBe('ACTIVE');
     const destination = await externalAccount(t, 'MXN_ACCOUNT', '000');
-    const reply = await createQuote(t, accountQuoteBody(bank.id, destination.id, { amount: 25_000, extra: { immediatelyExecute: true } }));
+    const reply = await createQuote(
+      t,
+      accountQuoteBody(bank.id, destination.id, { amount: 25_000, extra: { immediatelyExecute: true } }),
+    );
     expect(reply.status).toBe(201);
-    expect(reply.body).toMatchObject({ status: 'COMPLETED', source: { sourceType: 'ACCOUNT', accountId: bank.id }, totalSendingAmount: 25_000 });
+    expect(reply.body).toMatchObject({
+      status: 'COMPLETED',
+      source: { sourceType: 'ACCOUNT', accountId: bank.id },
+      totalSendingAmount: 25_000,
+    });
     expect(reply.body.paymentInstructions).toBeUndefined();
     const tx = await transactionOf(t, reply.body.transactionId);
-    expect(tx).toMatchObject({ status: 'COMPLETED', source: { sourceType: 'ACCOUNT', accountId: bank.id, currency: 'USD' } });
+    expect(tx).toMatchObject({
+      status: 'COMPLETED',
+      source: { sourceType: 'ACCOUNT', accountId: bank.id, currency: 'USD' },
+    });
     expect(await postingKinds(t, tx.id)).toEqual(['FUNDING_RECEIVED', 'CONVERT', 'PAYOUT']);
     expect(await systemAccount(t, 'SUSPENSE', 'USD')).toEqual({ available: 0n, held: 0n });
     expect(await systemAccount(t, 'FEES', 'USD')).toEqual({ available: BigInt(reply.body.feesIncluded), held: 0n });
@@ -487,7 +653,11 @@ describe('immediatelyExecute and pull sources', () => {
     expect(reply.status).toBe(200);
     expect(reply.body.status).toBe('FAILED');
     const tx = await transactionOf(t, quote.transactionId);
-    expect(tx).toMatchObject({ status: 'FAILED', failureReason: 'QUOTE_EXECUTION_FAILED', refund: { status: 'COMPLETED', reason: 'TRANSACTION_FAILED' } });
+    expect(tx).toMatchObject({
+      status: 'FAILED',
+      failureReason: 'QUOTE_EXECUTION_FAILED',
+      refund: { status: 'COMPLETED', reason: 'TRANSACTION_FAILED' },
+    });
     expect(await postingKinds(t, tx.id)).toEqual(['FUNDING_RECEIVED', 'REFUND']);
     expect(await systemAccount(t, 'SUSPENSE', 'USD')).toEqual({ available: 0n, held: 0n });
     await expectBalancedBooks(t);
@@ -500,9 +670,14 @@ describe('immediatelyExecute and pull sources', () => {
     const bank = await externalAccount(t, 'USD_ACCOUNT', '003');
     const quote = (await createQuote(t, accountQuoteBody(usdc.id, bank.id, { amount: 30_000_000 }))).body;
     expect((await executeQuote(t, quote.id)).body.status).toBe('PROCESSING');
-    const cancelled = await t.api('POST', `/transactions/${quote.transactionId}/cancel`, { body: { reason: 'wrong beneficiary' } });
+    const cancelled = await t.api('POST', `/transactions/${quote.transactionId}/cancel`, {
+      body: { reason: 'wrong beneficiary' },
+    });
     expect(cancelled.status).toBe(200);
-    expect(cancelled.body).toMatchObject({ status: 'COMPLETED', refund: { status: 'COMPLETED', reason: 'USER_CANCELLATION' } });
+    expect(cancelled.body).toMatchObject({
+      status: 'COMPLETED',
+      refund: { status: 'COMPLETED', reason: 'USER_CANCELLATION' },
+    });
     expect(cancelled.body.settledAt).toBeUndefined();
     expect((await quoteOf(t, quote.id)).status).toBe('COMPLETED');
     expect(await balances(t, usdc.id, 'USDC')).toEqual({ balance: 100_000_000, totalBalance: 100_000_000 });
@@ -511,7 +686,11 @@ describe('immediatelyExecute and pull sources', () => {
     expect(await transactionOf(t, quote.transactionId)).toEqual(cancelled.body);
     expect(await postingKinds(t, quote.transactionId)).toEqual(['HOLD', 'RELEASE']);
     expect((await eventsOf(t, quote.transactionId)).map((e) => e.type)).toEqual([
-      P('PENDING'), P('PROCESSING'), P('REFUND_PENDING'), P('REFUND_COMPLETED'), P('COMPLETED'),
+      P('PENDING'),
+      P('PROCESSING'),
+      P('REFUND_PENDING'),
+      P('REFUND_COMPLETED'),
+      P('COMPLETED'),
     ]);
     // A quote not yet executed has nothing to cancel.
     const pending = (await createQuote(t, accountQuoteBody(usdc.id, bank.id, { amount: 30_000_000 }))).body;
@@ -553,10 +732,14 @@ describe('permissions of the quote operations', () => {
       return { username: created.body.clientId, password: created.body.clientSecret };
     };
     const quote = (await createQuote(t, accountQuoteBody(source.id, destination.id))).body;
-    const realtime = (await createQuote(t, {
-      source: { sourceType: 'REALTIME_FUNDING', currency: 'USD' }, destination: { destinationType: 'ACCOUNT', accountId: destination.id },
-      lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 10_000,
-    })).body;
+    const realtime = (
+      await createQuote(t, {
+        source: { sourceType: 'REALTIME_FUNDING', currency: 'USD' },
+        destination: { destinationType: 'ACCOUNT', accountId: destination.id },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 10_000,
+      })
+    ).body;
     const before = await counts(t);
     for (const permissions of [['VIEW'], ['MANAGE'], ['VIEW', 'MANAGE']]) {
       const auth = await token(permissions);
@@ -579,7 +762,12 @@ describe('permissions of the quote operations', () => {
     expect((await quoteOf(t, quote.id)).status).toBe('PENDING');
     const transact = await token(['TRANSACT']);
     expect((await t.api('POST', `/quotes/${quote.id}/execute`, { auth: transact })).body.status).toBe('COMPLETED');
-    expect((await t.api('POST', '/quotes', { auth: transact, body: accountQuoteBody(source.id, destination.id) })).status).toBe(201);
-    expect((await t.api('POST', '/sandbox/send', { auth: transact, body: { quoteId: realtime.id, currencyCode: 'USD' } })).status).toBe(200);
+    expect(
+      (await t.api('POST', '/quotes', { auth: transact, body: accountQuoteBody(source.id, destination.id) })).status,
+    ).toBe(201);
+    expect(
+      (await t.api('POST', '/sandbox/send', { auth: transact, body: { quoteId: realtime.id, currencyCode: 'USD' } }))
+        .status,
+    ).toBe(200);
   });
 });

@@ -4,12 +4,29 @@
 
 import { describe, expect, it } from 'vitest';
 import {
-  bech32Encode, checkBolt11, checkEvmAddress, checkSolanaAddress, checkSparkAddress, checkTronAddress, toBech32Words,
+  bech32Encode,
+  checkBolt11,
+  checkEvmAddress,
+  checkSolanaAddress,
+  checkSparkAddress,
+  checkTronAddress,
+  toBech32Words,
 } from '../../src/modules/external-accounts/formats.js';
 import { accountBody } from '../fixtures/accounts.js';
 import { createCustomer, individualBody } from '../fixtures/customers.js';
 import { eventsOf, expectBalancedBooks, externalAccount, fundedUsd } from '../fixtures/money.js';
-import { accountQuoteBody, buildAtStart, counts, createQuote, executeQuote, postingKinds, quoteOf, START, systemAccount, transactionOf } from '../fixtures/quotes.js';
+import {
+  accountQuoteBody,
+  buildAtStart,
+  counts,
+  createQuote,
+  executeQuote,
+  postingKinds,
+  quoteOf,
+  START,
+  systemAccount,
+  transactionOf,
+} from '../fixtures/quotes.js';
 import type { TestApp } from '../helper.js';
 
 const P = (type: string) => `OUTGOING_PAYMENT.${type}`;
@@ -34,12 +51,16 @@ async function usCustomer(t: TestApp) {
 }
 
 async function euCustomer(t: TestApp) {
-  return createCustomer(t, individualBody('Lena Vogel', { address: berlin, nationality: 'DE', phoneNumber: '+4915123456789' }));
+  return createCustomer(
+    t,
+    individualBody('Lena Vogel', { address: berlin, nationality: 'DE', phoneNumber: '+4915123456789' }),
+  );
 }
 
 /** A customer's USD internal account, as listed now. */
 async function customerUsd(t: TestApp, customerId: string) {
-  return (await t.api('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}&currency=USD`)).body.data[0];
+  return (await t.api('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}&currency=USD`))
+    .body.data[0];
 }
 
 /** An EU customer and its USD internal account, funded with `amount` when given. */
@@ -51,7 +72,7 @@ async function euCustomerWithUsd(t: TestApp, amount?: number) {
 }
 
 describe('real-time funding', () => {
-  it('a US customer\'s quote is 201 PENDING with payment instructions; /sandbox/send pays it and it completes', async () => {
+  it("a US customer's quote is 201 PENDING with payment instructions; /sandbox/send pays it and it completes", async () => {
     const t = await buildAtStart();
     const customer = await usCustomer(t);
     const destination = await externalAccount(t, 'MXN_ACCOUNT');
@@ -69,13 +90,21 @@ describe('real-time funding', () => {
         instructionsNotes: expect.stringContaining('20000'),
         isPlatformAccount: true,
         accountOrWalletInfo: {
-          accountType: 'USD_ACCOUNT', accountNumber: expect.stringMatching(/^\d{12}$/), routingNumber: expect.any(String), bankName: expect.any(String),
-          paymentRails: ['ACH', 'WIRE'], reference: expect.stringMatching(/^RY-[0-9A-F]{10}$/),
+          accountType: 'USD_ACCOUNT',
+          accountNumber: expect.stringMatching(/^\d{12}$/),
+          routingNumber: expect.any(String),
+          bankName: expect.any(String),
+          paymentRails: ['ACH', 'WIRE'],
+          reference: expect.stringMatching(/^RY-[0-9A-F]{10}$/),
         },
       },
     ]);
     const tx0 = await transactionOf(t, quote.transactionId);
-    expect(tx0).toMatchObject({ status: 'PENDING', customerId: customer.id, source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', customerId: customer.id } });
+    expect(tx0).toMatchObject({
+      status: 'PENDING',
+      customerId: customer.id,
+      source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', customerId: customer.id },
+    });
 
     // Execute is for account sources: a real-time-funded quote executes when it is paid.
     const execute = await executeQuote(t, quote.id);
@@ -85,13 +114,26 @@ describe('real-time funding', () => {
 
     const sent = await send(t, { quoteId: quote.id, currencyCode: 'USD' });
     expect(sent.status).toBe(200);
-    expect(sent.body).toMatchObject({ id: quote.transactionId, type: 'OUTGOING', status: 'COMPLETED', quoteId: quote.id, sentAmount: { amount: 20_000 } });
+    expect(sent.body).toMatchObject({
+      id: quote.transactionId,
+      type: 'OUTGOING',
+      status: 'COMPLETED',
+      quoteId: quote.id,
+      sentAmount: { amount: 20_000 },
+    });
     expect(sent.body).toEqual(await transactionOf(t, quote.transactionId));
     expect((await quoteOf(t, quote.id)).status).toBe('COMPLETED');
-    expect((await eventsOf(t, quote.transactionId)).map((e) => e.type)).toEqual([P('PENDING'), P('PROCESSING'), P('COMPLETED')]);
+    expect((await eventsOf(t, quote.transactionId)).map((e) => e.type)).toEqual([
+      P('PENDING'),
+      P('PROCESSING'),
+      P('COMPLETED'),
+    ]);
     expect(await postingKinds(t, quote.transactionId)).toEqual(['FUNDING_RECEIVED', 'CONVERT', 'PAYOUT']);
     expect(await systemAccount(t, 'SUSPENSE', 'USD')).toEqual({ available: 0n, held: 0n });
-    expect(await systemAccount(t, 'EXTERNAL_RAILS', 'MXN')).toEqual({ available: BigInt(quote.totalReceivingAmount), held: 0n });
+    expect(await systemAccount(t, 'EXTERNAL_RAILS', 'MXN')).toEqual({
+      available: BigInt(quote.totalReceivingAmount),
+      held: 0n,
+    });
 
     // Paying it twice is refused.
     const twice = await send(t, { quoteId: quote.id, currencyCode: 'USD' });
@@ -121,7 +163,11 @@ describe('real-time funding', () => {
     const destination = await externalAccount(t, 'MXN_ACCOUNT', '002');
     const quote = (await createQuote(t, realtimeBody(customer.id, destination.id))).body;
     const sent = await send(t, { quoteId: quote.id, currencyCode: 'USD' });
-    expect(sent.body).toMatchObject({ status: 'FAILED', failureReason: 'QUOTE_EXECUTION_FAILED', refund: { status: 'COMPLETED', reason: 'TRANSACTION_FAILED' } });
+    expect(sent.body).toMatchObject({
+      status: 'FAILED',
+      failureReason: 'QUOTE_EXECUTION_FAILED',
+      refund: { status: 'COMPLETED', reason: 'TRANSACTION_FAILED' },
+    });
     expect(await postingKinds(t, quote.transactionId)).toEqual(['FUNDING_RECEIVED', 'REFUND']);
     expect(await systemAccount(t, 'SUSPENSE', 'USD')).toEqual({ available: 0n, held: 0n });
     await expectBalancedBooks(t);
@@ -143,21 +189,33 @@ describe('real-time funding', () => {
   it.each([
     ['less', 19_999],
     ['more', 20_001],
-  ])('money in the wrong amount (%s) fails the payment with FUNDING_AMOUNT_MISMATCH and is refunded', async (_what, paid) => {
-    const t = await buildAtStart();
-    const customer = await usCustomer(t);
-    const destination = await externalAccount(t, 'MXN_ACCOUNT');
-    const quote = (await createQuote(t, realtimeBody(customer.id, destination.id))).body;
-    const reply = await send(t, { quoteId: quote.id, currencyCode: 'USD', currencyAmount: paid });
-    expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({ status: 'FAILED', failureReason: 'FUNDING_AMOUNT_MISMATCH', refund: { status: 'COMPLETED', reason: 'TRANSACTION_FAILED' } });
-    expect((await quoteOf(t, quote.id)).status).toBe('FAILED');
-    expect((await eventsOf(t, quote.transactionId)).map((e) => e.type)).toEqual([P('PENDING'), P('FAILED'), P('REFUND_PENDING'), P('REFUND_COMPLETED')]);
-    expect(await postingKinds(t, quote.transactionId)).toEqual(['FUNDING_RECEIVED', 'REFUND']);
-    expect(await systemAccount(t, 'SUSPENSE', 'USD')).toEqual({ available: 0n, held: 0n });
-    expect(await systemAccount(t, 'EXTERNAL_RAILS', 'MXN')).toEqual({ available: 0n, held: 0n });
-    await expectBalancedBooks(t);
-  });
+  ])(
+    'money in the wrong amount (%s) fails the payment with FUNDING_AMOUNT_MISMATCH and is refunded',
+    async (_what, paid) => {
+      const t = await buildAtStart();
+      const customer = await usCustomer(t);
+      const destination = await externalAccount(t, 'MXN_ACCOUNT');
+      const quote = (await createQuote(t, realtimeBody(customer.id, destination.id))).body;
+      const reply = await send(t, { quoteId: quote.id, currencyCode: 'USD', currencyAmount: paid });
+      expect(reply.status).toBe(200);
+      expect(reply.body).toMatchObject({
+        status: 'FAILED',
+        failureReason: 'FUNDING_AMOUNT_MISMATCH',
+        refund: { status: 'COMPLETED', reason: 'TRANSACTION_FAILED' },
+      });
+      expect((await quoteOf(t, quote.id)).status).toBe('FAILED');
+      expect((await eventsOf(t, quote.transactionId)).map((e) => e.type)).toEqual([
+        P('PENDING'),
+        P('FAILED'),
+        P('REFUND_PENDING'),
+        P('REFUND_COMPLETED'),
+      ]);
+      expect(await postingKinds(t, quote.transactionId)).toEqual(['FUNDING_RECEIVED', 'REFUND']);
+      expect(await systemAccount(t, 'SUSPENSE', 'USD')).toEqual({ available: 0n, held: 0n });
+      expect(await systemAccount(t, 'EXTERNAL_RAILS', 'MXN')).toEqual({ available: 0n, held: 0n });
+      await expectBalancedBooks(t);
+    },
+  );
 
   it('refuses a send after the quote expired', async () => {
     const t = await buildAtStart();
@@ -169,7 +227,10 @@ describe('real-time funding', () => {
     const reply = await send(t, { quoteId: quote.id, currencyCode: 'USD' });
     expect(reply.status).toBe(400);
     expect(await postingKinds(t, quote.transactionId)).toEqual([]);
-    expect((await transactionOf(t, quote.transactionId))).toMatchObject({ status: 'EXPIRED', failureReason: 'QUOTE_EXPIRED' });
+    expect(await transactionOf(t, quote.transactionId)).toMatchObject({
+      status: 'EXPIRED',
+      failureReason: 'QUOTE_EXPIRED',
+    });
   });
 
   it('answers 404 for an unknown quote and 400 for a quote funded from an account', async () => {
@@ -202,32 +263,164 @@ describe('real-time funding', () => {
     const customer = await usCustomer(t);
     const destination = await externalAccount(t, 'MXN_ACCOUNT');
     const body = realtimeBody(customer.id, destination.id, { lockedCurrencyAmount: 20_000_000 });
-    const reply = await createQuote(t, { ...body, source: { sourceType: 'REALTIME_FUNDING', currency: 'USDC', customerId: customer.id } });
+    const reply = await createQuote(t, {
+      ...body,
+      source: { sourceType: 'REALTIME_FUNDING', currency: 'USDC', customerId: customer.id },
+    });
     expect(reply.status).toBe(400);
     expect(reply.body.details.errors).toEqual([
-      { field: 'source.cryptoNetwork', constraint: { enum: ['SOLANA', 'BASE', 'POLYGON', 'ETHEREUM'] }, message: expect.stringContaining('required') },
+      {
+        field: 'source.cryptoNetwork',
+        constraint: { enum: ['SOLANA', 'BASE', 'POLYGON', 'ETHEREUM'] },
+        message: expect.stringContaining('required'),
+      },
     ]);
   });
 
   // Every network each crypto currency can be paid on, the deposit it gets, and a check of the address.
   const NETWORKS: [currency: string, network: string | undefined, amount: number, check: (info: any) => void][] = [
-    ['USDC', 'SOLANA', 20_000_000, (info) => expect([info.accountType, info.assetType, checkSolanaAddress(info.address)]).toEqual(['SOLANA_WALLET', 'USDC', null])],
-    ['USDC', 'BASE', 20_000_000, (info) => expect([info.accountType, info.assetType, checkEvmAddress(info.address)]).toEqual(['BASE_WALLET', 'USDC', null])],
-    ['USDC', 'POLYGON', 20_000_000, (info) => expect([info.accountType, info.assetType, checkEvmAddress(info.address)]).toEqual(['POLYGON_WALLET', 'USDC', null])],
-    ['USDC', 'ETHEREUM', 20_000_000, (info) => expect([info.accountType, info.assetType, checkEvmAddress(info.address)]).toEqual(['ETHEREUM_WALLET', 'USDC', null])],
-    ['USDT', 'TRON', 20_000_000, (info) => expect([info.accountType, info.assetType, checkTronAddress(info.address)]).toEqual(['TRON_WALLET', 'USDT', null])],
-    ['USDT', 'SOLANA', 20_000_000, (info) => expect([info.accountType, info.assetType, checkSolanaAddress(info.address)]).toEqual(['SOLANA_WALLET', 'USDT', null])],
-    ['USDT', 'ETHEREUM', 20_000_000, (info) => expect([info.accountType, info.assetType, checkEvmAddress(info.address)]).toEqual(['ETHEREUM_WALLET', 'USDT', null])],
-    ['USDT', 'PLASMA', 20_000_000, (info) => expect([info.accountType, info.assetType, checkEvmAddress(info.address)]).toEqual(['PLASMA_WALLET', 'USDT', null])],
-    ['BTC', undefined, 30_000, (info) => expect([info.accountType, info.assetType, checkSparkAddress(info.address)]).toEqual(['SPARK_WALLET', 'BTC', null])],
-    ['BTC', 'SPARK', 30_000, (info) => expect([info.accountType, info.assetType, checkSparkAddress(info.address)]).toEqual(['SPARK_WALLET', 'BTC', null])],
+    [
+      'USDC',
+      'SOLANA',
+      20_000_000,
+      (info) =>
+        expect([info.accountType, info.assetType, checkSolanaAddress(info.address)]).toEqual([
+          'SOLANA_WALLET',
+          'USDC',
+          null,
+        ]),
+    ],
+    [
+      'USDC',
+      'BASE',
+      20_000_000,
+      (info) =>
+        expect([info.accountType, info.assetType, checkEvmAddress(info.address)]).toEqual([
+          'BASE_WALLET',
+          'USDC',
+          null,
+        ]),
+    ],
+    [
+      'USDC',
+      'POLYGON',
+      20_000_000,
+      (info) =>
+        expect([info.accountType, info.assetType, checkEvmAddress(info.address)]).toEqual([
+          'POLYGON_WALLET',
+          'USDC',
+          null,
+        ]),
+    ],
+    [
+      'USDC',
+      'ETHEREUM',
+      20_000_000,
+      (info) =>
+        expect([info.accountType, info.assetType, checkEvmAddress(info.address)]).toEqual([
+          'ETHEREUM_WALLET',
+          'USDC',
+          null,
+        ]),
+    ],
+    [
+      'USDT',
+      'TRON',
+      20_000_000,
+      (info) =>
+        expect([info.accountType, info.assetType, checkTronAddress(info.address)]).toEqual([
+          'TRON_WALLET',
+          'USDT',
+          null,
+        ]),
+    ],
+    [
+      'USDT',
+      'SOLANA',
+      20_000_000,
+      (info) =>
+        expect([info.accountType, info.assetType, checkSolanaAddress(info.address)]).toEqual([
+          'SOLANA_WALLET',
+          'USDT',
+          null,
+        ]),
+    ],
+    [
+      'USDT',
+      'ETHEREUM',
+      20_000_000,
+      (info) =>
+        expect([info.accountType, info.assetType, checkEvmAddress(info.address)]).toEqual([
+          'ETHEREUM_WALLET',
+          'USDT',
+          null,
+        ]),
+    ],
+    [
+      'USDT',
+      'PLASMA',
+      20_000_000,
+      (info) =>
+        expect([info.accountType, info.assetType, checkEvmAddress(info.address)]).toEqual([
+          'PLASMA_WALLET',
+          'USDT',
+          null,
+        ]),
+    ],
+    [
+      'BTC',
+      undefined,
+      30_000,
+      (info) =>
+        expect([info.accountType, info.assetType, checkSparkAddress(info.address)]).toEqual([
+          'SPARK_WALLET',
+          'BTC',
+          null,
+        ]),
+    ],
+    [
+      'BTC',
+      'SPARK',
+      30_000,
+      (info) =>
+        expect([info.accountType, info.assetType, checkSparkAddress(info.address)]).toEqual([
+          'SPARK_WALLET',
+          'BTC',
+          null,
+        ]),
+    ],
     // The invoice asks for the quote's amount: 30000 sat, in BOLT 11's tenths of a satoshi.
-    ['BTC', 'LIGHTNING', 30_000, (info) => {
-      expect([info.accountType, checkBolt11(info.invoice)]).toEqual(['LIGHTNING', null]);
-      expect(info.invoice).toMatch(/^lnbcrt300000n1[qpzry9x8gf2tvdw0s3jn54khce6mua7l]+$/);
-    }],
-    ['BTC', 'BITCOIN', 30_000, (info) => expect(info).toEqual({ accountType: 'BITCOIN_L1', address: expect.stringMatching(/^bcrt1q[qpzry9x8gf2tvdw0s3jn54khce6mua7l]{38}$/), network: 'BITCOIN' })],
-    ['USDB', 'SPARK', 20_000_000, (info) => expect([info.accountType, info.assetType, checkSparkAddress(info.address)]).toEqual(['SPARK_WALLET', 'USDB', null])],
+    [
+      'BTC',
+      'LIGHTNING',
+      30_000,
+      (info) => {
+        expect([info.accountType, checkBolt11(info.invoice)]).toEqual(['LIGHTNING', null]);
+        expect(info.invoice).toMatch(/^lnbcrt300000n1[qpzry9x8gf2tvdw0s3jn54khce6mua7l]+$/);
+      },
+    ],
+    [
+      'BTC',
+      'BITCOIN',
+      30_000,
+      (info) =>
+        expect(info).toEqual({
+          accountType: 'BITCOIN_L1',
+          address: expect.stringMatching(/^bcrt1q[qpzry9x8gf2tvdw0s3jn54khce6mua7l]{38}$/),
+          network: 'BITCOIN',
+        }),
+    ],
+    [
+      'USDB',
+      'SPARK',
+      20_000_000,
+      (info) =>
+        expect([info.accountType, info.assetType, checkSparkAddress(info.address)]).toEqual([
+          'SPARK_WALLET',
+          'USDB',
+          null,
+        ]),
+    ],
   ];
 
   for (const [currency, network, amount, check] of NETWORKS) {
@@ -235,7 +428,10 @@ describe('real-time funding', () => {
       const t = await buildAtStart();
       const destination = await externalAccount(t, 'MXN_ACCOUNT');
       const source = { sourceType: 'REALTIME_FUNDING', currency, ...(network ? { cryptoNetwork: network } : {}) };
-      const reply = await createQuote(t, { ...realtimeBody(undefined, destination.id, { lockedCurrencyAmount: amount }), source });
+      const reply = await createQuote(t, {
+        ...realtimeBody(undefined, destination.id, { lockedCurrencyAmount: amount }),
+        source,
+      });
       expect(reply.status).toBe(201);
       expect(reply.body.source).toEqual(source);
       expect(reply.body.paymentInstructions).toHaveLength(1);
@@ -243,7 +439,10 @@ describe('real-time funding', () => {
       expect(instructions.isPlatformAccount).toBe(true);
       check(instructions.accountOrWalletInfo);
       // Instructions are the quote's own: another quote gets another address.
-      const other = await createQuote(t, { ...realtimeBody(undefined, destination.id, { lockedCurrencyAmount: amount }), source });
+      const other = await createQuote(t, {
+        ...realtimeBody(undefined, destination.id, { lockedCurrencyAmount: amount }),
+        source,
+      });
       expect(other.body.paymentInstructions[0].accountOrWalletInfo).not.toEqual(instructions.accountOrWalletInfo);
       expect((await send(t, { quoteId: reply.body.id, currencyCode: currency })).body.status).toBe('COMPLETED');
       await expectBalancedBooks(t);
@@ -254,18 +453,32 @@ describe('real-time funding', () => {
     const t = await buildAtStart();
     const destination = await externalAccount(t, 'MXN_ACCOUNT');
     const usdcOnTron = await createQuote(t, {
-      ...realtimeBody(undefined, destination.id, { lockedCurrencyAmount: 20_000_000 }), source: { sourceType: 'REALTIME_FUNDING', currency: 'USDC', cryptoNetwork: 'TRON' },
+      ...realtimeBody(undefined, destination.id, { lockedCurrencyAmount: 20_000_000 }),
+      source: { sourceType: 'REALTIME_FUNDING', currency: 'USDC', cryptoNetwork: 'TRON' },
     });
     expect(usdcOnTron.status).toBe(400);
     expect(usdcOnTron.body.details.errors).toEqual([
-      { field: 'source.cryptoNetwork', constraint: { enum: ['SOLANA', 'BASE', 'POLYGON', 'ETHEREUM'] }, message: 'must be a network USDC moves on (SOLANA, BASE, POLYGON, ETHEREUM)' },
+      {
+        field: 'source.cryptoNetwork',
+        constraint: { enum: ['SOLANA', 'BASE', 'POLYGON', 'ETHEREUM'] },
+        message: 'must be a network USDC moves on (SOLANA, BASE, POLYGON, ETHEREUM)',
+      },
     ]);
     const unknown = await createQuote(t, {
-      ...realtimeBody(undefined, destination.id, { lockedCurrencyAmount: 30_000 }), source: { sourceType: 'REALTIME_FUNDING', currency: 'BTC', cryptoNetwork: 'NOT_A_NETWORK' },
+      ...realtimeBody(undefined, destination.id, { lockedCurrencyAmount: 30_000 }),
+      source: { sourceType: 'REALTIME_FUNDING', currency: 'BTC', cryptoNetwork: 'NOT_A_NETWORK' },
     });
-    expect(unknown.body.details.errors).toEqual([expect.objectContaining({ field: 'source.cryptoNetwork', constraint: { enum: ['SPARK', 'LIGHTNING', 'BITCOIN'] } })]);
+    expect(unknown.body.details.errors).toEqual([
+      expect.objectContaining({
+        field: 'source.cryptoNetwork',
+        constraint: { enum: ['SPARK', 'LIGHTNING', 'BITCOIN'] },
+      }),
+    ]);
     expect(await counts(t)).toMatchObject({ quotes: 0 });
-    const fiat = await createQuote(t, { ...realtimeBody(undefined, destination.id), source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', cryptoNetwork: 'SOLANA' } });
+    const fiat = await createQuote(t, {
+      ...realtimeBody(undefined, destination.id),
+      source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', cryptoNetwork: 'SOLANA' },
+    });
     expect(fiat.status).toBe(201);
     expect(fiat.body.paymentInstructions[0].accountOrWalletInfo.accountType).toBe('USD_ACCOUNT');
   });
@@ -274,12 +487,14 @@ describe('real-time funding', () => {
     const program = Buffer.from('751e76e8199196d454941c45d1b3a323f1433bd6', 'hex');
     expect(bech32Encode('bc', [0, ...toBech32Words(program)])).toBe('bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4');
     const script = Buffer.from('1863143c14c5166804bd19203356da136c985678cd4d27a1b8c6329604903262', 'hex');
-    expect(bech32Encode('tb', [0, ...toBech32Words(script)])).toBe('tb1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3q0sl5k7');
+    expect(bech32Encode('tb', [0, ...toBech32Words(script)])).toBe(
+      'tb1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3q0sl5k7',
+    );
   });
 });
 
 describe('Strong Customer Authentication of real-time-funded quotes', () => {
-  it('an EU customer\'s quote is 202 PENDING_AUTHORIZATION; 123456 authorizes it and releases the instructions', async () => {
+  it("an EU customer's quote is 202 PENDING_AUTHORIZATION; 123456 authorizes it and releases the instructions", async () => {
     const t = await buildAtStart();
     const customer = await euCustomer(t);
     const destination = await externalAccount(t, 'MXN_ACCOUNT');
@@ -309,7 +524,9 @@ describe('Strong Customer Authentication of real-time-funded quotes', () => {
     expect(wrong.body.details.errors).toEqual([expect.objectContaining({ field: 'code' })]);
     const neither = await t.api('POST', `/quotes/${quote.id}/authorize`, { body: {} });
     expect(neither.status).toBe(400);
-    const both = await t.api('POST', `/quotes/${quote.id}/authorize`, { body: { code: '123456', passkeyAssertion: { id: 'x' }, origin: 'https://pay.example.com' } });
+    const both = await t.api('POST', `/quotes/${quote.id}/authorize`, {
+      body: { code: '123456', passkeyAssertion: { id: 'x' }, origin: 'https://pay.example.com' },
+    });
     expect(both.status).toBe(400);
     expect(await quoteOf(t, quote.id)).toEqual(quote);
 
@@ -323,9 +540,17 @@ describe('Strong Customer Authentication of real-time-funded quotes', () => {
     expect(authorized.status).toBe(200);
     expect(authorized.body.status).toBe('PENDING');
     expect(authorized.body.scaChallenge).toBeUndefined();
-    expect(authorized.body.paymentInstructions).toEqual([expect.objectContaining({ isPlatformAccount: true, accountOrWalletInfo: expect.objectContaining({ accountType: 'USD_ACCOUNT' }) })]);
+    expect(authorized.body.paymentInstructions).toEqual([
+      expect.objectContaining({
+        isPlatformAccount: true,
+        accountOrWalletInfo: expect.objectContaining({ accountType: 'USD_ACCOUNT' }),
+      }),
+    ]);
     expect(await quoteOf(t, quote.id)).toEqual(authorized.body);
-    expect((await eventsOf(t, quote.transactionId)).map((e) => e.type)).toEqual([P('PENDING_AUTHORIZATION'), P('PENDING')]);
+    expect((await eventsOf(t, quote.transactionId)).map((e) => e.type)).toEqual([
+      P('PENDING_AUTHORIZATION'),
+      P('PENDING'),
+    ]);
 
     // Nothing left to authorize.
     const again = await t.api('POST', `/quotes/${quote.id}/authorize`, { body: { code: '123456' } });
@@ -336,7 +561,12 @@ describe('Strong Customer Authentication of real-time-funded quotes', () => {
     const sent = await send(t, { quoteId: quote.id, currencyCode: 'USD' });
     expect(sent.status).toBe(200);
     expect(sent.body.status).toBe('COMPLETED');
-    expect((await eventsOf(t, quote.transactionId)).map((e) => e.type)).toEqual([P('PENDING_AUTHORIZATION'), P('PENDING'), P('PROCESSING'), P('COMPLETED')]);
+    expect((await eventsOf(t, quote.transactionId)).map((e) => e.type)).toEqual([
+      P('PENDING_AUTHORIZATION'),
+      P('PENDING'),
+      P('PROCESSING'),
+      P('COMPLETED'),
+    ]);
     await expectBalancedBooks(t);
   });
 
@@ -373,25 +603,38 @@ describe('Strong Customer Authentication of real-time-funded quotes', () => {
     expect(failed.status).toBe('FAILED');
     expect(failed.scaChallenge).toBeUndefined();
     expect(failed.paymentInstructions).toBeUndefined();
-    expect(await transactionOf(t, quote.transactionId)).toMatchObject({ status: 'FAILED', failureReason: 'SCA_NOT_COMPLETED' });
-    expect((await eventsOf(t, quote.transactionId)).map((e) => e.type)).toEqual([P('PENDING_AUTHORIZATION'), P('FAILED')]);
+    expect(await transactionOf(t, quote.transactionId)).toMatchObject({
+      status: 'FAILED',
+      failureReason: 'SCA_NOT_COMPLETED',
+    });
+    expect((await eventsOf(t, quote.transactionId)).map((e) => e.type)).toEqual([
+      P('PENDING_AUTHORIZATION'),
+      P('FAILED'),
+    ]);
     expect(await postingKinds(t, quote.transactionId)).toEqual([]);
     expect((await t.api('POST', `/quotes/${quote.id}/authorize`, { body: { code: '123456' } })).status).toBe(409);
     expect((await t.api('POST', `/quotes/${quote.id}/authorize/resend`)).status).toBe(409);
     expect((await send(t, { quoteId: quote.id, currencyCode: 'USD' })).status).toBe(400);
   });
 
-  it('a challenge never outlives its quote: on an instant rail both end at the quote\'s expiresAt', async () => {
+  it("a challenge never outlives its quote: on an instant rail both end at the quote's expiresAt", async () => {
     const t = await buildAtStart();
     const customer = await euCustomer(t);
     const destination = await t.api('POST', '/platform/external-accounts', { body: accountBody('EUR_ACCOUNT') });
     expect(destination.body.accountInfo.paymentRails).toContain('SEPA_INSTANT');
-    const quote = (await createQuote(t, realtimeBody(customer.id, destination.body.id, { destination: { destinationType: 'ACCOUNT', accountId: destination.body.id, paymentRail: 'SEPA_INSTANT' } }))).body;
+    const quote = (
+      await createQuote(
+        t,
+        realtimeBody(customer.id, destination.body.id, {
+          destination: { destinationType: 'ACCOUNT', accountId: destination.body.id, paymentRail: 'SEPA_INSTANT' },
+        }),
+      )
+    ).body;
     expect(quote.expiresAt).toBe(new Date(START.getTime() + 5 * 60 * 1000).toISOString());
     expect(quote.scaChallenge.expiresAt).toBe(quote.expiresAt);
   });
 
-  it('an unauthorized quote fails with the reference\'s SCA_NOT_COMPLETED when it expires, and authorize is then a 409', async () => {
+  it("an unauthorized quote fails with the reference's SCA_NOT_COMPLETED when it expires, and authorize is then a 409", async () => {
     const t = await buildAtStart();
     const customer = await euCustomer(t);
     const destination = await externalAccount(t, 'MXN_ACCOUNT');
@@ -402,8 +645,14 @@ describe('Strong Customer Authentication of real-time-funded quotes', () => {
     const failed = await quoteOf(t, quote.id);
     expect(failed.status).toBe('FAILED');
     expect(failed.scaChallenge).toBeUndefined();
-    expect(await transactionOf(t, quote.transactionId)).toMatchObject({ status: 'FAILED', failureReason: 'SCA_NOT_COMPLETED' });
-    expect((await eventsOf(t, quote.transactionId)).map((e) => e.type)).toEqual([P('PENDING_AUTHORIZATION'), P('FAILED')]);
+    expect(await transactionOf(t, quote.transactionId)).toMatchObject({
+      status: 'FAILED',
+      failureReason: 'SCA_NOT_COMPLETED',
+    });
+    expect((await eventsOf(t, quote.transactionId)).map((e) => e.type)).toEqual([
+      P('PENDING_AUTHORIZATION'),
+      P('FAILED'),
+    ]);
     expect((await t.api('POST', `/quotes/${quote.id}/authorize`, { body: { code: '123456' } })).status).toBe(409);
     expect((await t.api('POST', `/quotes/${quote.id}/authorize/resend`)).status).toBe(409);
     await expectBalancedBooks(t);
@@ -414,9 +663,20 @@ describe('Strong Customer Authentication of real-time-funded quotes', () => {
     const customer = await euCustomer(t);
     const destination = await t.api('POST', '/platform/external-accounts', { body: accountBody('EUR_ACCOUNT') });
     // An instant rail: the quote and its challenge both last 5 minutes.
-    const quote = (await createQuote(t, realtimeBody(customer.id, destination.body.id, { destination: { destinationType: 'ACCOUNT', accountId: destination.body.id, paymentRail: 'SEPA_INSTANT' } }))).body;
+    const quote = (
+      await createQuote(
+        t,
+        realtimeBody(customer.id, destination.body.id, {
+          destination: { destinationType: 'ACCOUNT', accountId: destination.body.id, paymentRail: 'SEPA_INSTANT' },
+        }),
+      )
+    ).body;
     // Move the clock without running jobs: straight through the store, as a paused poller would leave it.
-    await t.deps.db.k.updateTable('platforms').set({ clock_offset_ms: 5 * 60 * 1000 } as never).where('id', '=', t.platformId).execute();
+    await t.deps.db.k
+      .updateTable('platforms')
+      .set({ clock_offset_ms: 5 * 60 * 1000 } as never)
+      .where('id', '=', t.platformId)
+      .execute();
     t.deps.authCache?.clear();
     const late = await t.api('POST', `/quotes/${quote.id}/authorize`, { body: { code: '123456' } });
     expect(late.status).toBe(409);
@@ -473,7 +733,10 @@ describe('Strong Customer Authentication of real-time-funded quotes', () => {
     // Execute does not pay yet: it opens a challenge.
     const executed = await executeQuote(t, quote.id);
     expect(executed.status).toBe(200);
-    expect(executed.body).toMatchObject({ status: 'PENDING_AUTHORIZATION', scaChallenge: { factor: 'SMS_OTP', availableFactors: ['SMS_OTP'] } });
+    expect(executed.body).toMatchObject({
+      status: 'PENDING_AUTHORIZATION',
+      scaChallenge: { factor: 'SMS_OTP', availableFactors: ['SMS_OTP'] },
+    });
     expect(await postingKinds(t, quote.transactionId)).toEqual([]);
     expect(await usdBalance()).toBe(50_000);
     expect((await executeQuote(t, quote.id)).status).toBe(409);
@@ -488,23 +751,36 @@ describe('Strong Customer Authentication of real-time-funded quotes', () => {
     expect(await postingKinds(t, quote.transactionId)).toEqual(['HOLD', 'CONVERT', 'PAYOUT']);
     expect(await usdBalance()).toBe(50_000 - quote.totalSendingAmount);
     // Authorized, the payment goes straight from PENDING_AUTHORIZATION to PROCESSING.
-    expect((await eventsOf(t, quote.transactionId)).map((e) => e.type)).toEqual([P('PENDING'), P('PENDING_AUTHORIZATION'), P('PROCESSING'), P('COMPLETED')]);
+    expect((await eventsOf(t, quote.transactionId)).map((e) => e.type)).toEqual([
+      P('PENDING'),
+      P('PENDING_AUTHORIZATION'),
+      P('PROCESSING'),
+      P('COMPLETED'),
+    ]);
     expect((await t.api('POST', `/quotes/${quote.id}/authorize`, { body: { code: '123456' } })).status).toBe(409);
     await expectBalancedBooks(t);
   });
 
-  it('an EU customer\'s quote whose destination is gone is refused at execute, before any challenge; gone after the challenge, at authorize', async () => {
+  it("an EU customer's quote whose destination is gone is refused at execute, before any challenge; gone after the challenge, at authorize", async () => {
     const t = await buildAtStart();
     const { customer, usd } = await euCustomerWithUsd(t, 50_000);
-    const newDestination = async () => (await t.api('POST', '/customers/external-accounts', { body: { ...accountBody('EUR_ACCOUNT'), customerId: customer.id } })).body;
-    const gone = async (id: string) => expect((await t.api('DELETE', `/customers/external-accounts/${id}`)).status).toBe(204);
+    const newDestination = async () =>
+      (
+        await t.api('POST', '/customers/external-accounts', {
+          body: { ...accountBody('EUR_ACCOUNT'), customerId: customer.id },
+        })
+      ).body;
+    const gone = async (id: string) =>
+      expect((await t.api('DELETE', `/customers/external-accounts/${id}`)).status).toBe(204);
 
     const early = await newDestination();
     const first = (await createQuote(t, accountQuoteBody(usd.id, early.id))).body;
     await gone(early.id);
     const refused = await executeQuote(t, first.id);
     expect(refused.status).toBe(400);
-    expect(refused.body.details.errors).toEqual([{ field: 'destination.accountId', message: `names ${early.id}, which no longer exists` }]);
+    expect(refused.body.details.errors).toEqual([
+      { field: 'destination.accountId', message: `names ${early.id}, which no longer exists` },
+    ]);
     expect(await quoteOf(t, first.id)).toEqual(first);
 
     const late = await newDestination();
@@ -513,8 +789,13 @@ describe('Strong Customer Authentication of real-time-funded quotes', () => {
     await gone(late.id);
     const authorize = await t.api('POST', `/quotes/${second.id}/authorize`, { body: { code: '123456' } });
     expect(authorize.status).toBe(400);
-    expect(authorize.body.details.errors).toEqual([{ field: 'destination.accountId', message: `names ${late.id}, which no longer exists` }]);
-    expect(await quoteOf(t, second.id)).toMatchObject({ status: 'PENDING_AUTHORIZATION', scaChallenge: { factor: 'SMS_OTP' } });
+    expect(authorize.body.details.errors).toEqual([
+      { field: 'destination.accountId', message: `names ${late.id}, which no longer exists` },
+    ]);
+    expect(await quoteOf(t, second.id)).toMatchObject({
+      status: 'PENDING_AUTHORIZATION',
+      scaChallenge: { factor: 'SMS_OTP' },
+    });
     expect(await postingKinds(t, second.transactionId)).toEqual([]);
   });
 
@@ -523,23 +804,39 @@ describe('Strong Customer Authentication of real-time-funded quotes', () => {
     const customer = await euCustomer(t);
     const destination = await externalAccount(t, 'MXN_ACCOUNT');
     const source = { sourceType: 'REALTIME_FUNDING', currency: 'USDC', customerId: customer.id, cryptoNetwork: 'BASE' };
-    const quote = (await createQuote(t, { ...realtimeBody(customer.id, destination.id, { lockedCurrencyAmount: 20_000_000 }), source })).body;
+    const quote = (
+      await createQuote(t, {
+        ...realtimeBody(customer.id, destination.id, { lockedCurrencyAmount: 20_000_000 }),
+        source,
+      })
+    ).body;
     expect([quote.status, quote.paymentInstructions]).toEqual(['PENDING_AUTHORIZATION', undefined]);
     const authorized = await t.api('POST', `/quotes/${quote.id}/authorize`, { body: { code: '123456' } });
-    expect(authorized.body.paymentInstructions[0].accountOrWalletInfo).toEqual({ accountType: 'BASE_WALLET', address: expect.stringMatching(/^0x[0-9a-f]{40}$/), assetType: 'USDC' });
+    expect(authorized.body.paymentInstructions[0].accountOrWalletInfo).toEqual({
+      accountType: 'BASE_WALLET',
+      address: expect.stringMatching(/^0x[0-9a-f]{40}$/),
+      assetType: 'USDC',
+    });
   });
 
   it('an EU customer whose account cannot cover the payment is refused at authorize, and the challenge stays open', async () => {
     const t = await buildAtStart();
     const { customer, usd } = await euCustomerWithUsd(t);
-    const destination = await t.api('POST', '/customers/external-accounts', { body: { ...accountBody('EUR_ACCOUNT'), customerId: customer.id } });
+    const destination = await t.api('POST', '/customers/external-accounts', {
+      body: { ...accountBody('EUR_ACCOUNT'), customerId: customer.id },
+    });
     const quote = (await createQuote(t, accountQuoteBody(usd.id, destination.body.id))).body;
     expect((await executeQuote(t, quote.id)).body.status).toBe('PENDING_AUTHORIZATION');
     const refused = await t.api('POST', `/quotes/${quote.id}/authorize`, { body: { code: '123456' } });
     expect(refused.status).toBe(400);
     expect(refused.body.code).toBe('INVALID_AMOUNT');
-    expect(await quoteOf(t, quote.id)).toMatchObject({ status: 'PENDING_AUTHORIZATION', scaChallenge: { factor: 'SMS_OTP' } });
+    expect(await quoteOf(t, quote.id)).toMatchObject({
+      status: 'PENDING_AUTHORIZATION',
+      scaChallenge: { factor: 'SMS_OTP' },
+    });
     await t.api('POST', `/sandbox/internal-accounts/${usd.id}/fund`, { body: { amount: 50_000 } });
-    expect((await t.api('POST', `/quotes/${quote.id}/authorize`, { body: { code: '123456' } })).body.status).toBe('COMPLETED');
+    expect((await t.api('POST', `/quotes/${quote.id}/authorize`, { body: { code: '123456' } })).body.status).toBe(
+      'COMPLETED',
+    );
   });
 });

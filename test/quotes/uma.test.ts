@@ -6,7 +6,17 @@ import { describe, expect, it } from 'vitest';
 import { SANDBOX_UMA_ADDRESSES, SANDBOX_UMA_DOMAINS } from '../../src/sandbox/magic.js';
 import { createCustomer, individualBody } from '../fixtures/customers.js';
 import { balances, eventsOf, expectBalancedBooks, fund, fundedUsd, platformAccount } from '../fixtures/money.js';
-import { buildAtStart, counts, createQuote, currency, executeQuote, lookupUma, postingKinds, quoteOf, transactionOf } from '../fixtures/quotes.js';
+import {
+  buildAtStart,
+  counts,
+  createQuote,
+  currency,
+  executeQuote,
+  lookupUma,
+  postingKinds,
+  quoteOf,
+  transactionOf,
+} from '../fixtures/quotes.js';
 import type { TestApp } from '../helper.js';
 
 const SENDER_INFO = { FULL_NAME: 'Jordan Rivera', NATIONALITY: 'US' };
@@ -22,21 +32,33 @@ interface Case {
   completesAfter?: number;
 }
 
-const SUCCESS = { status: 'COMPLETED', events: [P('PENDING'), P('PROCESSING'), P('COMPLETED')], postings: ['HOLD', 'CONVERT', 'PAYOUT'] };
+const SUCCESS = {
+  status: 'COMPLETED',
+  events: [P('PENDING'), P('PROCESSING'), P('COMPLETED')],
+  postings: ['HOLD', 'CONVERT', 'PAYOUT'],
+};
 
 const CASES: Case[] = [
   { name: 'success.usd', receiving: 'USD', sending: 'USDC', atExecute: SUCCESS },
   { name: 'success.eur', receiving: 'EUR', sending: 'USD', atExecute: SUCCESS },
   { name: 'success.mxn', receiving: 'MXN', sending: 'USD', atExecute: SUCCESS },
   {
-    name: 'pending.long.usd', receiving: 'USD', sending: 'USDC',
-    atExecute: { status: 'PROCESSING', events: [P('PENDING'), P('PROCESSING')], postings: ['HOLD'] }, completesAfter: 3600,
+    name: 'pending.long.usd',
+    receiving: 'USD',
+    sending: 'USDC',
+    atExecute: { status: 'PROCESSING', events: [P('PENDING'), P('PROCESSING')], postings: ['HOLD'] },
+    completesAfter: 3600,
   },
   {
-    name: 'fail.compliance.usd', receiving: 'USD', sending: 'USDC',
+    name: 'fail.compliance.usd',
+    receiving: 'USD',
+    sending: 'USDC',
     atExecute: {
-      status: 'FAILED', failureReason: 'COMPLIANCE_REJECTED', refunded: true,
-      events: [P('PENDING'), P('PROCESSING'), P('FAILED'), P('REFUND_PENDING'), P('REFUND_COMPLETED')], postings: ['HOLD', 'RELEASE'],
+      status: 'FAILED',
+      failureReason: 'COMPLIANCE_REJECTED',
+      refunded: true,
+      events: [P('PENDING'), P('PROCESSING'), P('FAILED'), P('REFUND_PENDING'), P('REFUND_COMPLETED')],
+      postings: ['HOLD', 'RELEASE'],
     },
   },
 ];
@@ -48,7 +70,12 @@ async function fundedPlatform(t: TestApp, code: 'USD' | 'USDC', amount: number) 
   return fund(t, account.id, amount);
 }
 
-function umaQuoteBody(sourceId: string, address: string, lookupId: string | undefined, extra: Record<string, unknown> = {}) {
+function umaQuoteBody(
+  sourceId: string,
+  address: string,
+  lookupId: string | undefined,
+  extra: Record<string, unknown> = {},
+) {
   return {
     ...(lookupId !== undefined ? { lookupId } : {}),
     source: { sourceType: 'ACCOUNT', accountId: sourceId },
@@ -76,7 +103,10 @@ describe('paying a sandbox UMA address', () => {
         const address = `$${c.name}@${domain}`;
         const lookupId = await lookupUma(t, address, { customerId: customer.id });
 
-        const created = await createQuote(t, umaQuoteBody(source.id, address, lookupId, { lockedCurrencyAmount: amount }));
+        const created = await createQuote(
+          t,
+          umaQuoteBody(source.id, address, lookupId, { lockedCurrencyAmount: amount }),
+        );
         expect(created.status).toBe(201);
         const quote = created.body;
         expect(quote).toMatchObject({
@@ -109,7 +139,10 @@ describe('paying a sandbox UMA address', () => {
         expect(await postingKinds(t, quote.transactionId)).toEqual(c.atExecute.postings);
         const debited = c.atExecute.status === 'FAILED' ? 0 : amount;
         const settled = c.atExecute.status === 'COMPLETED' ? amount : 0;
-        expect(await balances(t, source.id, c.sending)).toEqual({ balance: funded - debited, totalBalance: funded - settled });
+        expect(await balances(t, source.id, c.sending)).toEqual({
+          balance: funded - debited,
+          totalBalance: funded - settled,
+        });
         await expectBalancedBooks(t);
 
         if (c.completesAfter !== undefined) {
@@ -118,9 +151,16 @@ describe('paying a sandbox UMA address', () => {
           await t.advanceClock(1);
           expect((await quoteOf(t, quote.id)).status).toBe('COMPLETED');
           expect((await transactionOf(t, quote.transactionId)).status).toBe('COMPLETED');
-          expect((await eventsOf(t, quote.transactionId)).map((e) => e.type)).toEqual([P('PENDING'), P('PROCESSING'), P('COMPLETED')]);
+          expect((await eventsOf(t, quote.transactionId)).map((e) => e.type)).toEqual([
+            P('PENDING'),
+            P('PROCESSING'),
+            P('COMPLETED'),
+          ]);
           expect(await postingKinds(t, quote.transactionId)).toEqual(['HOLD', 'CONVERT', 'PAYOUT']);
-          expect(await balances(t, source.id, c.sending)).toEqual({ balance: funded - amount, totalBalance: funded - amount });
+          expect(await balances(t, source.id, c.sending)).toEqual({
+            balance: funded - amount,
+            totalBalance: funded - amount,
+          });
           await expectBalancedBooks(t);
         }
       });
@@ -134,14 +174,21 @@ describe('paying a sandbox UMA address', () => {
     const lookupId = await lookupUma(t, address, {});
     const reply = await createQuote(t, umaQuoteBody(source.id, address, lookupId));
     expect(reply.status).toBe(400);
-    expect(reply.body).toMatchObject({ status: 400, code: 'INVALID_CURRENCY', message: expect.stringContaining('transfer-out') });
+    expect(reply.body).toMatchObject({
+      status: 400,
+      code: 'INVALID_CURRENCY',
+      message: expect.stringContaining('transfer-out'),
+    });
     expect(await counts(t)).toMatchObject({ quotes: 0, transactions: 0 });
   });
 
   it('answers 404 UMA_NOT_FOUND at lookup for an unknown sandbox name, on both domains', async () => {
     const t = await buildAtStart();
     for (const domain of SANDBOX_UMA_DOMAINS) {
-      const reply = await t.api('GET', `/receiver/uma/${encodeURIComponent(`$non.existent.usd@${domain}`)}?senderUmaAddress=${encodeURIComponent('$alex@railyard.sandbox.uma.money')}`);
+      const reply = await t.api(
+        'GET',
+        `/receiver/uma/${encodeURIComponent(`$non.existent.usd@${domain}`)}?senderUmaAddress=${encodeURIComponent('$alex@railyard.sandbox.uma.money')}`,
+      );
       expect(reply.status).toBe(404);
       expect(reply.body).toMatchObject({ status: 404, code: 'UMA_NOT_FOUND' });
     }
@@ -172,12 +219,15 @@ describe('paying a sandbox UMA address', () => {
       expect(reply.body.details.errors).toEqual([expect.objectContaining({ field: 'senderCustomerInfo.FULL_NAME' })]);
     }
     expect(await counts(t)).toMatchObject({ quotes: 0, transactions: 0 });
-    const ok = await createQuote(t, umaQuoteBody(source.id, address, lookupId, { senderCustomerInfo: { FULL_NAME: 'Jordan Rivera' } }));
+    const ok = await createQuote(
+      t,
+      umaQuoteBody(source.id, address, lookupId, { senderCustomerInfo: { FULL_NAME: 'Jordan Rivera' } }),
+    );
     expect(ok.status).toBe(201);
     expect(ok.body.status).toBe('PENDING');
   });
 
-  it('refuses a lookup made for another address, an unknown lookup, and another platform\'s lookup', async () => {
+  it("refuses a lookup made for another address, an unknown lookup, and another platform's lookup", async () => {
     const t = await buildAtStart();
     const other = await t.newPlatform();
     const source = await fundedUsd(t);
@@ -200,8 +250,14 @@ describe('paying a sandbox UMA address', () => {
     const source = await fundedUsd(t);
     const address = '$success.eur@sandbox.uma.money';
     const lookupId = await lookupUma(t, address, {});
-    const reply = await createQuote(t, { ...umaQuoteBody(source.id, address, lookupId), destination: { destinationType: 'UMA_ADDRESS', umaAddress: address, currency: 'MXN' } });
+    const reply = await createQuote(t, {
+      ...umaQuoteBody(source.id, address, lookupId),
+      destination: { destinationType: 'UMA_ADDRESS', umaAddress: address, currency: 'MXN' },
+    });
     expect(reply.status).toBe(400);
-    expect(reply.body).toMatchObject({ code: 'INVALID_CURRENCY', details: { errors: [{ field: 'destination.currency' }] } });
+    expect(reply.body).toMatchObject({
+      code: 'INVALID_CURRENCY',
+      details: { errors: [{ field: 'destination.currency' }] },
+    });
   });
 });

@@ -29,7 +29,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addColumn('deleted_at', 'text')
     .execute();
-  await db.schema.createIndex('api_tokens_platform_created').on('api_tokens').columns(['platform_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('api_tokens_platform_created')
+    .on('api_tokens')
+    .columns(['platform_id', 'created_at', 'id'])
+    .execute();
 
   await db.schema
     .createTable('external_accounts')
@@ -93,5 +97,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('data', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('events_platform_created').on('events').columns(['platform_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('events_platform_created')
+    .on('events')
+    .columns(['platform_id', 'created_at', 'id'])
+    .execute();
 }

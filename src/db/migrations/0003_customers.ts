@@ -42,7 +42,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .unique()
     .where(sql.ref('deleted_at'), 'is', null)
     .execute();
-  await db.schema.createIndex('customers_platform_created').on('customers').columns(['platform_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('customers_platform_created')
+    .on('customers')
+    .columns(['platform_id', 'created_at', 'id'])
+    .execute();
 
   await db.schema
     .createTable('beneficial_owners')
@@ -83,8 +87,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('documents_holder_created').on('documents').columns(['platform_id', 'holder_id', 'created_at', 'id']).execute();
-  await db.schema.createIndex('documents_platform_created').on('documents').columns(['platform_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('documents_holder_created')
+    .on('documents')
+    .columns(['platform_id', 'holder_id', 'created_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('documents_platform_created')
+    .on('documents')
+    .columns(['platform_id', 'created_at', 'id'])
+    .execute();
   await db.schema.createIndex('documents_customer').on('documents').columns(['platform_id', 'customer_id']).execute();
 
   await db.schema
@@ -102,7 +114,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .on('verifications')
     .columns(['platform_id', 'customer_id', 'created_at', 'id'])
     .execute();
-  await db.schema.createIndex('verifications_platform_created').on('verifications').columns(['platform_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('verifications_platform_created')
+    .on('verifications')
+    .columns(['platform_id', 'created_at', 'id'])
+    .execute();
 
   await db.schema
     .createTable('kyc_links')

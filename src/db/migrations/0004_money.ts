@@ -100,7 +100,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .modifyEnd(withoutRowid)
     .execute();
-  await db.schema.createIndex('transactions_platform_created').on('transactions').columns(['platform_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('transactions_platform_created')
+    .on('transactions')
+    .columns(['platform_id', 'created_at', 'id'])
+    .execute();
   await db.schema
     .createIndex('transactions_customer_created')
     .on('transactions')

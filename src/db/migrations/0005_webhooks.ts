@@ -24,8 +24,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('webhook_deliveries_platform_created').on('webhook_deliveries').columns(['platform_id', 'created_at', 'id']).execute();
-  await db.schema.createIndex('webhook_deliveries_resource').on('webhook_deliveries').columns(['platform_id', 'resource_id']).execute();
+  await db.schema
+    .createIndex('webhook_deliveries_platform_created')
+    .on('webhook_deliveries')
+    .columns(['platform_id', 'created_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('webhook_deliveries_resource')
+    .on('webhook_deliveries')
+    .columns(['platform_id', 'resource_id'])
+    .execute();
 
   await db.schema
     .createTable('webhook_attempts')
@@ -42,7 +50,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('error', 'text')
     .addColumn('outcome', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('webhook_attempts_delivery').on('webhook_attempts').columns(['delivery_id', 'number']).unique().execute();
+  await db.schema
+    .createIndex('webhook_attempts_delivery')
+    .on('webhook_attempts')
+    .columns(['delivery_id', 'number'])
+    .unique()
+    .execute();
 
   await db.schema
     .createTable('incoming_payment_approvals')

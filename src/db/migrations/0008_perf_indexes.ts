@@ -44,7 +44,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       $$`.execute(db);
     // Created before the count below: it waits for transactions inserting rows to end and
     // keeps new ones out until this migration commits, so no row is counted twice or missed.
-    await sql`CREATE TRIGGER transactions_count AFTER INSERT ON transactions FOR EACH ROW EXECUTE FUNCTION ${fn}()`.execute(db);
+    await sql`CREATE TRIGGER transactions_count AFTER INSERT ON transactions FOR EACH ROW EXECUTE FUNCTION ${fn}()`.execute(
+      db,
+    );
   } else {
     await sql`
       CREATE TRIGGER transactions_count AFTER INSERT ON transactions

@@ -39,7 +39,11 @@ export function presentOwner(row: OwnerRow): BeneficialOwnerView {
 }
 
 /** The owners of several customers at once, for presenting business customers. */
-export async function ownersByCustomer(q: Queryable, platformId: string, customerIds: string[]): Promise<Map<string, BeneficialOwnerView[]>> {
+export async function ownersByCustomer(
+  q: Queryable,
+  platformId: string,
+  customerIds: string[],
+): Promise<Map<string, BeneficialOwnerView[]>> {
   const byCustomer = new Map<string, BeneficialOwnerView[]>();
   for (const row of await store.ownersOf(q, platformId, customerIds)) {
     const list = byCustomer.get(row.customer_id) ?? [];
@@ -80,21 +84,31 @@ export async function resolveOwners(tx: Tx, platformId: string, customerId: stri
 /** The business went to review complete: its owners not yet submitted are under review too. */
 export async function submitOwners(tx: Tx, platformId: string, customerId: string, now: Date): Promise<void> {
   for (const row of await store.ownersOf(tx, platformId, [customerId])) {
-    if (row.kyc_status === 'UNVERIFIED') await store.updateOwner(tx, row.id, { kyc_status: 'PENDING', updated_at: iso(now) });
+    if (row.kyc_status === 'UNVERIFIED')
+      await store.updateOwner(tx, row.id, { kyc_status: 'PENDING', updated_at: iso(now) });
   }
 }
 
 function checkPersonalInfo(errors: FieldErrors, info: Record<string, unknown> | undefined, now: Date): void {
   if (info === undefined) return;
-  if (typeof info.birthDate === 'string' && info.birthDate > iso(now).slice(0, 10)) errors.add('personalInfo.birthDate', 'must not be in the future');
+  if (typeof info.birthDate === 'string' && info.birthDate > iso(now).slice(0, 10))
+    errors.add('personalInfo.birthDate', 'must not be in the future');
 }
 
 /** The owners' shares of one business may not add up to more than 100 percent. */
-function checkShares(errors: FieldErrors, siblings: OwnerRow[], ownershipPercentage: number | undefined, exceptId?: string): void {
+function checkShares(
+  errors: FieldErrors,
+  siblings: OwnerRow[],
+  ownershipPercentage: number | undefined,
+  exceptId?: string,
+): void {
   if (ownershipPercentage === undefined) return;
   const others = siblings.filter((o) => o.id !== exceptId).reduce((sum, o) => sum + Number(o.ownership_percentage), 0);
   if (others + ownershipPercentage > 100) {
-    errors.add('ownershipPercentage', `would bring the owners of this business to ${others + ownershipPercentage}%; at most ${100 - others} is left`);
+    errors.add(
+      'ownershipPercentage',
+      `would bring the owners of this business to ${others + ownershipPercentage}%; at most ${100 - others} is left`,
+    );
   }
 }
 
@@ -112,7 +126,9 @@ export async function createBeneficialOwner(ctx: Ctx, body: OwnerCreateInput): P
   return ctx.db.transaction(async (tx) => {
     const customer = await activeCustomer(tx, ctx.platformId, body.customerId);
     if (customer.customer_type !== 'BUSINESS') {
-      throw invalidInput([{ field: 'customerId', message: 'names an individual customer; only businesses have beneficial owners' }]);
+      throw invalidInput([
+        { field: 'customerId', message: 'names an individual customer; only businesses have beneficial owners' },
+      ]);
     }
     const siblings = await store.ownersOf(tx, ctx.platformId, [customer.id]);
     checkShares(errors, siblings, body.ownershipPercentage);
@@ -156,7 +172,11 @@ export interface OwnerUpdateInput {
   personalInfo?: Record<string, unknown> | undefined;
 }
 
-export async function updateBeneficialOwner(ctx: Ctx, id: string, body: OwnerUpdateInput): Promise<BeneficialOwnerView> {
+export async function updateBeneficialOwner(
+  ctx: Ctx,
+  id: string,
+  body: OwnerUpdateInput,
+): Promise<BeneficialOwnerView> {
   const errors = new FieldErrors();
   checkPersonalInfo(errors, body.personalInfo, ctx.now);
   errors.throwIfAny();
@@ -165,7 +185,10 @@ export async function updateBeneficialOwner(ctx: Ctx, id: string, body: OwnerUpd
     if (row === undefined) throw notFound(id);
     checkShares(errors, await store.ownersOf(tx, ctx.platformId, [row.customer_id]), body.ownershipPercentage, row.id);
     errors.throwIfAny();
-    const info = { ...(JSON.parse(row.personal_info) as PersonalInfo), ...(prune(body.personalInfo ?? {}, BeneficialOwnerPersonalInfoUpdate) as object) };
+    const info = {
+      ...(JSON.parse(row.personal_info) as PersonalInfo),
+      ...(prune(body.personalInfo ?? {}, BeneficialOwnerPersonalInfoUpdate) as object),
+    };
     const changes = {
       roles: body.roles !== undefined ? JSON.stringify(body.roles) : row.roles,
       ownership_percentage: body.ownershipPercentage ?? row.ownership_percentage,

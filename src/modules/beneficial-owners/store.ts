@@ -9,11 +9,20 @@ export async function insertOwner(q: Queryable, row: OwnerRow): Promise<void> {
 }
 
 export async function findOwner(q: Queryable, platformId: string, id: string): Promise<OwnerRow | undefined> {
-  return q.selectFrom('beneficial_owners').selectAll().where('platform_id', '=', platformId).where('id', '=', id).executeTakeFirst();
+  return q
+    .selectFrom('beneficial_owners')
+    .selectAll()
+    .where('platform_id', '=', platformId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 export async function listOwners(q: Queryable, platformId: string, customerId: string, page: PageRequest) {
-  const query = q.selectFrom('beneficial_owners').selectAll().where('platform_id', '=', platformId).where('customer_id', '=', customerId);
+  const query = q
+    .selectFrom('beneficial_owners')
+    .selectAll()
+    .where('platform_id', '=', platformId)
+    .where('customer_id', '=', customerId);
   return paginate(query, 'beneficial_owners', page);
 }
 

@@ -13,7 +13,12 @@ import { currencyInfo } from '../../currencies.js';
 import type { Ctx } from '../../http/context.js';
 import { apiError, FieldErrors } from '../../http/errors.js';
 import { ownEntry } from '../../json.js';
-import { checkEvmAddress, checkSolanaAddress, checkSparkAddress, checkTronAddress } from '../external-accounts/formats.js';
+import {
+  checkEvmAddress,
+  checkSolanaAddress,
+  checkSparkAddress,
+  checkTronAddress,
+} from '../external-accounts/formats.js';
 import { findInternalAccount } from '../internal-accounts/service.js';
 
 interface NetworkFee {
@@ -27,7 +32,9 @@ type AddressCheck = (address: string) => string | null;
 
 function checkBitcoinAddress(address: string): string | null {
   // Sandbox bitcoin is regtest: bech32 addresses with the bcrt1 prefix (testnet tb1 accepted too).
-  return /^(bcrt1|tb1)[qpzry9x8gf2tvdw0s3jn54khce6mua7l]{20,90}$/.test(address) ? null : 'must be a regtest or testnet bech32 address (bcrt1…, tb1…)';
+  return /^(bcrt1|tb1)[qpzry9x8gf2tvdw0s3jn54khce6mua7l]{20,90}$/.test(address)
+    ? null
+    : 'must be a regtest or testnet bech32 address (bcrt1…, tb1…)';
 }
 
 const ETHEREUM: NetworkFee = { networkFee: 420_000_000_000_000, networkFeeAsset: 'ETH', totalFee: 1_260_000 };
@@ -71,13 +78,21 @@ export async function estimateCryptoWithdrawalFee(ctx: Ctx, body: EstimateInput)
   if (networks === undefined) {
     currencyWrong = true;
     const known = currencyInfo(body.currency);
-    errors.add('currency', known === undefined ? `is not a currency railyard knows: ${body.currency}` : `${body.currency} is not withdrawn on chain`, {
-      enum: Object.keys(WITHDRAWAL_FEES),
-    });
+    errors.add(
+      'currency',
+      known === undefined
+        ? `is not a currency railyard knows: ${body.currency}`
+        : `${body.currency} is not withdrawn on chain`,
+      {
+        enum: Object.keys(WITHDRAWAL_FEES),
+      },
+    );
   }
   const fee = networks === undefined ? undefined : ownEntry(networks, body.cryptoNetwork);
   if (networks !== undefined && fee === undefined) {
-    errors.add('cryptoNetwork', `is not a network ${body.currency} can be withdrawn on`, { enum: Object.keys(networks) });
+    errors.add('cryptoNetwork', `is not a network ${body.currency} can be withdrawn on`, {
+      enum: Object.keys(networks),
+    });
   }
   if (fee !== undefined) {
     const problem = fee.address(body.destinationAddress);
@@ -85,21 +100,29 @@ export async function estimateCryptoWithdrawalFee(ctx: Ctx, body: EstimateInput)
   }
   if (body.amount <= 0) errors.add('amount', 'must be a positive amount in the smallest unit of the currency');
   if (!errors.empty) {
-    if (currencyWrong && errors.errors.length === 1) throw apiError('INVALID_CURRENCY', `currency ${errors.errors[0]!.message}`, { errors: errors.errors });
+    if (currencyWrong && errors.errors.length === 1)
+      throw apiError('INVALID_CURRENCY', `currency ${errors.errors[0]!.message}`, { errors: errors.errors });
     errors.throwIfAny();
   }
 
   const account = await findInternalAccount(ctx.db.k, ctx.platformId, body.internalAccountId);
-  if (account === undefined) throw apiError('REFERENCE_NOT_FOUND', `No internal account ${body.internalAccountId}`, { field: 'internalAccountId' });
+  if (account === undefined)
+    throw apiError('REFERENCE_NOT_FOUND', `No internal account ${body.internalAccountId}`, {
+      field: 'internalAccountId',
+    });
   if (account.type === 'INTERNAL_FIAT') {
     throw apiError('INVALID_INPUT', `Internal account ${account.id} holds ${account.currency}, a fiat currency`, {
       errors: [{ field: 'internalAccountId', message: 'is not a crypto internal account' }],
     });
   }
   if (account.currency !== body.currency) {
-    throw apiError('INVALID_CURRENCY', `Internal account ${account.id} holds ${account.currency}, not ${body.currency}`, {
-      errors: [{ field: 'currency', message: `must be ${account.currency}, the currency of the account` }],
-    });
+    throw apiError(
+      'INVALID_CURRENCY',
+      `Internal account ${account.id} holds ${account.currency}, not ${body.currency}`,
+      {
+        errors: [{ field: 'currency', message: `must be ${account.currency}, the currency of the account` }],
+      },
+    );
   }
   const { networkFee, networkFeeAsset, totalFee } = fee!;
   if (body.amount <= totalFee) {

@@ -18,21 +18,42 @@ export const customerImportRoutes: FastifyPluginAsyncTypebox = async (app) => {
     payload.on('error', (err) => done(err, undefined));
   });
 
-  app.post('/customers/bulk/csv', {
-    schema: op({
-      operationId: 'uploadCustomersCsv', tag, summary: 'Create customers from a CSV file', permission: 'MANAGE',
-      multipartBody: BulkCustomerCsvUpload, success: { 202: Type.Ref(BulkCustomerImportJobAccepted) }, errors: [400, 401, 500],
-    }),
-  }, async (request, reply) => {
-    const accepted = await service.uploadCustomersCsv(request.ctx, await readMultipart(request, { fileBytesMax: service.CSV_BYTES_MAX }));
-    reply.code(202);
-    return accepted;
-  });
+  app.post(
+    '/customers/bulk/csv',
+    {
+      schema: op({
+        operationId: 'uploadCustomersCsv',
+        tag,
+        summary: 'Create customers from a CSV file',
+        permission: 'MANAGE',
+        multipartBody: BulkCustomerCsvUpload,
+        success: { 202: Type.Ref(BulkCustomerImportJobAccepted) },
+        errors: [400, 401, 500],
+      }),
+    },
+    async (request, reply) => {
+      const accepted = await service.uploadCustomersCsv(
+        request.ctx,
+        await readMultipart(request, { fileBytesMax: service.CSV_BYTES_MAX }),
+      );
+      reply.code(202);
+      return accepted;
+    },
+  );
 
-  app.get('/customers/bulk/jobs/:jobId', {
-    schema: op({
-      operationId: 'getBulkCustomerImportJob', tag, summary: 'Get a bulk customer import job', permission: 'VIEW',
-      params: JobIdParams, success: { 200: Type.Ref(BulkCustomerImportJob) }, errors: [401, 404, 500],
-    }),
-  }, async (request) => service.getBulkCustomerImportJob(request.ctx, request.params.jobId));
+  app.get(
+    '/customers/bulk/jobs/:jobId',
+    {
+      schema: op({
+        operationId: 'getBulkCustomerImportJob',
+        tag,
+        summary: 'Get a bulk customer import job',
+        permission: 'VIEW',
+        params: JobIdParams,
+        success: { 200: Type.Ref(BulkCustomerImportJob) },
+        errors: [401, 404, 500],
+      }),
+    },
+    async (request) => service.getBulkCustomerImportJob(request.ctx, request.params.jobId),
+  );
 };

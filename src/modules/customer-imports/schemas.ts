@@ -21,7 +21,12 @@ export const BulkCustomerImportJob = component(
   Type.Object({
     id: Type.String(),
     status: StringEnum(['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED']),
-    progress: Type.Object({ total: Type.Integer(), processed: Type.Integer(), successful: Type.Integer(), failed: Type.Integer() }),
+    progress: Type.Object({
+      total: Type.Integer(),
+      processed: Type.Integer(),
+      successful: Type.Integer(),
+      failed: Type.Integer(),
+    }),
     errors: Type.Array(Type.Ref(BulkCustomerImportErrorEntry)),
     completedAt: Type.Optional(DateTime),
   }),

@@ -49,7 +49,12 @@ export async function presentJob(q: Queryable, row: store.JobRow) {
   return {
     id: row.id,
     status: row.status as 'PENDING' | 'PROCESSING' | 'COMPLETED' | 'FAILED',
-    progress: { total: Number(row.total), processed: Number(row.processed), successful: Number(row.successful), failed: Number(row.failed) },
+    progress: {
+      total: Number(row.total),
+      processed: Number(row.processed),
+      successful: Number(row.successful),
+      failed: Number(row.failed),
+    },
     errors: (await store.errorsOf(q, row.id)) as ErrorEntry[],
     ...(row.completed_at !== null ? { completedAt: row.completed_at } : {}),
   };
@@ -115,7 +120,8 @@ function readFile(csv: string): ParsedFile | string {
   if (header === undefined) return 'The file is empty; the first line must name the columns';
   const names = header.map((name) => name.trim());
   const missing = REQUIRED_FOR_ALL.filter((column) => !names.includes(column));
-  if (missing.length > 0) return `The header lacks the required column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`;
+  if (missing.length > 0)
+    return `The header lacks the required column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`;
   if (rows.length > IMPORT_ROWS_MAX) return `The file has ${rows.length} rows; at most ${IMPORT_ROWS_MAX} are accepted`;
   return { header: names, rows };
 }
@@ -142,10 +148,21 @@ function rowToBody(header: string[], cells: string[]): { body: Record<string, un
   copy('email');
   copy('phoneNumber');
   copy('region');
-  if (value.currencies !== undefined) body.currencies = value.currencies.split(/[;|]/).map((c) => c.trim()).filter((c) => c !== '');
+  if (value.currencies !== undefined)
+    body.currencies = value.currencies
+      .split(/[;|]/)
+      .map((c) => c.trim())
+      .filter((c) => c !== '');
   if (REQUIRED_ADDRESS.some((column) => value[column] !== undefined) || value.addressLine2 !== undefined) {
     const address: Record<string, string> = {};
-    for (const [column, field] of [['addressLine1', 'line1'], ['addressLine2', 'line2'], ['city', 'city'], ['state', 'state'], ['postalCode', 'postalCode'], ['country', 'country']] as const) {
+    for (const [column, field] of [
+      ['addressLine1', 'line1'],
+      ['addressLine2', 'line2'],
+      ['city', 'city'],
+      ['state', 'state'],
+      ['postalCode', 'postalCode'],
+      ['country', 'country'],
+    ] as const) {
       if (value[column] !== undefined) address[field] = value[column];
     }
     body.address = address;
@@ -153,7 +170,9 @@ function rowToBody(header: string[], cells: string[]): { body: Record<string, un
   if (type === 'BUSINESS') {
     const info: Record<string, string> = {};
     for (const [column, field] of [
-      ['businessLegalName', 'legalName'], ['businessRegistrationNumber', 'registrationNumber'], ['businessTaxId', 'taxId'],
+      ['businessLegalName', 'legalName'],
+      ['businessRegistrationNumber', 'registrationNumber'],
+      ['businessTaxId', 'taxId'],
       ['businessIncorporatedOn', 'incorporatedOn'],
     ] as const) {
       if (value[column] !== undefined) info[field] = value[column];
@@ -223,7 +242,12 @@ export async function uploadCustomersCsv(ctx: Ctx, form: MultipartForm | null) {
     await store.insertJob(tx, job);
     // A file that cannot be read fails the job when it runs; the reason is kept from now.
     if (problem !== undefined) await store.insertError(tx, job.id, fileError(problem));
-    await importJob.schedule(tx, { platformId: ctx.platformId, payload: { jobId: job.id }, dueAt: ctx.now, now: ctx.now });
+    await importJob.schedule(tx, {
+      platformId: ctx.platformId,
+      payload: { jobId: job.id },
+      dueAt: ctx.now,
+      now: ctx.now,
+    });
   });
   return { jobId: job.id, status: 'PENDING' as const };
 }
@@ -239,11 +263,29 @@ export async function getBulkCustomerImportJob(ctx: Ctx, jobId: string) {
   return presentJob(ctx.db.k, job);
 }
 
-async function finish(tx: Tx, ctx: Ctx, job: store.JobRow, status: 'COMPLETED' | 'FAILED', total?: number): Promise<void> {
+async function finish(
+  tx: Tx,
+  ctx: Ctx,
+  job: store.JobRow,
+  status: 'COMPLETED' | 'FAILED',
+  total?: number,
+): Promise<void> {
   const now = iso(ctx.now);
-  await store.updateJob(tx, job.id, { status, csv: null, updated_at: now, completed_at: now, ...(total !== undefined ? { total } : {}) });
+  await store.updateJob(tx, job.id, {
+    status,
+    csv: null,
+    updated_at: now,
+    completed_at: now,
+    ...(total !== undefined ? { total } : {}),
+  });
   const finished = (await store.findJob(tx, job.platform_id, job.id))!;
-  await recordEvent(tx, { platformId: job.platform_id, type: `BULK_UPLOAD.${status}`, resourceId: job.id, data: await presentJob(tx, finished), now: ctx.now });
+  await recordEvent(tx, {
+    platformId: job.platform_id,
+    type: `BULK_UPLOAD.${status}`,
+    resourceId: job.id,
+    data: await presentJob(tx, finished),
+    now: ctx.now,
+  });
 }
 
 async function processJob(ctx: Ctx, jobId: string): Promise<void> {
@@ -282,7 +324,9 @@ async function importRow(ctx: Ctx, jobId: string, file: ParsedFile, index: numbe
     } catch (err) {
       // Empty required cells join the problems the API's own rules found in the row.
       if (err instanceof ApiError && err.status === 400 && missing.length > 0) {
-        const found = ((err.details?.errors as FieldError[] | undefined) ?? []).filter((e) => !missing.some((m) => m.field === (COLUMN_OF_FIELD[e.field] ?? e.field)));
+        const found = ((err.details?.errors as FieldError[] | undefined) ?? []).filter(
+          (e) => !missing.some((m) => m.field === (COLUMN_OF_FIELD[e.field] ?? e.field)),
+        );
         throw apiError('INVALID_INPUT', `Row ${line} is invalid`, { errors: [...missing, ...asColumns(found)] });
       }
       throw err;
@@ -291,8 +335,16 @@ async function importRow(ctx: Ctx, jobId: string, file: ParsedFile, index: numbe
     await createPreparedCustomer(ctx, prepared, (tx) => store.countRow(tx, jobId, index, true, iso(ctx.now)));
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
-    const details = err.details?.errors !== undefined ? { ...err.details, errors: asColumns(err.details.errors as FieldError[]) } : (err.details ?? {});
-    const entry: ErrorEntry = { code: err.code, message: err.message, details: { row: line, ...details }, correlationId };
+    const details =
+      err.details?.errors !== undefined
+        ? { ...err.details, errors: asColumns(err.details.errors as FieldError[]) }
+        : (err.details ?? {});
+    const entry: ErrorEntry = {
+      code: err.code,
+      message: err.message,
+      details: { row: line, ...details },
+      correlationId,
+    };
     await ctx.db.transaction(async (tx) => {
       await store.insertError(tx, jobId, entry);
       await store.countRow(tx, jobId, index, false, iso(ctx.now));

@@ -8,7 +8,12 @@ export async function insertJob(q: Queryable, row: JobRow): Promise<void> {
 }
 
 export async function findJob(q: Queryable, platformId: string, id: string): Promise<JobRow | undefined> {
-  return q.selectFrom('customer_import_jobs').selectAll().where('platform_id', '=', platformId).where('id', '=', id).executeTakeFirst();
+  return q
+    .selectFrom('customer_import_jobs')
+    .selectAll()
+    .where('platform_id', '=', platformId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 export async function updateJob(
@@ -24,7 +29,13 @@ export async function updateJob(
  * Counts row `index` as processed. It must be the next row: another run that processed it
  * first makes this throw, so the caller's transaction (the row's effect) rolls back.
  */
-export async function countRow(q: Queryable, id: string, index: number, succeeded: boolean, now: string): Promise<void> {
+export async function countRow(
+  q: Queryable,
+  id: string,
+  index: number,
+  succeeded: boolean,
+  now: string,
+): Promise<void> {
   const result = await q
     .updateTable('customer_import_jobs')
     .set({
@@ -45,10 +56,18 @@ export async function insertError(q: Queryable, jobId: string, entry: unknown): 
     .select((eb) => eb.fn.countAll().as('count'))
     .where('job_id', '=', jobId)
     .executeTakeFirst();
-  await q.insertInto('customer_import_errors').values({ job_id: jobId, position: Number(next?.count ?? 0), entry: JSON.stringify(entry) }).execute();
+  await q
+    .insertInto('customer_import_errors')
+    .values({ job_id: jobId, position: Number(next?.count ?? 0), entry: JSON.stringify(entry) })
+    .execute();
 }
 
 export async function errorsOf(q: Queryable, jobId: string): Promise<unknown[]> {
-  const rows = await q.selectFrom('customer_import_errors').select('entry').where('job_id', '=', jobId).orderBy('position').execute();
+  const rows = await q
+    .selectFrom('customer_import_errors')
+    .select('entry')
+    .where('job_id', '=', jobId)
+    .orderBy('position')
+    .execute();
   return rows.map((row) => JSON.parse(row.entry) as unknown);
 }

@@ -1,5 +1,13 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { component, CreatedUpdatedQuery, DateTime, DiscriminatedUnion, PageOf, PageQuery, StringEnum } from '../../http/schemas.js';
+import {
+  component,
+  CreatedUpdatedQuery,
+  DateTime,
+  DiscriminatedUnion,
+  PageOf,
+  PageQuery,
+  StringEnum,
+} from '../../http/schemas.js';
 import { Address } from '../external-accounts/schemas.js';
 
 // Customers of both types, named as the reference names them. The reference composes them
@@ -21,42 +29,136 @@ export const KybStatus = component('KybStatus', StringEnum(KYC_STATUSES));
 export const IdentificationType = component('IdentificationType', StringEnum(['SSN', 'ITIN', 'EIN', 'NON_US_TAX_ID']));
 export const ContactVerificationStatus = component('ContactVerificationStatus', StringEnum(['PENDING', 'VERIFIED']));
 
-const EntityType = component('EntityType', StringEnum([
-  'SOLE_PROPRIETORSHIP', 'PARTNERSHIP', 'LLC', 'CORPORATION', 'S_CORPORATION', 'NON_PROFIT', 'PUBLICLY_LISTED_COMPANY', 'TRUST',
-  'PRIVATE_FOUNDATION', 'CHARITY', 'OTHER',
-]));
-const BusinessType = component('BusinessType', StringEnum([
-  'AGRICULTURE_FORESTRY_FISHING_AND_HUNTING', 'MINING_QUARRYING_AND_OIL_AND_GAS_EXTRACTION', 'UTILITIES', 'CONSTRUCTION',
-  'MANUFACTURING', 'WHOLESALE_TRADE', 'RETAIL_TRADE', 'TRANSPORTATION_AND_WAREHOUSING', 'INFORMATION', 'FINANCE_AND_INSURANCE',
-  'REAL_ESTATE_AND_RENTAL_AND_LEASING', 'PROFESSIONAL_SCIENTIFIC_AND_TECHNICAL_SERVICES', 'MANAGEMENT_OF_COMPANIES_AND_ENTERPRISES',
-  'ADMINISTRATIVE_AND_SUPPORT_AND_WASTE_MANAGEMENT_AND_REMEDIATION_SERVICES', 'EDUCATIONAL_SERVICES',
-  'HEALTH_CARE_AND_SOCIAL_ASSISTANCE', 'ARTS_ENTERTAINMENT_AND_RECREATION', 'ACCOMMODATION_AND_FOOD_SERVICES', 'OTHER_SERVICES',
-  'PUBLIC_ADMINISTRATION',
-]));
-const PurposeOfAccount = component('PurposeOfAccount', StringEnum([
-  'CONTRACTOR_PAYOUTS', 'CREATOR_PAYOUTS', 'EMPLOYEE_PAYOUTS', 'MARKETPLACE_SELLER_PAYOUTS', 'SUPPLIER_PAYMENTS', 'CROSS_BORDER_B2B',
-  'AR_AUTOMATION', 'AP_AUTOMATION', 'EMBEDDED_PAYMENTS', 'PLATFORM_FEE_COLLECTION', 'P2P_TRANSFERS', 'CHARITABLE_DONATIONS', 'OTHER',
-]));
-const SourceOfFundsCategory = component('SourceOfFundsCategory', StringEnum([
-  'OPERATING_REVENUE', 'INVESTMENT_INCOME', 'LOANS', 'VENTURE_CAPITAL', 'PERSONAL_SAVINGS', 'DONATIONS', 'OTHER',
-]));
-const IndividualSourceOfFundsCategory = component('IndividualSourceOfFundsCategory', StringEnum([
-  'SALARY', 'SELF_EMPLOYMENT_INCOME', 'INVESTMENT_INCOME', 'PENSION', 'RENTAL_INCOME', 'GIFT', 'INHERITANCE', 'LOAN', 'SAVINGS',
-  'SALE_OF_ASSETS', 'OTHER',
-]));
-const SourceOfWealthCategory = component('SourceOfWealthCategory', StringEnum([
-  'SALARY', 'BUSINESS_INCOME', 'INVESTMENTS', 'INHERITANCE', 'PROPERTY_SALE', 'GIFT', 'RETIREMENT', 'SAVINGS', 'OTHER',
-]));
-const TRANSACTION_COUNTS = ['COUNT_UNDER_10', 'COUNT_10_TO_100', 'COUNT_100_TO_500', 'COUNT_500_TO_1000', 'COUNT_OVER_1000'] as const;
-const TRANSACTION_VOLUMES = ['VOLUME_UNDER_10K', 'VOLUME_10K_TO_100K', 'VOLUME_100K_TO_1M', 'VOLUME_1M_TO_10M', 'VOLUME_OVER_10M'] as const;
+const EntityType = component(
+  'EntityType',
+  StringEnum([
+    'SOLE_PROPRIETORSHIP',
+    'PARTNERSHIP',
+    'LLC',
+    'CORPORATION',
+    'S_CORPORATION',
+    'NON_PROFIT',
+    'PUBLICLY_LISTED_COMPANY',
+    'TRUST',
+    'PRIVATE_FOUNDATION',
+    'CHARITY',
+    'OTHER',
+  ]),
+);
+const BusinessType = component(
+  'BusinessType',
+  StringEnum([
+    'AGRICULTURE_FORESTRY_FISHING_AND_HUNTING',
+    'MINING_QUARRYING_AND_OIL_AND_GAS_EXTRACTION',
+    'UTILITIES',
+    'CONSTRUCTION',
+    'MANUFACTURING',
+    'WHOLESALE_TRADE',
+    'RETAIL_TRADE',
+    'TRANSPORTATION_AND_WAREHOUSING',
+    'INFORMATION',
+    'FINANCE_AND_INSURANCE',
+    'REAL_ESTATE_AND_RENTAL_AND_LEASING',
+    'PROFESSIONAL_SCIENTIFIC_AND_TECHNICAL_SERVICES',
+    'MANAGEMENT_OF_COMPANIES_AND_ENTERPRISES',
+    'ADMINISTRATIVE_AND_SUPPORT_AND_WASTE_MANAGEMENT_AND_REMEDIATION_SERVICES',
+    'EDUCATIONAL_SERVICES',
+    'HEALTH_CARE_AND_SOCIAL_ASSISTANCE',
+    'ARTS_ENTERTAINMENT_AND_RECREATION',
+    'ACCOMMODATION_AND_FOOD_SERVICES',
+    'OTHER_SERVICES',
+    'PUBLIC_ADMINISTRATION',
+  ]),
+);
+const PurposeOfAccount = component(
+  'PurposeOfAccount',
+  StringEnum([
+    'CONTRACTOR_PAYOUTS',
+    'CREATOR_PAYOUTS',
+    'EMPLOYEE_PAYOUTS',
+    'MARKETPLACE_SELLER_PAYOUTS',
+    'SUPPLIER_PAYMENTS',
+    'CROSS_BORDER_B2B',
+    'AR_AUTOMATION',
+    'AP_AUTOMATION',
+    'EMBEDDED_PAYMENTS',
+    'PLATFORM_FEE_COLLECTION',
+    'P2P_TRANSFERS',
+    'CHARITABLE_DONATIONS',
+    'OTHER',
+  ]),
+);
+const SourceOfFundsCategory = component(
+  'SourceOfFundsCategory',
+  StringEnum([
+    'OPERATING_REVENUE',
+    'INVESTMENT_INCOME',
+    'LOANS',
+    'VENTURE_CAPITAL',
+    'PERSONAL_SAVINGS',
+    'DONATIONS',
+    'OTHER',
+  ]),
+);
+const IndividualSourceOfFundsCategory = component(
+  'IndividualSourceOfFundsCategory',
+  StringEnum([
+    'SALARY',
+    'SELF_EMPLOYMENT_INCOME',
+    'INVESTMENT_INCOME',
+    'PENSION',
+    'RENTAL_INCOME',
+    'GIFT',
+    'INHERITANCE',
+    'LOAN',
+    'SAVINGS',
+    'SALE_OF_ASSETS',
+    'OTHER',
+  ]),
+);
+const SourceOfWealthCategory = component(
+  'SourceOfWealthCategory',
+  StringEnum([
+    'SALARY',
+    'BUSINESS_INCOME',
+    'INVESTMENTS',
+    'INHERITANCE',
+    'PROPERTY_SALE',
+    'GIFT',
+    'RETIREMENT',
+    'SAVINGS',
+    'OTHER',
+  ]),
+);
+const TRANSACTION_COUNTS = [
+  'COUNT_UNDER_10',
+  'COUNT_10_TO_100',
+  'COUNT_100_TO_500',
+  'COUNT_500_TO_1000',
+  'COUNT_OVER_1000',
+] as const;
+const TRANSACTION_VOLUMES = [
+  'VOLUME_UNDER_10K',
+  'VOLUME_10K_TO_100K',
+  'VOLUME_100K_TO_1M',
+  'VOLUME_1M_TO_10M',
+  'VOLUME_OVER_10M',
+] as const;
 const ExpectedMonthlyTransactionCount = component('ExpectedMonthlyTransactionCount', StringEnum(TRANSACTION_COUNTS));
 const ExpectedMonthlyTransactionVolume = component('ExpectedMonthlyTransactionVolume', StringEnum(TRANSACTION_VOLUMES));
-const AnnualIncomeRange = component('AnnualIncomeRange', StringEnum(['UNDER_50K', 'RANGE_50K_100K', 'RANGE_100K_250K', 'RANGE_250K_1M', 'OVER_1M']));
-const NetWorthRange = component('NetWorthRange', StringEnum([
-  'UNDER_100K', 'RANGE_100K_500K', 'RANGE_500K_1M', 'RANGE_1M_5M', 'RANGE_5M_25M', 'OVER_25M',
-]));
+const AnnualIncomeRange = component(
+  'AnnualIncomeRange',
+  StringEnum(['UNDER_50K', 'RANGE_50K_100K', 'RANGE_100K_250K', 'RANGE_250K_1M', 'OVER_1M']),
+);
+const NetWorthRange = component(
+  'NetWorthRange',
+  StringEnum(['UNDER_100K', 'RANGE_100K_500K', 'RANGE_500K_1M', 'RANGE_1M_5M', 'RANGE_5M_25M', 'OVER_25M']),
+);
 const PepStatus = component('PepStatus', StringEnum(['NONE', 'DOMESTIC', 'FOREIGN', 'HIO', 'FAMILY_OR_ASSOCIATE']));
-const EndUserTermsAcceptanceMethod = component('EndUserTermsAcceptanceMethod', StringEnum(['CHECKBOX', 'CLICK_TO_ACCEPT']));
+const EndUserTermsAcceptanceMethod = component(
+  'EndUserTermsAcceptanceMethod',
+  StringEnum(['CHECKBOX', 'CLICK_TO_ACCEPT']),
+);
 
 const endUserTermsConsentFields = {
   acceptedAt: DateTime,
@@ -64,12 +166,18 @@ const endUserTermsConsentFields = {
   termsVersion: Type.String({ minLength: 1 }),
   acceptanceMethod: Type.Ref(EndUserTermsAcceptanceMethod),
 };
-export const EndUserTermsConsentRequest = component('EndUserTermsConsentRequest', Type.Object(endUserTermsConsentFields));
+export const EndUserTermsConsentRequest = component(
+  'EndUserTermsConsentRequest',
+  Type.Object(endUserTermsConsentFields),
+);
 export const EndUserTermsConsent = component('EndUserTermsConsent', Type.Object(endUserTermsConsentFields));
 
 export const ContactVerification = component(
   'ContactVerification',
-  Type.Object({ email: Type.Optional(Type.Ref(ContactVerificationStatus)), phone: Type.Optional(Type.Ref(ContactVerificationStatus)) }),
+  Type.Object({
+    email: Type.Optional(Type.Ref(ContactVerificationStatus)),
+    phone: Type.Optional(Type.Ref(ContactVerificationStatus)),
+  }),
 );
 
 const Countries = Type.Array(CountryCode);
@@ -100,11 +208,15 @@ function businessInfoObject(required: readonly string[]): TSchema {
     primaryContactFirstName: Type.String({ maxLength: 250 }),
     primaryContactLastName: Type.String({ maxLength: 250 }),
   };
-  for (const name of Object.keys(properties)) if (!required.includes(name)) properties[name] = Type.Optional(properties[name]!);
+  for (const name of Object.keys(properties))
+    if (!required.includes(name)) properties[name] = Type.Optional(properties[name]!);
   return Type.Object(properties);
 }
 
-export const BusinessInfo = component('BusinessInfo', businessInfoObject(['legalName', 'country', 'incorporatedOn', 'taxId']));
+export const BusinessInfo = component(
+  'BusinessInfo',
+  businessInfoObject(['legalName', 'country', 'incorporatedOn', 'taxId']),
+);
 export const BusinessInfoUpdate = component('BusinessInfoUpdate', businessInfoObject([]));
 export const BusinessInfoResponse = component('BusinessInfoResponse', businessInfoObject(['legalName']));
 
@@ -176,14 +288,23 @@ export const IndividualCustomerCreateRequest = component(
 );
 export const BusinessCustomerCreateRequest = component(
   'BusinessCustomerCreateRequest',
-  Type.Object({ customerType: StringEnum(['BUSINESS']), ...createFields, ...businessRequestFields, businessInfo: Type.Ref(BusinessInfo) }),
+  Type.Object({
+    customerType: StringEnum(['BUSINESS']),
+    ...createFields,
+    ...businessRequestFields,
+    businessInfo: Type.Ref(BusinessInfo),
+  }),
 );
 export const CustomerCreateRequest = component(
   'CustomerCreateRequestOneOf',
-  DiscriminatedUnion('customerType', [Type.Ref(IndividualCustomerCreateRequest), Type.Ref(BusinessCustomerCreateRequest)], {
-    INDIVIDUAL: '#/components/schemas/IndividualCustomerCreateRequest',
-    BUSINESS: '#/components/schemas/BusinessCustomerCreateRequest',
-  }),
+  DiscriminatedUnion(
+    'customerType',
+    [Type.Ref(IndividualCustomerCreateRequest), Type.Ref(BusinessCustomerCreateRequest)],
+    {
+      INDIVIDUAL: '#/components/schemas/IndividualCustomerCreateRequest',
+      BUSINESS: '#/components/schemas/BusinessCustomerCreateRequest',
+    },
+  ),
 );
 
 export const IndividualCustomerUpdateRequest = component(
@@ -201,10 +322,14 @@ export const BusinessCustomerUpdateRequest = component(
 );
 export const CustomerUpdateRequest = component(
   'CustomerUpdateRequestOneOf',
-  DiscriminatedUnion('customerType', [Type.Ref(IndividualCustomerUpdateRequest), Type.Ref(BusinessCustomerUpdateRequest)], {
-    INDIVIDUAL: '#/components/schemas/IndividualCustomerUpdateRequest',
-    BUSINESS: '#/components/schemas/BusinessCustomerUpdateRequest',
-  }),
+  DiscriminatedUnion(
+    'customerType',
+    [Type.Ref(IndividualCustomerUpdateRequest), Type.Ref(BusinessCustomerUpdateRequest)],
+    {
+      INDIVIDUAL: '#/components/schemas/IndividualCustomerUpdateRequest',
+      BUSINESS: '#/components/schemas/BusinessCustomerUpdateRequest',
+    },
+  ),
 );
 
 /** What a request body of either type can carry, as the service reads it. */
@@ -265,7 +390,10 @@ export const CustomerListQuery = Type.Object({
 
 export const CustomerIdParams = Type.Object({ customerId: Type.String() });
 
-export const EndUserTerms = component('EndUserTerms', Type.Object({ version: Type.String(), url: Type.String({ format: 'uri' }) }));
+export const EndUserTerms = component(
+  'EndUserTerms',
+  Type.Object({ version: Type.String(), url: Type.String({ format: 'uri' }) }),
+);
 
 export const ContactVerificationConfirmRequest = component(
   'ContactVerificationConfirmRequest',

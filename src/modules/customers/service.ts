@@ -14,8 +14,14 @@ import { ownersByCustomer, type BeneficialOwnerView } from '../beneficial-owners
 import { provisionInternalAccounts } from '../internal-accounts/service.js';
 import { readPlatformConfig } from '../platform/service.js';
 import {
-  BusinessCustomerCreateRequest, BusinessCustomerUpdateRequest, CustomerCreateRequest, CustomerUpdateRequest,
-  IndividualCustomerCreateRequest, IndividualCustomerUpdateRequest, type CustomerInput, type KycStatusValue,
+  BusinessCustomerCreateRequest,
+  BusinessCustomerUpdateRequest,
+  CustomerCreateRequest,
+  CustomerUpdateRequest,
+  IndividualCustomerCreateRequest,
+  IndividualCustomerUpdateRequest,
+  type CustomerInput,
+  type KycStatusValue,
 } from './schemas.js';
 import * as store from './store.js';
 
@@ -30,18 +36,60 @@ export const END_USER_TERMS_VERSION = '2025-10-13';
  * before KYC, as the reference describes for EU customers; elsewhere no contact check applies.
  */
 const CONTACT_VERIFICATION_REGIONS = new Set([
-  'AT', 'BE', 'BG', 'HR', 'CY', 'CZ', 'DK', 'EE', 'FI', 'FR', 'DE', 'GR', 'HU', 'IE', 'IT', 'LV', 'LT', 'LU', 'MT', 'NL', 'PL',
-  'PT', 'RO', 'SK', 'SI', 'ES', 'SE', 'IS', 'LI', 'NO',
+  'AT',
+  'BE',
+  'BG',
+  'HR',
+  'CY',
+  'CZ',
+  'DK',
+  'EE',
+  'FI',
+  'FR',
+  'DE',
+  'GR',
+  'HU',
+  'IE',
+  'IT',
+  'LV',
+  'LT',
+  'LU',
+  'MT',
+  'NL',
+  'PL',
+  'PT',
+  'RO',
+  'SK',
+  'SI',
+  'ES',
+  'SE',
+  'IS',
+  'LI',
+  'NO',
 ]);
 
 /** How long a contact verification code stays usable after it is sent. */
 export const CONTACT_CODE_TTL_MS = 10 * 60 * 1000;
 
 const INDIVIDUAL_PROFILE_KEYS = [
-  'fullName', 'birthDate', 'nationality', 'address', 'idType', 'identifier', 'countryOfIssuance', 'sourceOfFundsCategories',
-  'sourceOfFundsOtherDescription', 'sourceOfWealthCategories', 'sourceOfWealthOtherDescription', 'purposeOfAccount',
-  'purposeOfAccountOtherDescription', 'expectedMonthlyTransactionCount', 'expectedMonthlyTransactionVolume', 'annualIncomeRange',
-  'netWorthRange', 'pepStatus',
+  'fullName',
+  'birthDate',
+  'nationality',
+  'address',
+  'idType',
+  'identifier',
+  'countryOfIssuance',
+  'sourceOfFundsCategories',
+  'sourceOfFundsOtherDescription',
+  'sourceOfWealthCategories',
+  'sourceOfWealthOtherDescription',
+  'purposeOfAccount',
+  'purposeOfAccountOtherDescription',
+  'expectedMonthlyTransactionCount',
+  'expectedMonthlyTransactionVolume',
+  'annualIncomeRange',
+  'netWorthRange',
+  'pepStatus',
 ] as const;
 
 type Profile = Record<string, unknown>;
@@ -76,7 +124,11 @@ export function presentCustomer(row: CustomerRow, owners: BeneficialOwnerView[] 
     updatedAt: row.updated_at,
     isDeleted: row.deleted_at !== null,
     ...(contact !== undefined
-      ? { contactVerification: Object.fromEntries(Object.entries(contact).map(([channel, state]) => [channel, state.status])) }
+      ? {
+          contactVerification: Object.fromEntries(
+            Object.entries(contact).map(([channel, state]) => [channel, state.status]),
+          ),
+        }
       : {}),
   };
   if (row.customer_type === 'INDIVIDUAL') {
@@ -90,7 +142,14 @@ export function presentCustomer(row: CustomerRow, owners: BeneficialOwnerView[] 
 /** Customers as responses show them; business customers carry their beneficial owners. */
 export async function presentCustomers(q: Queryable, rows: CustomerRow[]): Promise<CustomerView[]> {
   const businesses = rows.filter((row) => row.customer_type === 'BUSINESS');
-  const owners = businesses.length === 0 ? new Map<string, BeneficialOwnerView[]>() : await ownersByCustomer(q, rows[0]!.platform_id, businesses.map((r) => r.id));
+  const owners =
+    businesses.length === 0
+      ? new Map<string, BeneficialOwnerView[]>()
+      : await ownersByCustomer(
+          q,
+          rows[0]!.platform_id,
+          businesses.map((r) => r.id),
+        );
   return rows.map((row) => presentCustomer(row, owners.get(row.id) ?? []));
 }
 
@@ -105,18 +164,31 @@ export async function presentCustomerRow(q: Queryable, row: CustomerRow): Promis
  * USER_NOT_FOUND. A deleted customer is 410 CUSTOMER_DELETED where the operation declares
  * 410 (`whenDeleted: 'gone'`), and otherwise 404 with a message saying it was deleted.
  */
-export async function activeCustomer(q: Queryable, platformId: string, id: string, whenDeleted: 'notFound' | 'gone' = 'notFound'): Promise<CustomerRow> {
+export async function activeCustomer(
+  q: Queryable,
+  platformId: string,
+  id: string,
+  whenDeleted: 'notFound' | 'gone' = 'notFound',
+): Promise<CustomerRow> {
   const row = await store.findCustomer(q, platformId, id);
   if (row === undefined) throw apiError('USER_NOT_FOUND', `No customer ${id}`);
   if (row.deleted_at !== null) {
     if (whenDeleted === 'gone') throw apiError('CUSTOMER_DELETED', `Customer ${id} was deleted at ${row.deleted_at}`);
-    throw apiError('USER_NOT_FOUND', `Customer ${id} was deleted at ${row.deleted_at}`, { customerId: id, isDeleted: true });
+    throw apiError('USER_NOT_FOUND', `Customer ${id} was deleted at ${row.deleted_at}`, {
+      customerId: id,
+      isDeleted: true,
+    });
   }
   return row;
 }
 
 /** A live customer named by a body field, for operations that answer a bad reference with 400. */
-export async function customerNamedBy(q: Queryable, platformId: string, id: string, field: string): Promise<CustomerRow> {
+export async function customerNamedBy(
+  q: Queryable,
+  platformId: string,
+  id: string,
+  field: string,
+): Promise<CustomerRow> {
   const row = await store.findCustomer(q, platformId, id);
   if (row === undefined) throw invalidInput([{ field, message: `names no customer of this platform: ${id}` }]);
   if (row.deleted_at !== null) throw invalidInput([{ field, message: `names a deleted customer: ${id}` }]);
@@ -124,7 +196,12 @@ export async function customerNamedBy(q: Queryable, platformId: string, id: stri
 }
 
 /** The live customer at a UMA address (normalized with the platform's UMA domain), if any. */
-export async function findActiveCustomerByUmaAddress(q: Queryable, platformId: string, umaAddress: string, platformDomain: string): Promise<CustomerRow | undefined> {
+export async function findActiveCustomerByUmaAddress(
+  q: Queryable,
+  platformId: string,
+  umaAddress: string,
+  platformDomain: string,
+): Promise<CustomerRow | undefined> {
   const normalized = normalizeUmaAddress(umaAddress, platformDomain);
   return normalized === undefined ? undefined : store.findActiveByUmaAddress(q, platformId, normalized);
 }
@@ -132,7 +209,11 @@ export async function findActiveCustomerByUmaAddress(q: Queryable, platformId: s
 const activeCustomersPerPage = 500;
 
 /** Calls `visit` with the id of each live customer of the platform, in creation order, reading a page at a time. */
-export async function forEachActiveCustomer(q: Queryable, platformId: string, visit: (customerId: string) => Promise<void>): Promise<void> {
+export async function forEachActiveCustomer(
+  q: Queryable,
+  platformId: string,
+  visit: (customerId: string) => Promise<void>,
+): Promise<void> {
   let after: store.CustomerKey | undefined;
   for (;;) {
     const page = await store.activeCustomerKeys(q, platformId, after, activeCustomersPerPage);
@@ -175,7 +256,12 @@ async function recordStatusEvent(tx: Queryable, now: Date, row: CustomerRow): Pr
  * CUSTOMER.KYC_* / CUSTOMER.KYB_* event in the same transaction. Resolve beneficial owners
  * first: the event carries the customer as it is after the change.
  */
-export async function changeCustomerStatus(tx: Tx, now: Date, row: CustomerRow, status: KycStatusValue): Promise<CustomerRow> {
+export async function changeCustomerStatus(
+  tx: Tx,
+  now: Date,
+  row: CustomerRow,
+  status: KycStatusValue,
+): Promise<CustomerRow> {
   if (row.status === status) return row;
   const updated = { ...row, status, updated_at: iso(now) };
   await store.updateCustomer(tx, row.id, { status, updated_at: updated.updated_at });
@@ -248,7 +334,11 @@ function ruleErrors(body: CustomerInput, rules: RuleContext, mode: 'create' | 'u
   if ((idType === 'SSN' || idType === 'ITIN') && identifier !== undefined && !SSN_LIKE.test(identifier)) {
     add(identifierField, `must be written ###-##-#### for ${idType}`, { pattern: SSN_LIKE.source });
   }
-  if ((idType === 'SSN' || idType === 'ITIN') && body.countryOfIssuance !== undefined && body.countryOfIssuance !== 'US') {
+  if (
+    (idType === 'SSN' || idType === 'ITIN') &&
+    body.countryOfIssuance !== undefined &&
+    body.countryOfIssuance !== 'US'
+  ) {
     add('countryOfIssuance', `must be US for ${idType}, which only the US issues`, { enum: ['US'] });
   }
   const birthDate = str(body.birthDate);
@@ -257,17 +347,33 @@ function ruleErrors(body: CustomerInput, rules: RuleContext, mode: 'create' | 'u
   // An OTHER answer needs its description.
   const needsDescription = (list: unknown, description: unknown, field: string, prefix = '') => {
     const chose = Array.isArray(list) ? list.includes('OTHER') : list === 'OTHER';
-    if (chose && (typeof description !== 'string' || description.trim() === '')) add(`${prefix}${field}`, 'is required when OTHER is chosen');
+    if (chose && (typeof description !== 'string' || description.trim() === ''))
+      add(`${prefix}${field}`, 'is required when OTHER is chosen');
   };
   needsDescription(body.sourceOfFundsCategories, body.sourceOfFundsOtherDescription, 'sourceOfFundsOtherDescription');
-  needsDescription(body.sourceOfWealthCategories, body.sourceOfWealthOtherDescription, 'sourceOfWealthOtherDescription');
+  needsDescription(
+    body.sourceOfWealthCategories,
+    body.sourceOfWealthOtherDescription,
+    'sourceOfWealthOtherDescription',
+  );
   needsDescription(body.purposeOfAccount, body.purposeOfAccountOtherDescription, 'purposeOfAccountOtherDescription');
   if (isObject(body.businessInfo)) {
     const info = body.businessInfo;
-    needsDescription(info.sourceOfFundsCategories, info.sourceOfFundsOtherDescription, 'sourceOfFundsOtherDescription', 'businessInfo.');
-    needsDescription(info.purposeOfAccount, info.purposeOfAccountOtherDescription, 'purposeOfAccountOtherDescription', 'businessInfo.');
+    needsDescription(
+      info.sourceOfFundsCategories,
+      info.sourceOfFundsOtherDescription,
+      'sourceOfFundsOtherDescription',
+      'businessInfo.',
+    );
+    needsDescription(
+      info.purposeOfAccount,
+      info.purposeOfAccountOtherDescription,
+      'purposeOfAccountOtherDescription',
+      'businessInfo.',
+    );
     const incorporatedOn = str(info.incorporatedOn);
-    if (incorporatedOn !== undefined && incorporatedOn > today(rules.now)) add('businessInfo.incorporatedOn', 'must not be in the future');
+    if (incorporatedOn !== undefined && incorporatedOn > today(rules.now))
+      add('businessInfo.incorporatedOn', 'must not be in the future');
   }
 
   if (Array.isArray(body.currencies)) {
@@ -275,7 +381,9 @@ function ruleErrors(body: CustomerInput, rules: RuleContext, mode: 'create' | 'u
     body.currencies.forEach((code, i) => {
       if (typeof code !== 'string') return;
       if (!rules.supportedCurrencies.includes(code)) {
-        add(`currencies[${i}]`, `is not a currency this platform supports (${rules.supportedCurrencies.join(', ')})`, { enum: rules.supportedCurrencies });
+        add(`currencies[${i}]`, `is not a currency this platform supports (${rules.supportedCurrencies.join(', ')})`, {
+          enum: rules.supportedCurrencies,
+        });
       } else if (seen.has(code)) {
         add(`currencies[${i}]`, `lists ${code} more than once`);
       }
@@ -288,8 +396,10 @@ function ruleErrors(body: CustomerInput, rules: RuleContext, mode: 'create' | 'u
   if (mode === 'create') {
     const region = regionOf(body);
     if (region !== undefined && CONTACT_VERIFICATION_REGIONS.has(region)) {
-      if (body.email === undefined) add('email', `is required for customers in ${region}, who verify their email before KYC`);
-      if (body.phoneNumber === undefined) add('phoneNumber', `is required for customers in ${region}, who verify their phone before KYC`);
+      if (body.email === undefined)
+        add('email', `is required for customers in ${region}, who verify their email before KYC`);
+      if (body.phoneNumber === undefined)
+        add('phoneNumber', `is required for customers in ${region}, who verify their phone before KYC`);
     }
   }
   return errors;
@@ -306,7 +416,9 @@ function throwIfInvalid(errors: FieldError[], body: CustomerInput): void {
     message: `is not a version of the End User Terms; the current one is ${END_USER_TERMS_VERSION}`,
   };
   if (termsWrong && errors.length === 0) {
-    throw apiError('END_USER_TERMS_VERSION_NOT_FOUND', `No End User Terms version ${String(terms!.termsVersion)}`, { errors: [termsError] });
+    throw apiError('END_USER_TERMS_VERSION_NOT_FOUND', `No End User Terms version ${String(terms!.termsVersion)}`, {
+      errors: [termsError],
+    });
   }
   if (termsWrong) errors.push(termsError);
   if (errors.length > 0) throw invalidInput(errors);
@@ -314,7 +426,11 @@ function throwIfInvalid(errors: FieldError[], body: CustomerInput): void {
 
 async function ruleContext(ctx: Ctx): Promise<RuleContext> {
   const config = await readPlatformConfig(ctx.db.k, ctx.platformId);
-  return { now: ctx.now, supportedCurrencies: config.supportedCurrencies.map((c) => c.currencyCode), umaDomain: config.umaDomain };
+  return {
+    now: ctx.now,
+    supportedCurrencies: config.supportedCurrencies.map((c) => c.currencyCode),
+    umaDomain: config.umaDomain,
+  };
 }
 
 // ----------------------------------------------------------------------------- create
@@ -344,20 +460,36 @@ function pick(source: Record<string, unknown>, keys: readonly string[]): Profile
  * are the ones the route's validation already found; without them the body is validated here
  * (bulk import rows).
  */
-export async function prepareCustomer(ctx: Ctx, body: CustomerInput, schemaErrors?: FieldError[]): Promise<PreparedCustomer> {
+export async function prepareCustomer(
+  ctx: Ctx,
+  body: CustomerInput,
+  schemaErrors?: FieldError[],
+): Promise<PreparedCustomer> {
   const rules = await ruleContext(ctx);
-  const errors = [...(schemaErrors ?? schemaErrorsOf(CreateRequestRef, body)), ...(isObject(body) ? ruleErrors(body, rules, 'create') : [])];
+  const errors = [
+    ...(schemaErrors ?? schemaErrorsOf(CreateRequestRef, body)),
+    ...(isObject(body) ? ruleErrors(body, rules, 'create') : []),
+  ];
   throwIfInvalid(errors, body);
 
   const type = body.customerType as 'INDIVIDUAL' | 'BUSINESS';
-  const clean = withAliases(prune(body, type === 'INDIVIDUAL' ? IndividualCustomerCreateRequest : BusinessCustomerCreateRequest) as CustomerInput);
+  const clean = withAliases(
+    prune(
+      body,
+      type === 'INDIVIDUAL' ? IndividualCustomerCreateRequest : BusinessCustomerCreateRequest,
+    ) as CustomerInput,
+  );
   const now = iso(ctx.now);
-  const profile = type === 'INDIVIDUAL' ? pick(clean, INDIVIDUAL_PROFILE_KEYS) : pick(clean, ['address', 'businessInfo']);
+  const profile =
+    type === 'INDIVIDUAL' ? pick(clean, INDIVIDUAL_PROFILE_KEYS) : pick(clean, ['address', 'businessInfo']);
   // A business starts UNVERIFIED; an individual's name suffix sets its status (see sandbox/magic.ts).
-  const status = type === 'INDIVIDUAL' ? (individualKycFor(str(clean.fullName))?.kycStatusAtCreation ?? 'UNVERIFIED') : 'UNVERIFIED';
+  const status =
+    type === 'INDIVIDUAL' ? (individualKycFor(str(clean.fullName))?.kycStatusAtCreation ?? 'UNVERIFIED') : 'UNVERIFIED';
   const region = regionOf(clean);
   const contact: ContactState | undefined =
-    region !== undefined && CONTACT_VERIFICATION_REGIONS.has(region) ? { email: { status: 'PENDING' }, phone: { status: 'PENDING' } } : undefined;
+    region !== undefined && CONTACT_VERIFICATION_REGIONS.has(region)
+      ? { email: { status: 'PENDING' }, phone: { status: 'PENDING' } }
+      : undefined;
   const umaAddress =
     typeof clean.umaAddress === 'string'
       ? normalizeUmaAddress(clean.umaAddress, rules.umaDomain)!
@@ -392,7 +524,8 @@ async function conflictOf(q: Queryable, row: CustomerRow): Promise<ApiError | un
     });
   }
   const sameUma = await store.findActiveByUmaAddress(q, row.platform_id, row.uma_address);
-  if (sameUma !== undefined && sameUma.id !== row.id) return apiError('UMA_ADDRESS_EXISTS', `The UMA address ${row.uma_address} is taken`);
+  if (sameUma !== undefined && sameUma.id !== row.id)
+    return apiError('UMA_ADDRESS_EXISTS', `The UMA address ${row.uma_address} is taken`);
   return undefined;
 }
 
@@ -420,11 +553,17 @@ export async function createPreparedCustomer(
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
     // A concurrent request took the platformCustomerId or UMA address first.
-    throw (await conflictOf(ctx.db.k, row)) ?? apiError('CONFLICT', 'A concurrent request created a conflicting customer');
+    throw (
+      (await conflictOf(ctx.db.k, row)) ?? apiError('CONFLICT', 'A concurrent request created a conflicting customer')
+    );
   }
 }
 
-export async function createCustomer(ctx: Ctx, body: CustomerInput, schemaErrors?: FieldError[]): Promise<CustomerView> {
+export async function createCustomer(
+  ctx: Ctx,
+  body: CustomerInput,
+  schemaErrors?: FieldError[],
+): Promise<CustomerView> {
   return createPreparedCustomer(ctx, await prepareCustomer(ctx, body, schemaErrors));
 }
 
@@ -446,7 +585,11 @@ export async function listCustomers(ctx: Ctx, query: store.CustomerFilters & Pag
 }
 
 /** A contact channel whose value changes must be verified again. */
-function resetChangedChannels(contact: ContactState | undefined, emailChanged: boolean, phoneChanged: boolean): ContactState | undefined {
+function resetChangedChannels(
+  contact: ContactState | undefined,
+  emailChanged: boolean,
+  phoneChanged: boolean,
+): ContactState | undefined {
   if (contact === undefined) return undefined;
   const next = { ...contact };
   if (emailChanged && next.email) next.email = { status: 'PENDING' };
@@ -454,49 +597,74 @@ function resetChangedChannels(contact: ContactState | undefined, emailChanged: b
   return next;
 }
 
-export async function updateCustomerById(ctx: Ctx, customerId: string, body: CustomerInput, schemaErrors: FieldError[]): Promise<CustomerView> {
+export async function updateCustomerById(
+  ctx: Ctx,
+  customerId: string,
+  body: CustomerInput,
+  schemaErrors: FieldError[],
+): Promise<CustomerView> {
   const existing = await activeCustomer(ctx.db.k, ctx.platformId, customerId);
   const rules = await ruleContext(ctx);
   const errors = [...schemaErrors, ...(isObject(body) ? ruleErrors(body, rules, 'update') : [])];
   if (isObject(body) && typeof body.customerType === 'string' && body.customerType !== existing.customer_type) {
-    errors.push({ field: 'customerType', constraint: { enum: [existing.customer_type] }, message: `must be ${existing.customer_type}, the type of this customer` });
+    errors.push({
+      field: 'customerType',
+      constraint: { enum: [existing.customer_type] },
+      message: `must be ${existing.customer_type}, the type of this customer`,
+    });
   }
   throwIfInvalid(errors, body);
   const type = existing.customer_type as 'INDIVIDUAL' | 'BUSINESS';
-  const patch = withAliases(prune(body, type === 'INDIVIDUAL' ? IndividualCustomerUpdateRequest : BusinessCustomerUpdateRequest) as CustomerInput);
+  const patch = withAliases(
+    prune(
+      body,
+      type === 'INDIVIDUAL' ? IndividualCustomerUpdateRequest : BusinessCustomerUpdateRequest,
+    ) as CustomerInput,
+  );
 
-  const updated = await ctx.db.transaction(async (tx) => {
-    const row = await activeCustomer(tx, ctx.platformId, customerId);
-    const profile = customerProfile(row);
-    if (type === 'INDIVIDUAL') {
-      Object.assign(profile, pick(patch, INDIVIDUAL_PROFILE_KEYS));
-    } else {
-      if (patch.address !== undefined) profile.address = patch.address;
-      if (isObject(patch.businessInfo)) profile.businessInfo = { ...(profile.businessInfo as Profile | undefined), ...patch.businessInfo };
-    }
-    const email = str(patch.email) ?? row.email;
-    const phone = str(patch.phoneNumber) ?? row.phone_number;
-    const contact = resetChangedChannels(parse<ContactState>(row.contact_verification), email !== row.email, phone !== row.phone_number);
-    const next: CustomerRow = {
-      ...row,
-      profile: JSON.stringify(profile),
-      currencies: patch.currencies !== undefined ? JSON.stringify(patch.currencies) : row.currencies,
-      email,
-      phone_number: phone,
-      uma_address: typeof patch.umaAddress === 'string' ? normalizeUmaAddress(patch.umaAddress, rules.umaDomain)! : row.uma_address,
-      end_user_terms: patch.endUserTermsConsent !== undefined ? JSON.stringify(patch.endUserTermsConsent) : row.end_user_terms,
-      contact_verification: contact === undefined ? null : JSON.stringify(contact),
-      updated_at: iso(ctx.now),
-    };
-    const conflict = await conflictOf(tx, next);
-    if (conflict !== undefined) throw conflict;
-    const { id: _id, platform_id: _p, customer_type: _t, created_at: _c, ...changes } = next;
-    await store.updateCustomer(tx, row.id, changes);
-    return next;
-  }).catch(async (err: unknown) => {
-    if (!isUniqueViolation(err)) throw err;
-    throw apiError('UMA_ADDRESS_EXISTS', 'A concurrent request took this UMA address');
-  });
+  const updated = await ctx.db
+    .transaction(async (tx) => {
+      const row = await activeCustomer(tx, ctx.platformId, customerId);
+      const profile = customerProfile(row);
+      if (type === 'INDIVIDUAL') {
+        Object.assign(profile, pick(patch, INDIVIDUAL_PROFILE_KEYS));
+      } else {
+        if (patch.address !== undefined) profile.address = patch.address;
+        if (isObject(patch.businessInfo))
+          profile.businessInfo = { ...(profile.businessInfo as Profile | undefined), ...patch.businessInfo };
+      }
+      const email = str(patch.email) ?? row.email;
+      const phone = str(patch.phoneNumber) ?? row.phone_number;
+      const contact = resetChangedChannels(
+        parse<ContactState>(row.contact_verification),
+        email !== row.email,
+        phone !== row.phone_number,
+      );
+      const next: CustomerRow = {
+        ...row,
+        profile: JSON.stringify(profile),
+        currencies: patch.currencies !== undefined ? JSON.stringify(patch.currencies) : row.currencies,
+        email,
+        phone_number: phone,
+        uma_address:
+          typeof patch.umaAddress === 'string'
+            ? normalizeUmaAddress(patch.umaAddress, rules.umaDomain)!
+            : row.uma_address,
+        end_user_terms:
+          patch.endUserTermsConsent !== undefined ? JSON.stringify(patch.endUserTermsConsent) : row.end_user_terms,
+        contact_verification: contact === undefined ? null : JSON.stringify(contact),
+        updated_at: iso(ctx.now),
+      };
+      const conflict = await conflictOf(tx, next);
+      if (conflict !== undefined) throw conflict;
+      const { id: _id, platform_id: _p, customer_type: _t, created_at: _c, ...changes } = next;
+      await store.updateCustomer(tx, row.id, changes);
+      return next;
+    })
+    .catch(async (err: unknown) => {
+      if (!isUniqueViolation(err)) throw err;
+      throw apiError('UMA_ADDRESS_EXISTS', 'A concurrent request took this UMA address');
+    });
   return presentCustomerRow(ctx.db.k, updated);
 }
 
@@ -512,7 +680,10 @@ export async function deleteCustomerById(ctx: Ctx, customerId: string): Promise<
 }
 
 export function getEndUserTerms(publicBaseUrl: string) {
-  return { version: END_USER_TERMS_VERSION, url: `${publicBaseUrl}/_railyard/end-user-terms/${END_USER_TERMS_VERSION}` };
+  return {
+    version: END_USER_TERMS_VERSION,
+    url: `${publicBaseUrl}/_railyard/end-user-terms/${END_USER_TERMS_VERSION}`,
+  };
 }
 
 // ----------------------------------------------------------------------------- contact verification
@@ -522,7 +693,10 @@ function channelState(row: CustomerRow, channel: Channel): { contact: ContactSta
   const state = contact?.[channel];
   const name = channel === 'email' ? 'email address' : 'phone number';
   if (contact === undefined || state === undefined) {
-    throw apiError('CONFLICT', `This customer's ${name} needs no verification: contact verification applies to customers in the EEA`);
+    throw apiError(
+      'CONFLICT',
+      `This customer's ${name} needs no verification: contact verification applies to customers in the EEA`,
+    );
   }
   if (state.status === 'VERIFIED') throw apiError('CONFLICT', `This customer's ${name} is already verified`);
   return { contact, state };
@@ -538,14 +712,22 @@ export async function sendContactVerification(ctx: Ctx, customerId: string, chan
   });
 }
 
-export async function confirmContactVerification(ctx: Ctx, customerId: string, channel: Channel, code: string): Promise<CustomerView> {
+export async function confirmContactVerification(
+  ctx: Ctx,
+  customerId: string,
+  channel: Channel,
+  code: string,
+): Promise<CustomerView> {
   const updated = await ctx.db.transaction(async (tx) => {
     const row = await activeCustomer(tx, ctx.platformId, customerId);
     const { contact, state } = channelState(row, channel);
     const path = channel === 'email' ? 'verify-email' : 'verify-phone';
-    const wrong = (message: string) => invalidInput([{ field: 'code', message }], 'The verification code was not accepted');
-    if (state.codeSentAt === undefined) throw wrong(`no code has been sent yet; call POST /customers/{customerId}/${path} first`);
-    if (Date.parse(state.codeSentAt) + CONTACT_CODE_TTL_MS <= ctx.now.getTime()) throw wrong(`has expired; send a new one with POST /customers/{customerId}/${path}`);
+    const wrong = (message: string) =>
+      invalidInput([{ field: 'code', message }], 'The verification code was not accepted');
+    if (state.codeSentAt === undefined)
+      throw wrong(`no code has been sent yet; call POST /customers/{customerId}/${path} first`);
+    if (Date.parse(state.codeSentAt) + CONTACT_CODE_TTL_MS <= ctx.now.getTime())
+      throw wrong(`has expired; send a new one with POST /customers/{customerId}/${path}`);
     if (code !== CONTACT_VERIFICATION_CODE) throw wrong('is not the code that was sent');
     const next: ContactState = { ...contact, [channel]: { status: 'VERIFIED' } };
     const changes = { contact_verification: JSON.stringify(next), updated_at: iso(ctx.now) };

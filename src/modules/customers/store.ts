@@ -10,10 +10,19 @@ export async function insertCustomer(q: Queryable, row: CustomerRow): Promise<vo
 
 /** A customer of the platform, deleted or not. */
 export async function findCustomer(q: Queryable, platformId: string, id: string): Promise<CustomerRow | undefined> {
-  return q.selectFrom('customers').selectAll().where('platform_id', '=', platformId).where('id', '=', id).executeTakeFirst();
+  return q
+    .selectFrom('customers')
+    .selectAll()
+    .where('platform_id', '=', platformId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
-export async function findActiveByPlatformCustomerId(q: Queryable, platformId: string, platformCustomerId: string): Promise<CustomerRow | undefined> {
+export async function findActiveByPlatformCustomerId(
+  q: Queryable,
+  platformId: string,
+  platformCustomerId: string,
+): Promise<CustomerRow | undefined> {
   return q
     .selectFrom('customers')
     .selectAll()
@@ -23,7 +32,11 @@ export async function findActiveByPlatformCustomerId(q: Queryable, platformId: s
     .executeTakeFirst();
 }
 
-export async function findActiveByUmaAddress(q: Queryable, platformId: string, umaAddress: string): Promise<CustomerRow | undefined> {
+export async function findActiveByUmaAddress(
+  q: Queryable,
+  platformId: string,
+  umaAddress: string,
+): Promise<CustomerRow | undefined> {
   return q
     .selectFrom('customers')
     .selectAll()
@@ -39,10 +52,24 @@ export interface CustomerKey {
 }
 
 /** Up to `limit` customers of the platform not deleted, in creation order, after `after` when given. */
-export async function activeCustomerKeys(q: Queryable, platformId: string, after: CustomerKey | undefined, limit: number): Promise<CustomerKey[]> {
-  let query = q.selectFrom('customers').select(['id', 'created_at']).where('platform_id', '=', platformId).where('deleted_at', 'is', null);
+export async function activeCustomerKeys(
+  q: Queryable,
+  platformId: string,
+  after: CustomerKey | undefined,
+  limit: number,
+): Promise<CustomerKey[]> {
+  let query = q
+    .selectFrom('customers')
+    .select(['id', 'created_at'])
+    .where('platform_id', '=', platformId)
+    .where('deleted_at', 'is', null);
   if (after !== undefined) {
-    query = query.where((eb) => eb.or([eb('created_at', '>', after.created_at), eb.and([eb('created_at', '=', after.created_at), eb('id', '>', after.id)])]));
+    query = query.where((eb) =>
+      eb.or([
+        eb('created_at', '>', after.created_at),
+        eb.and([eb('created_at', '=', after.created_at), eb('id', '>', after.id)]),
+      ]),
+    );
   }
   return query.orderBy('created_at').orderBy('id').limit(limit).execute();
 }
@@ -63,7 +90,8 @@ export interface CustomerFilters {
 export async function listCustomers(q: Queryable, platformId: string, filters: CustomerFilters, page: PageRequest) {
   let query = q.selectFrom('customers').selectAll().where('platform_id', '=', platformId);
   if (!filters.isIncludingDeleted) query = query.where('deleted_at', 'is', null);
-  if (filters.platformCustomerId !== undefined) query = query.where('platform_customer_id', '=', filters.platformCustomerId);
+  if (filters.platformCustomerId !== undefined)
+    query = query.where('platform_customer_id', '=', filters.platformCustomerId);
   if (filters.customerType !== undefined) query = query.where('customer_type', '=', filters.customerType);
   if (filters.region !== undefined) query = query.where('region', '=', filters.region);
   if (filters.umaAddress !== undefined) query = query.where('uma_address', '=', filters.umaAddress);

@@ -11,7 +11,10 @@ export const DiscoveryQuery = Type.Object({
   currency: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3}$' })),
 });
 
-export const Vasp = component('Vasp', Type.Object({ vaspName: Type.String(), url: Type.Optional(Type.String({ format: 'uri' })) }));
+export const Vasp = component(
+  'Vasp',
+  Type.Object({ vaspName: Type.String(), url: Type.Optional(Type.String({ format: 'uri' })) }),
+);
 // The reference's VASP page has no totalCount.
 export const VaspList = component(
   'VaspListResponse',

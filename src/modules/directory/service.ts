@@ -5,9 +5,17 @@ import { INSTITUTIONS, VASPS } from './store.js';
 export function getDiscoveries(query: { country?: string | undefined; currency?: string | undefined }) {
   const country = query.country?.toUpperCase();
   const currency = query.currency?.toUpperCase();
-  const data = INSTITUTIONS.filter((row) => (country === undefined || row.country === country) && (currency === undefined || row.currency === currency))
+  const data = INSTITUTIONS.filter(
+    (row) =>
+      (country === undefined || row.country === country) && (currency === undefined || row.currency === currency),
+  )
     .map((row) => ({ ...row }))
-    .sort((a, b) => a.country.localeCompare(b.country) || a.currency.localeCompare(b.currency) || a.bankName.localeCompare(b.bankName));
+    .sort(
+      (a, b) =>
+        a.country.localeCompare(b.country) ||
+        a.currency.localeCompare(b.currency) ||
+        a.bankName.localeCompare(b.bankName),
+    );
   return { data };
 }
 

@@ -3,11 +3,32 @@ import { component, DateTime, PageOf, PageQuery, StringEnum } from '../../http/s
 import { CountryCode } from '../customers/schemas.js';
 
 export const DOCUMENT_TYPES = [
-  'PASSPORT', 'DRIVERS_LICENSE', 'NATIONAL_ID', 'PROOF_OF_ADDRESS', 'BANK_STATEMENT', 'TAX_RETURN', 'CERTIFICATE_OF_INCORPORATION',
-  'ARTICLES_OF_INCORPORATION', 'ARTICLES_OF_ASSOCIATION', 'STATE_REGISTRY_EXCERPT', 'GOOD_STANDING_CERTIFICATE', 'INFORMATION_STATEMENT',
-  'INCUMBENCY_CERTIFICATE', 'BUSINESS_LICENSE', 'SHAREHOLDER_REGISTER', 'POWER_OF_ATTORNEY', 'UTILITY_BILL', 'ELECTRICITY_BILL',
-  'RENT_OR_LEASE_AGREEMENT', 'DIRECTOR_REGISTRY', 'TRUST_AGREEMENT', 'STATE_COMPANY_REGISTRY', 'PARTNERSHIP_CONTROL_AGREEMENT',
-  'PARTNERSHIP_AGREEMENT', 'SELFIE', 'OTHER',
+  'PASSPORT',
+  'DRIVERS_LICENSE',
+  'NATIONAL_ID',
+  'PROOF_OF_ADDRESS',
+  'BANK_STATEMENT',
+  'TAX_RETURN',
+  'CERTIFICATE_OF_INCORPORATION',
+  'ARTICLES_OF_INCORPORATION',
+  'ARTICLES_OF_ASSOCIATION',
+  'STATE_REGISTRY_EXCERPT',
+  'GOOD_STANDING_CERTIFICATE',
+  'INFORMATION_STATEMENT',
+  'INCUMBENCY_CERTIFICATE',
+  'BUSINESS_LICENSE',
+  'SHAREHOLDER_REGISTER',
+  'POWER_OF_ATTORNEY',
+  'UTILITY_BILL',
+  'ELECTRICITY_BILL',
+  'RENT_OR_LEASE_AGREEMENT',
+  'DIRECTOR_REGISTRY',
+  'TRUST_AGREEMENT',
+  'STATE_COMPANY_REGISTRY',
+  'PARTNERSHIP_CONTROL_AGREEMENT',
+  'PARTNERSHIP_AGREEMENT',
+  'SELFIE',
+  'OTHER',
 ] as const;
 export type DocumentTypeValue = (typeof DOCUMENT_TYPES)[number];
 
@@ -48,7 +69,10 @@ export const DocumentUploadFields = Type.Object({
 
 // The multipart bodies as the OpenAPI document describes them.
 const File = Type.String({ format: 'binary' });
-export const DocumentReplaceRequest = component('DocumentReplaceRequest', Type.Object({ file: File, ...metadataFields }));
+export const DocumentReplaceRequest = component(
+  'DocumentReplaceRequest',
+  Type.Object({ file: File, ...metadataFields }),
+);
 export const DocumentUploadRequest = component(
   'DocumentUploadRequest',
   Type.Object({ file: File, documentHolder: Type.String(), ...metadataFields }),

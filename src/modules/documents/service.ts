@@ -43,7 +43,8 @@ export function presentDocument(row: DocumentMeta) {
 /** What a file is, from its first bytes; the name and the declared type do not count. */
 export function sniffContentType(data: Buffer): 'image/jpeg' | 'image/png' | 'application/pdf' | undefined {
   if (data.length >= 3 && data[0] === 0xff && data[1] === 0xd8 && data[2] === 0xff) return 'image/jpeg';
-  if (data.length >= 8 && data.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
+  if (data.length >= 8 && data.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])))
+    return 'image/png';
   if (data.length >= 5 && data.subarray(0, 5).toString('latin1') === '%PDF-') return 'application/pdf';
   return undefined;
 }
@@ -83,7 +84,11 @@ function checkForm(form: MultipartForm | null, schema: TSchema): CheckedUpload {
     errors.push({ field: 'file', message: 'is empty' });
   } else {
     contentType = sniffContentType(file.data);
-    if (contentType === undefined) errors.push({ field: 'file', message: 'must be a JPEG, PNG or PDF file (recognised by its content, not its name)' });
+    if (contentType === undefined)
+      errors.push({
+        field: 'file',
+        message: 'must be a JPEG, PNG or PDF file (recognised by its content, not its name)',
+      });
   }
   if (errors.length > 0) throw invalidInput(errors);
   return { fields: form.fields, file: file!, contentType: contentType! };
@@ -173,7 +178,10 @@ export async function deleteDocument(ctx: Ctx, id: string): Promise<void> {
   await ctx.db.transaction(async (tx) => {
     const row = await loadDocument(tx, ctx, id);
     if (row.submitted_at !== null) {
-      throw apiError('CONFLICT', `Document ${id} was submitted for verification at ${row.submitted_at} and can no longer be deleted`);
+      throw apiError(
+        'CONFLICT',
+        `Document ${id} was submitted for verification at ${row.submitted_at} and can no longer be deleted`,
+      );
     }
     await store.deleteDocument(tx, row.id);
   });
@@ -188,7 +196,11 @@ export async function documentFile(ctx: Ctx, id: string) {
 
 // ----------------------------------------------------------------------------- for verifications
 
-export async function documentsOfHolders(q: Queryable, platformId: string, holderIds: readonly string[]): Promise<DocumentMeta[]> {
+export async function documentsOfHolders(
+  q: Queryable,
+  platformId: string,
+  holderIds: readonly string[],
+): Promise<DocumentMeta[]> {
   return store.documentsOfHolders(q, platformId, holderIds);
 }
 

@@ -7,8 +7,23 @@ export type DocumentRow = DocumentsTable;
 export type DocumentMeta = Omit<DocumentRow, 'content'>;
 
 const META = [
-  'id', 'platform_id', 'holder_id', 'customer_id', 'document_type', 'side', 'country', 'document_number', 'issuing_authority',
-  'file_name', 'content_type', 'size_bytes', 'sha256', 'quality_issue', 'submitted_at', 'created_at', 'updated_at',
+  'id',
+  'platform_id',
+  'holder_id',
+  'customer_id',
+  'document_type',
+  'side',
+  'country',
+  'document_number',
+  'issuing_authority',
+  'file_name',
+  'content_type',
+  'size_bytes',
+  'sha256',
+  'quality_issue',
+  'submitted_at',
+  'created_at',
+  'updated_at',
 ] as const;
 
 export async function insertDocument(q: Queryable, row: DocumentRow): Promise<void> {
@@ -16,7 +31,12 @@ export async function insertDocument(q: Queryable, row: DocumentRow): Promise<vo
 }
 
 export async function findDocument(q: Queryable, platformId: string, id: string): Promise<DocumentMeta | undefined> {
-  return q.selectFrom('documents').select(META).where('platform_id', '=', platformId).where('id', '=', id).executeTakeFirst();
+  return q
+    .selectFrom('documents')
+    .select(META)
+    .where('platform_id', '=', platformId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 export async function findDocumentFile(q: Queryable, platformId: string, id: string) {
@@ -35,7 +55,11 @@ export async function listDocuments(q: Queryable, platformId: string, holderId: 
 }
 
 /** The documents of the given holders, oldest first. */
-export async function documentsOfHolders(q: Queryable, platformId: string, holderIds: readonly string[]): Promise<DocumentMeta[]> {
+export async function documentsOfHolders(
+  q: Queryable,
+  platformId: string,
+  holderIds: readonly string[],
+): Promise<DocumentMeta[]> {
   if (holderIds.length === 0) return [];
   return q
     .selectFrom('documents')
@@ -47,7 +71,11 @@ export async function documentsOfHolders(q: Queryable, platformId: string, holde
     .execute();
 }
 
-export async function updateDocument(q: Queryable, id: string, changes: Partial<Omit<DocumentRow, 'id' | 'platform_id' | 'created_at'>>): Promise<void> {
+export async function updateDocument(
+  q: Queryable,
+  id: string,
+  changes: Partial<Omit<DocumentRow, 'id' | 'platform_id' | 'created_at'>>,
+): Promise<void> {
   await q.updateTable('documents').set(changes).where('id', '=', id).execute();
 }
 

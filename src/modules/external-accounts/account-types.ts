@@ -47,7 +47,12 @@ export interface AccountTypeDef {
   exactlyOne?: readonly string[];
 }
 
-const swiftCode: FieldDef = { pattern: '^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$', minLength: 8, maxLength: 11, normalize: 'upper' };
+const swiftCode: FieldDef = {
+  pattern: '^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$',
+  minLength: 8,
+  maxLength: 11,
+  normalize: 'upper',
+};
 const phone = (pattern = '^\\+[0-9]{6,14}$'): FieldDef => ({ pattern, minLength: 7, maxLength: 15 });
 const bankName: FieldDef = { minLength: 1, maxLength: 255 };
 const accountNumber: FieldDef = { minLength: 1, maxLength: 34 };
@@ -113,8 +118,16 @@ const mobileMoney = (currency: string, phonePattern?: string, extra: Record<stri
 const swiftBank = (currency: string, bankNameRequired = true) =>
   bank(
     currency,
-    { bankName: bankNameRequired ? req(bankName) : bankName, accountNumber: req(accountNumber), swiftCode: req(swiftCode) },
-    { rails: currency === 'SGD' ? ['PAYNOW', 'FAST', 'BANK_TRANSFER'] : ['BANK_TRANSFER'], primary: ['accountNumber'], identity: ['swiftCode', 'accountNumber'] },
+    {
+      bankName: bankNameRequired ? req(bankName) : bankName,
+      accountNumber: req(accountNumber),
+      swiftCode: req(swiftCode),
+    },
+    {
+      rails: currency === 'SGD' ? ['PAYNOW', 'FAST', 'BANK_TRANSFER'] : ['BANK_TRANSFER'],
+      primary: ['accountNumber'],
+      identity: ['swiftCode', 'accountNumber'],
+    },
   );
 
 const bankOrPhone = (currency: string, fields: Record<string, FieldDef>, primary = ['accountNumber', 'phoneNumber']) =>
@@ -126,7 +139,13 @@ const bankOrPhone = (currency: string, fields: Record<string, FieldDef>, primary
     anyOf: primary,
   });
 
-function wallet(accountType: string, schemaPrefix: string, format: string, currencies: readonly string[], normalize?: 'lower'): AccountTypeDef {
+function wallet(
+  accountType: string,
+  schemaPrefix: string,
+  format: string,
+  currencies: readonly string[],
+  normalize?: 'lower',
+): AccountTypeDef {
   return {
     accountType,
     kind: 'WALLET',
@@ -140,106 +159,253 @@ function wallet(accountType: string, schemaPrefix: string, format: string, curre
 }
 
 export const ACCOUNT_TYPES: readonly AccountTypeDef[] = [
-  bank('AED', { iban: req(iban('^AE[0-9]{21}$', 23)), swiftCode }, {
-    rails: ['BANK_TRANSFER'], primary: ['iban'], identity: ['iban'], beneficiary: { require: ['address'] },
+  bank(
+    'AED',
+    { iban: req(iban('^AE[0-9]{21}$', 23)), swiftCode },
+    {
+      rails: ['BANK_TRANSFER'],
+      primary: ['iban'],
+      identity: ['iban'],
+      beneficiary: { require: ['address'] },
+    },
+  ),
+  bankOrPhone('BDT', {
+    accountNumber,
+    bankName: req(bankName),
+    branchCode: digits(5),
+    swiftCode,
+    phoneNumber: phone(),
   }),
-  bankOrPhone('BDT', { accountNumber, bankName: req(bankName), branchCode: digits(5), swiftCode, phoneNumber: phone() }),
-  bank('BRL', {
-    pixKey: req({ minLength: 1, maxLength: 77 }),
-    pixKeyType: req({ enum: ['CPF', 'CNPJ', 'EMAIL', 'PHONE', 'RANDOM'] }),
-    taxId: req(digits(11, 14)),
-  }, { rails: ['PIX'], primary: ['pixKey'], identity: ['pixKeyType', 'pixKey'] }),
+  bank(
+    'BRL',
+    {
+      pixKey: req({ minLength: 1, maxLength: 77 }),
+      pixKeyType: req({ enum: ['CPF', 'CNPJ', 'EMAIL', 'PHONE', 'RANDOM'] }),
+      taxId: req(digits(11, 14)),
+    },
+    { rails: ['PIX'], primary: ['pixKey'], identity: ['pixKeyType', 'pixKey'] },
+  ),
   mobileMoney('BWP'),
-  bank('CAD', { bankCode: req(digits(3)), branchCode: req(digits(5)), accountNumber: req(digits(7, 12)) }, {
-    rails: ['BANK_TRANSFER'], primary: ['accountNumber'], identity: ['bankCode', 'branchCode', 'accountNumber'],
-    beneficiary: { extra: { registrationNumber: {} } },
-  }),
+  bank(
+    'CAD',
+    { bankCode: req(digits(3)), branchCode: req(digits(5)), accountNumber: req(digits(7, 12)) },
+    {
+      rails: ['BANK_TRANSFER'],
+      primary: ['accountNumber'],
+      identity: ['bankCode', 'branchCode', 'accountNumber'],
+      beneficiary: { extra: { registrationNumber: {} } },
+    },
+  ),
   bankOrPhone('CNY', { accountNumber, bankName: req(bankName), phoneNumber: phone() }),
-  bank('COP', { accountNumber, bankAccountType, bankName: req(bankName), phoneNumber: phone() }, {
-    rails: ['BANK_TRANSFER', 'MOBILE_MONEY'], railsFor: bankOrMobile,
-    primary: ['accountNumber', 'phoneNumber'], identity: ['accountNumber', 'phoneNumber'], anyOf: ['accountNumber', 'phoneNumber'],
-    beneficiary: { extra: { documentType: { enum: ['CC', 'CE', 'TI', 'NIT', 'PP'] }, documentNumber: { minLength: 1, maxLength: 50 } } },
-  }),
-  bank('DKK', { iban: req(iban('^DK[0-9]{16}$', 18)), swiftCode }, { rails: ['SEPA', 'SEPA_INSTANT'], primary: ['iban'], identity: ['iban'] }),
-  bankOrPhone('EGP', { iban: iban('^EG[0-9]{27}$', 29), bankName: req(bankName), phoneNumber: phone() }, ['iban', 'phoneNumber']),
-  bank('EUR', { iban: req(iban('^[A-Z]{2}[0-9]{2}[A-Za-z0-9]{11,30}$')), swiftCode }, {
-    rails: ['SEPA', 'SEPA_INSTANT'], primary: ['iban'], identity: ['iban'], beneficiary: { require: ['countryOfResidence'] },
-  }),
-  bank('GBP', { sortCode: req(digits(6)), accountNumber: req(digits(8)) }, {
-    rails: ['FASTER_PAYMENTS'], primary: ['accountNumber'], identity: ['sortCode', 'accountNumber'],
-  }),
+  bank(
+    'COP',
+    { accountNumber, bankAccountType, bankName: req(bankName), phoneNumber: phone() },
+    {
+      rails: ['BANK_TRANSFER', 'MOBILE_MONEY'],
+      railsFor: bankOrMobile,
+      primary: ['accountNumber', 'phoneNumber'],
+      identity: ['accountNumber', 'phoneNumber'],
+      anyOf: ['accountNumber', 'phoneNumber'],
+      beneficiary: {
+        extra: {
+          documentType: { enum: ['CC', 'CE', 'TI', 'NIT', 'PP'] },
+          documentNumber: { minLength: 1, maxLength: 50 },
+        },
+      },
+    },
+  ),
+  bank(
+    'DKK',
+    { iban: req(iban('^DK[0-9]{16}$', 18)), swiftCode },
+    { rails: ['SEPA', 'SEPA_INSTANT'], primary: ['iban'], identity: ['iban'] },
+  ),
+  bankOrPhone('EGP', { iban: iban('^EG[0-9]{27}$', 29), bankName: req(bankName), phoneNumber: phone() }, [
+    'iban',
+    'phoneNumber',
+  ]),
+  bank(
+    'EUR',
+    { iban: req(iban('^[A-Z]{2}[0-9]{2}[A-Za-z0-9]{11,30}$')), swiftCode },
+    {
+      rails: ['SEPA', 'SEPA_INSTANT'],
+      primary: ['iban'],
+      identity: ['iban'],
+      beneficiary: { require: ['countryOfResidence'] },
+    },
+  ),
+  bank(
+    'GBP',
+    { sortCode: req(digits(6)), accountNumber: req(digits(8)) },
+    {
+      rails: ['FASTER_PAYMENTS'],
+      primary: ['accountNumber'],
+      identity: ['sortCode', 'accountNumber'],
+    },
+  ),
   bankOrPhone('GHS', { accountNumber, bankName: req(bankName), phoneNumber: phone() }),
-  bank('GTQ', { accountNumber: req(accountNumber), bankAccountType: req(bankAccountType), bankName: req(bankName) }, {
-    rails: ['BANK_TRANSFER'], primary: ['accountNumber'], identity: ['bankName', 'accountNumber'],
-    beneficiary: { require: ['countryOfResidence', 'phoneNumber'] },
-  }),
+  bank(
+    'GTQ',
+    { accountNumber: req(accountNumber), bankAccountType: req(bankAccountType), bankName: req(bankName) },
+    {
+      rails: ['BANK_TRANSFER'],
+      primary: ['accountNumber'],
+      identity: ['bankName', 'accountNumber'],
+      beneficiary: { require: ['countryOfResidence', 'phoneNumber'] },
+    },
+  ),
   swiftBank('HKD'),
-  bank('HTG', { phoneNumber: req(phone()) }, { rails: ['MOBILE_MONEY'], primary: ['phoneNumber'], identity: ['phoneNumber'] }),
-  bank('IDR', {
-    bankName: req(bankName), accountNumber: req(accountNumber), swiftCode: req(swiftCode), phoneNumber: req(phone('^\\+62[0-9]{9,12}$')),
-  }, { rails: ['BANK_TRANSFER'], primary: ['accountNumber'], identity: ['swiftCode', 'accountNumber'] }),
-  bank('INR', {
-    vpa: { pattern: '^[a-zA-Z0-9.\\-_]+@[a-zA-Z0-9]+$', minLength: 3, maxLength: 255, normalize: 'lower' },
-    accountNumber: digits(9, 18),
-    ifsc: { pattern: '^[A-Z]{4}0[A-Z0-9]{6}$', minLength: 11, maxLength: 11 },
-    rail: { minLength: 1, maxLength: 32 },
-    bankName,
-  }, {
-    rails: ['UPI', 'NEFT', 'RTGS'],
-    railsFor: (info) => (info.vpa !== undefined ? ['UPI'] : ['NEFT', 'RTGS']),
-    primary: ['accountNumber', 'vpa'], identity: ['vpa', 'ifsc', 'accountNumber'], anyOf: ['vpa', 'accountNumber'],
-  }),
-  bank('JMD', { accountNumber: req(accountNumber), branchCode: req(digits(5)), bankAccountType: req(bankAccountType), bankName: req(bankName) }, {
-    rails: ['BANK_TRANSFER'], primary: ['accountNumber'], identity: ['branchCode', 'accountNumber'],
-    beneficiary: { require: ['address', 'phoneNumber'] },
-  }),
+  bank(
+    'HTG',
+    { phoneNumber: req(phone()) },
+    { rails: ['MOBILE_MONEY'], primary: ['phoneNumber'], identity: ['phoneNumber'] },
+  ),
+  bank(
+    'IDR',
+    {
+      bankName: req(bankName),
+      accountNumber: req(accountNumber),
+      swiftCode: req(swiftCode),
+      phoneNumber: req(phone('^\\+62[0-9]{9,12}$')),
+    },
+    { rails: ['BANK_TRANSFER'], primary: ['accountNumber'], identity: ['swiftCode', 'accountNumber'] },
+  ),
+  bank(
+    'INR',
+    {
+      vpa: { pattern: '^[a-zA-Z0-9.\\-_]+@[a-zA-Z0-9]+$', minLength: 3, maxLength: 255, normalize: 'lower' },
+      accountNumber: digits(9, 18),
+      ifsc: { pattern: '^[A-Z]{4}0[A-Z0-9]{6}$', minLength: 11, maxLength: 11 },
+      rail: { minLength: 1, maxLength: 32 },
+      bankName,
+    },
+    {
+      rails: ['UPI', 'NEFT', 'RTGS'],
+      railsFor: (info) => (info.vpa !== undefined ? ['UPI'] : ['NEFT', 'RTGS']),
+      primary: ['accountNumber', 'vpa'],
+      identity: ['vpa', 'ifsc', 'accountNumber'],
+      anyOf: ['vpa', 'accountNumber'],
+    },
+  ),
+  bank(
+    'JMD',
+    {
+      accountNumber: req(accountNumber),
+      branchCode: req(digits(5)),
+      bankAccountType: req(bankAccountType),
+      bankName: req(bankName),
+    },
+    {
+      rails: ['BANK_TRANSFER'],
+      primary: ['accountNumber'],
+      identity: ['branchCode', 'accountNumber'],
+      beneficiary: { require: ['address', 'phoneNumber'] },
+    },
+  ),
   mobileMoney('KES', '^\\+254[0-9]{9}$'),
   mobileMoney('MWK'),
-  bank('MXN', { clabeNumber: req({ ...digits(18), format: 'clabe' }) }, { rails: ['SPEI'], primary: ['clabeNumber'], identity: ['clabeNumber'] }),
+  bank(
+    'MXN',
+    { clabeNumber: req({ ...digits(18), format: 'clabe' }) },
+    { rails: ['SPEI'], primary: ['clabeNumber'], identity: ['clabeNumber'] },
+  ),
   swiftBank('MYR'),
-  bank('NGN', { accountNumber: req(digits(10)), bankName: req(bankName) }, {
-    rails: ['BANK_TRANSFER'], primary: ['accountNumber'], identity: ['bankName', 'accountNumber'],
-  }),
-  bank('PHP', { bankName: req(bankName), accountNumber: req(digits(8, 16)) }, {
-    rails: ['BANK_TRANSFER'], primary: ['accountNumber'], identity: ['bankName', 'accountNumber'],
-  }),
-  bankOrPhone('PKR', {
-    bankName: req(bankName), accountNumber, iban: iban('^PK[0-9]{2}[A-Z]{4}[0-9]{16}$', 24), phoneNumber: phone(),
-  }, ['iban', 'accountNumber', 'phoneNumber']),
+  bank(
+    'NGN',
+    { accountNumber: req(digits(10)), bankName: req(bankName) },
+    {
+      rails: ['BANK_TRANSFER'],
+      primary: ['accountNumber'],
+      identity: ['bankName', 'accountNumber'],
+    },
+  ),
+  bank(
+    'PHP',
+    { bankName: req(bankName), accountNumber: req(digits(8, 16)) },
+    {
+      rails: ['BANK_TRANSFER'],
+      primary: ['accountNumber'],
+      identity: ['bankName', 'accountNumber'],
+    },
+  ),
+  bankOrPhone(
+    'PKR',
+    {
+      bankName: req(bankName),
+      accountNumber,
+      iban: iban('^PK[0-9]{2}[A-Z]{4}[0-9]{16}$', 24),
+      phoneNumber: phone(),
+    },
+    ['iban', 'accountNumber', 'phoneNumber'],
+  ),
   mobileMoney('RWF', '^\\+250[0-9]{9}$'),
   swiftBank('SGD', false),
   // El Salvador's accounts hold US dollars.
-  bank('SLV', { bankName, accountNumber, bankAccountType, phoneNumber: phone() }, {
-    rails: ['BANK_TRANSFER', 'MOBILE_MONEY'], railsFor: bankOrMobile, currencies: ['USD'],
-    primary: ['accountNumber', 'phoneNumber'], identity: ['accountNumber', 'phoneNumber'], anyOf: ['accountNumber', 'phoneNumber'],
-  }),
+  bank(
+    'SLV',
+    { bankName, accountNumber, bankAccountType, phoneNumber: phone() },
+    {
+      rails: ['BANK_TRANSFER', 'MOBILE_MONEY'],
+      railsFor: bankOrMobile,
+      currencies: ['USD'],
+      primary: ['accountNumber', 'phoneNumber'],
+      identity: ['accountNumber', 'phoneNumber'],
+      anyOf: ['accountNumber', 'phoneNumber'],
+    },
+  ),
   swiftBank('THB'),
   mobileMoney('TZS', '^\\+255[0-9]{9}$'),
   mobileMoney('UGX'),
-  bank('USD', {
-    accountNumber: req(accountNumber),
-    routingNumber: req({ ...digits(9), format: 'aba-routing' }),
-    bankName: { minLength: 1, maxLength: 140 },
-    bankAccountType,
-    intermediaryBankName: { minLength: 1, maxLength: 140 },
-    intermediaryRoutingNumber: { ...digits(9), format: 'aba-routing' },
-    fiToFiInformation: { maxLength: 210 },
-  }, { rails: ['ACH', 'WIRE', 'RTP', 'FEDNOW'], primary: ['accountNumber'], identity: ['routingNumber', 'accountNumber'] }),
+  bank(
+    'USD',
+    {
+      accountNumber: req(accountNumber),
+      routingNumber: req({ ...digits(9), format: 'aba-routing' }),
+      bankName: { minLength: 1, maxLength: 140 },
+      bankAccountType,
+      intermediaryBankName: { minLength: 1, maxLength: 140 },
+      intermediaryRoutingNumber: { ...digits(9), format: 'aba-routing' },
+      fiToFiInformation: { maxLength: 210 },
+    },
+    {
+      rails: ['ACH', 'WIRE', 'RTP', 'FEDNOW'],
+      primary: ['accountNumber'],
+      identity: ['routingNumber', 'accountNumber'],
+    },
+  ),
   swiftBank('VND'),
-  mobileMoney('XAF', undefined, { region: req({ pattern: '^[A-Z]{2}$', enum: ['CM', 'CG'], minLength: 2, maxLength: 2 }) }),
-  mobileMoney('XOF', undefined, { region: req({ pattern: '^[A-Z]{2}$', enum: ['BJ', 'CI', 'SN', 'TG'], minLength: 2, maxLength: 2 }) }),
-  bank('ZAR', { accountNumber: req(digits(9, 13)), bankName: req(bankName) }, {
-    rails: ['BANK_TRANSFER'], primary: ['accountNumber'], identity: ['bankName', 'accountNumber'],
+  mobileMoney('XAF', undefined, {
+    region: req({ pattern: '^[A-Z]{2}$', enum: ['CM', 'CG'], minLength: 2, maxLength: 2 }),
   }),
+  mobileMoney('XOF', undefined, {
+    region: req({ pattern: '^[A-Z]{2}$', enum: ['BJ', 'CI', 'SN', 'TG'], minLength: 2, maxLength: 2 }),
+  }),
+  bank(
+    'ZAR',
+    { accountNumber: req(digits(9, 13)), bankName: req(bankName) },
+    {
+      rails: ['BANK_TRANSFER'],
+      primary: ['accountNumber'],
+      identity: ['bankName', 'accountNumber'],
+    },
+  ),
   mobileMoney('ZMW', '^\\+260[0-9]{9}$'),
   {
-    ...bank('SWIFT', {
-      country: req({ pattern: '^[A-Z]{2}$', minLength: 2, maxLength: 2 }),
-      swiftCode: req(swiftCode),
-      bankName: req(bankName),
-      accountNumber,
-      iban: iban('^[A-Z]{2}[0-9]{2}[A-Za-z0-9]{11,30}$'),
-    }, { rails: ['SWIFT'], primary: ['iban', 'accountNumber'], identity: ['swiftCode', 'iban', 'accountNumber'], anyOf: ['iban', 'accountNumber'] }),
+    ...bank(
+      'SWIFT',
+      {
+        country: req({ pattern: '^[A-Z]{2}$', minLength: 2, maxLength: 2 }),
+        swiftCode: req(swiftCode),
+        bankName: req(bankName),
+        accountNumber,
+        iban: iban('^[A-Z]{2}[0-9]{2}[A-Za-z0-9]{11,30}$'),
+      },
+      {
+        rails: ['SWIFT'],
+        primary: ['iban', 'accountNumber'],
+        identity: ['swiftCode', 'iban', 'accountNumber'],
+        anyOf: ['iban', 'accountNumber'],
+      },
+    ),
     currencies: 'ANY_FIAT',
   },
   wallet('BASE_WALLET', 'BaseWallet', 'evm-address', ['USDC', 'USDT'], 'lower'),

@@ -43,7 +43,9 @@ export function clabeCheckDigit(first17: string): number {
 
 export function checkClabe(clabe: string): string | null {
   if (!/^[0-9]{18}$/.test(clabe)) return 'must be 18 digits';
-  return clabeCheckDigit(clabe.slice(0, 17)) === Number(clabe[17]) ? null : 'is not a valid CLABE (check digit mismatch)';
+  return clabeCheckDigit(clabe.slice(0, 17)) === Number(clabe[17])
+    ? null
+    : 'is not a valid CLABE (check digit mismatch)';
 }
 
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
@@ -100,7 +102,13 @@ export function checkSparkAddress(address: string): string | null {
   const separator = lower.lastIndexOf('1');
   const prefix = lower.slice(0, separator);
   const data = lower.slice(separator + 1);
-  if (separator < 1 || !SPARK_PREFIXES.includes(prefix) || data.length < 20 || data.length > 300 || !BECH32_CHARSET.test(data)) {
+  if (
+    separator < 1 ||
+    !SPARK_PREFIXES.includes(prefix) ||
+    data.length < 20 ||
+    data.length > 300 ||
+    !BECH32_CHARSET.test(data)
+  ) {
     return `must be a Spark address (${SPARK_PREFIXES.map((p) => `${p}1…`).join(', ')}) in the bech32 alphabet`;
   }
   return null;
@@ -108,7 +116,9 @@ export function checkSparkAddress(address: string): string | null {
 
 /** BOLT 11 invoices start with ln + a network prefix (bc, tb, bcrt, tbs). */
 export function checkBolt11(invoice: string): string | null {
-  return /^ln(bc|tb|bcrt|tbs)[0-9a-z]{20,}$/i.test(invoice) ? null : 'must be a BOLT 11 invoice (lnbc…, lntb…, lnbcrt…)';
+  return /^ln(bc|tb|bcrt|tbs)[0-9a-z]{20,}$/i.test(invoice)
+    ? null
+    : 'must be a BOLT 11 invoice (lnbc…, lntb…, lnbcrt…)';
 }
 
 export function checkBolt12(offer: string): string | null {
@@ -152,7 +162,12 @@ export function toBech32Words(bytes: Uint8Array): number[] {
 
 /** A bech32 string (BIP 173) of a human-readable part and 5-bit words, checksum included. */
 export function bech32Encode(hrp: string, words: readonly number[]): string {
-  const expanded = [...hrp].map((c) => c.charCodeAt(0) >>> 5).concat([0], [...hrp].map((c) => c.charCodeAt(0) & 31));
+  const expanded = [...hrp]
+    .map((c) => c.charCodeAt(0) >>> 5)
+    .concat(
+      [0],
+      [...hrp].map((c) => c.charCodeAt(0) & 31),
+    );
   const polymod = bech32Polymod([...expanded, ...words, 0, 0, 0, 0, 0, 0]) ^ 1;
   const checksum = [0, 1, 2, 3, 4, 5].map((i) => (polymod >>> (5 * (5 - i))) & 31);
   return `${hrp}1${[...words, ...checksum].map((w) => BECH32_ALPHABET[w]).join('')}`;

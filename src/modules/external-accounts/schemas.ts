@@ -5,8 +5,22 @@ import './formats.js';
 
 // Schemas generated from the account-type table, named as the reference names them.
 
-export const EXTERNAL_ACCOUNT_STATUSES = ['PENDING', 'ACTIVE', 'PENDING_OWNERSHIP_VERIFICATION', 'UNVERIFIED', 'UNDER_REVIEW', 'INACTIVE'] as const;
-export const BENEFICIARY_VERIFICATION_STATUSES = ['MATCHED', 'PARTIAL_MATCH', 'NOT_MATCHED', 'UNSUPPORTED', 'CHECKED_BY_RECEIVING_FI', 'PENDING'] as const;
+export const EXTERNAL_ACCOUNT_STATUSES = [
+  'PENDING',
+  'ACTIVE',
+  'PENDING_OWNERSHIP_VERIFICATION',
+  'UNVERIFIED',
+  'UNDER_REVIEW',
+  'INACTIVE',
+] as const;
+export const BENEFICIARY_VERIFICATION_STATUSES = [
+  'MATCHED',
+  'PARTIAL_MATCH',
+  'NOT_MATCHED',
+  'UNSUPPORTED',
+  'CHECKED_BY_RECEIVING_FI',
+  'PENDING',
+] as const;
 export const OWNERSHIP_TYPES = ['FIRST_PARTY', 'THIRD_PARTY'] as const;
 
 const CountryCode = Type.String({ pattern: '^[A-Z]{2}$', minLength: 2, maxLength: 2 });
@@ -25,11 +39,16 @@ export const Address = component(
 
 function fieldSchema(def: FieldDef): TSchema {
   const options: Record<string, unknown> = {};
-  for (const key of ['pattern', 'minLength', 'maxLength', 'format'] as const) if (def[key] !== undefined) options[key] = def[key];
+  for (const key of ['pattern', 'minLength', 'maxLength', 'format'] as const)
+    if (def[key] !== undefined) options[key] = def[key];
   return def.enum ? StringEnum(def.enum, options) : Type.String(options);
 }
 
-function objectOf(fields: Record<string, FieldDef>, fixed: Record<string, TSchema>, required: readonly string[]): TSchema {
+function objectOf(
+  fields: Record<string, FieldDef>,
+  fixed: Record<string, TSchema>,
+  required: readonly string[],
+): TSchema {
   const properties: Record<string, TSchema> = { ...fixed };
   for (const [name, def] of Object.entries(fields)) properties[name] = fieldSchema(def);
   for (const name of Object.keys(properties)) {
@@ -50,7 +69,14 @@ const individualBase: Record<string, FieldDef> = {
 export const BusinessBeneficiary = component(
   'BusinessBeneficiary',
   objectOf(
-    { legalName: { required: true, minLength: 1 }, registrationNumber: {}, taxId: {}, email: { format: 'email' }, phoneNumber: {}, countryOfResidence: { pattern: '^[A-Z]{2}$' } },
+    {
+      legalName: { required: true, minLength: 1 },
+      registrationNumber: {},
+      taxId: {},
+      email: { format: 'email' },
+      phoneNumber: {},
+      countryOfResidence: { pattern: '^[A-Z]{2}$' },
+    },
     { beneficiaryType: StringEnum(['BUSINESS']), address: Type.Ref(Address) },
     ['beneficiaryType'],
   ),
@@ -107,13 +133,17 @@ function infoSchema(def: AccountTypeDef, response: boolean): TSchema {
 
 /** Wallet types share one schema for requests and responses, as in the reference. */
 function infoName(def: AccountTypeDef, response: boolean): string {
-  return def.kind === 'BANK' && !response ? `${def.schemaPrefix}ExternalAccountCreateInfo` : `${def.schemaPrefix}ExternalAccountInfo`;
+  return def.kind === 'BANK' && !response
+    ? `${def.schemaPrefix}ExternalAccountCreateInfo`
+    : `${def.schemaPrefix}ExternalAccountInfo`;
 }
 
 const createVariants = ACCOUNT_TYPES.map((def) => component(infoName(def, false), infoSchema(def, false)));
 const responseVariants = ACCOUNT_TYPES.map((def) => component(infoName(def, true), infoSchema(def, true)));
 
-const createMapping = Object.fromEntries(ACCOUNT_TYPES.map((def) => [def.accountType, `#/components/schemas/${infoName(def, false)}`]));
+const createMapping = Object.fromEntries(
+  ACCOUNT_TYPES.map((def) => [def.accountType, `#/components/schemas/${infoName(def, false)}`]),
+);
 const responseMapping: Record<string, string> = Object.fromEntries(
   ACCOUNT_TYPES.map((def) => [def.accountType, `#/components/schemas/${infoName(def, true)}`]),
 );
@@ -125,11 +155,19 @@ export type AccountInfoInput = { accountType: string } & Record<string, unknown>
 
 export const ExternalAccountCreateInfo = component(
   'ExternalAccountCreateInfoOneOf',
-  DiscriminatedUnion<AccountInfoInput>('accountType', createVariants.map((v) => Type.Ref(v)), createMapping),
+  DiscriminatedUnion<AccountInfoInput>(
+    'accountType',
+    createVariants.map((v) => Type.Ref(v)),
+    createMapping,
+  ),
 );
 export const ExternalAccountInfo = component(
   'ExternalAccountInfoOneOf',
-  DiscriminatedUnion('accountType', responseVariants.map((v) => Type.Ref(v)), responseMapping),
+  DiscriminatedUnion(
+    'accountType',
+    responseVariants.map((v) => Type.Ref(v)),
+    responseMapping,
+  ),
 );
 
 export const ExternalAccount = component(
@@ -157,7 +195,10 @@ const createFields = {
   accountInfo: Type.Ref(ExternalAccountCreateInfo),
 };
 
-export const PlatformExternalAccountCreateRequest = component('PlatformExternalAccountCreateRequest', Type.Object(createFields));
+export const PlatformExternalAccountCreateRequest = component(
+  'PlatformExternalAccountCreateRequest',
+  Type.Object(createFields),
+);
 
 export const ExternalAccountCreateRequest = component(
   'ExternalAccountCreateRequest',

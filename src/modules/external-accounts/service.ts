@@ -12,7 +12,13 @@ import { apiError, FieldErrors } from '../../http/errors.js';
 import { prune } from '../../http/schemas.js';
 import { newId } from '../../ids.js';
 import { beneficiaryVerificationFor, SANDBOX_VALID_SIGNATURE } from '../../sandbox/magic.js';
-import { accountTypeDef, identityKey, paymentRailsFor, primaryIdentifier, type AccountTypeDef } from './account-types.js';
+import {
+  accountTypeDef,
+  identityKey,
+  paymentRailsFor,
+  primaryIdentifier,
+  type AccountTypeDef,
+} from './account-types.js';
 import { ExternalAccountCreateInfo } from './schemas.js';
 import * as store from './store.js';
 
@@ -47,7 +53,10 @@ export function presentExternalAccount(row: store.ExternalAccountRow) {
   const def = accountTypeDef(row.account_type)!;
   const info = JSON.parse(row.account_info) as AccountInfo;
   const rails = paymentRailsFor(def, info);
-  const name = verifiedName(row.beneficiary_verification_status, info.beneficiary as Record<string, unknown> | undefined);
+  const name = verifiedName(
+    row.beneficiary_verification_status,
+    info.beneficiary as Record<string, unknown> | undefined,
+  );
   return {
     id: row.id,
     ...(row.customer_id !== null ? { customerId: row.customer_id } : {}),
@@ -85,7 +94,11 @@ function checkCreate(ctx: Ctx, def: AccountTypeDef, input: CreateExternalAccount
   const currencyOk = def.currencies === 'ANY_FIAT' ? isFiat(input.currency) : def.currencies.includes(input.currency);
   if (!currencyOk) {
     const allowed = def.currencies === 'ANY_FIAT' ? undefined : [...def.currencies];
-    errors.add('currency', `${info.accountType} accounts hold ${allowed ? allowed.join(' or ') : 'a fiat currency'}, not ${input.currency}`, allowed ? { enum: allowed } : undefined);
+    errors.add(
+      'currency',
+      `${info.accountType} accounts hold ${allowed ? allowed.join(' or ') : 'a fiat currency'}, not ${input.currency}`,
+      allowed ? { enum: allowed } : undefined,
+    );
   }
   const given = (field: string) => typeof info[field] === 'string' && info[field] !== '';
   if (def.anyOf && !def.anyOf.some(given)) {
@@ -95,12 +108,15 @@ function checkCreate(ctx: Ctx, def: AccountTypeDef, input: CreateExternalAccount
     const present = def.exactlyOne.filter(given);
     if (present.length !== 1) {
       const fields = present.length === 0 ? def.exactlyOne : present;
-      for (const field of fields) errors.add(`accountInfo.${field}`, `exactly one of ${def.exactlyOne.join(', ')} must be given`);
+      for (const field of fields)
+        errors.add(`accountInfo.${field}`, `exactly one of ${def.exactlyOne.join(', ')} must be given`);
     }
   }
   if (isSelfCustodyWallet(def, info) && ctx.settings.counterpartyRules) {
     if (input.ownershipType === undefined) {
-      errors.add('ownershipType', 'is required for self-custody wallets on this platform', { enum: ['FIRST_PARTY', 'THIRD_PARTY'] });
+      errors.add('ownershipType', 'is required for self-custody wallets on this platform', {
+        enum: ['FIRST_PARTY', 'THIRD_PARTY'],
+      });
     } else if (input.ownershipType === 'THIRD_PARTY' && info.beneficiary === undefined) {
       errors.add('accountInfo.beneficiary', 'is required for third-party wallets on this platform');
     }
@@ -109,12 +125,17 @@ function checkCreate(ctx: Ctx, def: AccountTypeDef, input: CreateExternalAccount
 }
 
 function initialStatus(ctx: Ctx, def: AccountTypeDef, input: CreateExternalAccountInput): string {
-  const needsProof = isSelfCustodyWallet(def, input.accountInfo) && ctx.settings.counterpartyRules && input.ownershipType === 'FIRST_PARTY';
+  const needsProof =
+    isSelfCustodyWallet(def, input.accountInfo) &&
+    ctx.settings.counterpartyRules &&
+    input.ownershipType === 'FIRST_PARTY';
   return needsProof ? 'PENDING_OWNERSHIP_VERIFICATION' : 'ACTIVE';
 }
 
 function duplicate(existingId: string) {
-  return apiError('CONFLICT', `This account is already registered for this owner as ${existingId}`, { existingExternalAccountId: existingId });
+  return apiError('CONFLICT', `This account is already registered for this owner as ${existingId}`, {
+    existingExternalAccountId: existingId,
+  });
 }
 
 // ----------------------------------------------------------------------------- operations
@@ -185,8 +206,14 @@ export async function createExternalAccount(ctx: Ctx, owner: store.Owner, input:
  * the platform when there is none. The operation declares no 404, so a customer id that names
  * nothing (or a deleted customer) is a 400 on that field.
  */
-export async function createCustomerExternalAccount(ctx: Ctx, input: CreateExternalAccountInput & { customerId?: string | undefined }) {
-  const customer = input.customerId === undefined ? undefined : await customerNamedBy(ctx.db.k, ctx.platformId, input.customerId, 'customerId');
+export async function createCustomerExternalAccount(
+  ctx: Ctx,
+  input: CreateExternalAccountInput & { customerId?: string | undefined },
+) {
+  const customer =
+    input.customerId === undefined
+      ? undefined
+      : await customerNamedBy(ctx.db.k, ctx.platformId, input.customerId, 'customerId');
   return createExternalAccount(ctx, { platformId: ctx.platformId, customerId: customer?.id ?? null }, input);
 }
 
@@ -219,7 +246,12 @@ export async function deleteExternalAccount(ctx: Ctx, id: string, scope: store.A
 // ----------------------------------------------------------------------------- ownership
 
 /** Moves an account to a new status and records EXTERNAL_ACCOUNT.STATUS_UPDATED with it. */
-async function transition(tx: Queryable, now: Date, row: store.ExternalAccountRow, status: string): Promise<store.ExternalAccountRow> {
+async function transition(
+  tx: Queryable,
+  now: Date,
+  row: store.ExternalAccountRow,
+  status: string,
+): Promise<store.ExternalAccountRow> {
   if (row.status === status) return row;
   const updated = { ...row, status, updated_at: iso(now) };
   await store.updateExternalAccount(tx, row.id, { status, updated_at: updated.updated_at });
@@ -273,7 +305,8 @@ export async function createOwnershipChallenge(
     await store.abandonPendingChallenges(tx, row.id, now);
     const challengeId = newId('OwnershipChallenge');
     const token = randomBytes(16).toString('hex');
-    const message = method === 'WALLET_SIGNATURE' ? messageToSign(row, randomBytes(16).toString('hex'), expiresAt) : null;
+    const message =
+      method === 'WALLET_SIGNATURE' ? messageToSign(row, randomBytes(16).toString('hex'), expiresAt) : null;
     await store.insertChallenge(tx, {
       id: challengeId,
       platform_id: ctx.platformId,
@@ -298,12 +331,7 @@ export async function createOwnershipChallenge(
  * Completes a WALLET_SIGNATURE challenge. A valid signature activates the account; an
  * invalid one moves it to UNVERIFIED (committed) and answers 400.
  */
-export async function verifyOwnership(
-  ctx: Ctx,
-  id: string,
-  scope: store.AccountScope,
-  signature: string,
-) {
+export async function verifyOwnership(ctx: Ctx, id: string, scope: store.AccountScope, signature: string) {
   const outcome = await ctx.db.transaction(async (tx) => {
     const row = await loadAccount(tx, ctx, id, scope);
     const def = checkOwnershipApplies(row);
@@ -326,9 +354,13 @@ export async function verifyOwnership(
     return { valid, account: presentExternalAccount(updated) };
   });
   if (!outcome.valid) {
-    throw apiError('INVALID_INPUT', 'The signature does not prove control of this wallet; the account is now UNVERIFIED', {
-      errors: [{ field: 'signature', message: 'is not a valid signature of messageToSign by this address' }],
-    });
+    throw apiError(
+      'INVALID_INPUT',
+      'The signature does not prove control of this wallet; the account is now UNVERIFIED',
+      {
+        errors: [{ field: 'signature', message: 'is not a valid signature of messageToSign by this address' }],
+      },
+    );
   }
   return outcome.account;
 }
@@ -344,7 +376,8 @@ export async function completeLiveness(deps: Deps, challengeId: string, token: s
       throw apiError('REFERENCE_NOT_FOUND', 'No such liveness check');
     }
     const now = await platformNowOf(deps, challenge.platform_id, tx);
-    if (challenge.status !== 'PENDING') throw apiError('CONFLICT', `This liveness check is already ${challenge.status}`);
+    if (challenge.status !== 'PENDING')
+      throw apiError('CONFLICT', `This liveness check is already ${challenge.status}`);
     if (challenge.expires_at <= iso(now)) throw apiError('CONFLICT', 'This liveness check has expired');
     const row = await store.findExternalAccount(tx, challenge.platform_id, challenge.external_account_id, 'any');
     if (row === undefined) throw apiError('REFERENCE_NOT_FOUND', 'The account of this liveness check no longer exists');
@@ -382,12 +415,18 @@ export interface TransferCounterparty {
  */
 export function requireActiveCounterparty(external: TransferCounterparty, field: string): void {
   if (external.status === 'PENDING_OWNERSHIP_VERIFICATION' || external.status === 'UNVERIFIED') {
-    throw apiError('EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED', `External account ${external.id} must pass ownership verification first`, {
-      errors: [{ field, message: `is ${external.status}` }],
-    });
+    throw apiError(
+      'EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED',
+      `External account ${external.id} must pass ownership verification first`,
+      {
+        errors: [{ field, message: `is ${external.status}` }],
+      },
+    );
   }
   if (external.status !== 'ACTIVE') {
-    throw apiError('INVALID_INPUT', `External account ${external.id} is ${external.status}`, { errors: [{ field, message: `is ${external.status}` }] });
+    throw apiError('INVALID_INPUT', `External account ${external.id} is ${external.status}`, {
+      errors: [{ field, message: `is ${external.status}` }],
+    });
   }
 }
 
@@ -396,7 +435,12 @@ export function requireActiveCounterparty(external: TransferCounterparty, field:
  * customer's internal account: the external account flagged `defaultUmaDepositAccount`, if
  * it holds that currency and is ACTIVE (sandbox payments are not converted).
  */
-export async function umaDepositAccountFor(q: Queryable, platformId: string, customerId: string, currency: string): Promise<string | undefined> {
+export async function umaDepositAccountFor(
+  q: Queryable,
+  platformId: string,
+  customerId: string,
+  currency: string,
+): Promise<string | undefined> {
   const row = await store.findDefaultUmaDeposit(q, { platformId, customerId });
   return row !== undefined && row.currency === currency && row.status === 'ACTIVE' ? row.id : undefined;
 }
@@ -407,7 +451,12 @@ export async function umaDepositAccountFor(q: Queryable, platformId: string, cus
  * concurrent delete or status change must not slip in before the commit (a share lock on
  * PostgreSQL).
  */
-export async function findTransferCounterparty(q: Queryable, platformId: string, id: string, forPayment = false): Promise<TransferCounterparty | undefined> {
+export async function findTransferCounterparty(
+  q: Queryable,
+  platformId: string,
+  id: string,
+  forPayment = false,
+): Promise<TransferCounterparty | undefined> {
   const row = await store.findExternalAccount(q, platformId, id, 'any', forPayment);
   if (row === undefined) return undefined;
   const def = accountTypeDef(row.account_type)!;

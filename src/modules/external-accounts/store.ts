@@ -17,9 +17,23 @@ export function ownerKey(owner: Owner): string {
 }
 
 const COLUMNS = [
-  'id', 'platform_id', 'customer_id', 'owner_key', 'status', 'currency', 'account_type', 'account_info', 'identity_key',
-  'platform_account_id', 'ownership_type', 'default_uma_deposit', 'beneficiary_verification_status',
-  'beneficiary_verified_name', 'created_at', 'updated_at', 'deleted_at',
+  'id',
+  'platform_id',
+  'customer_id',
+  'owner_key',
+  'status',
+  'currency',
+  'account_type',
+  'account_info',
+  'identity_key',
+  'platform_account_id',
+  'ownership_type',
+  'default_uma_deposit',
+  'beneficiary_verification_status',
+  'beneficiary_verified_name',
+  'created_at',
+  'updated_at',
+  'deleted_at',
 ] as const;
 
 const insertRow = preparedInsert('external_accounts', COLUMNS);
@@ -28,17 +42,22 @@ export async function insertExternalAccount(q: Queryable, row: ExternalAccountRo
   await insertRow.one(q, row);
 }
 
-const byIdentity = prepare<{ platformId: string; ownerKey: string; identityKey: string }, ExternalAccountRow>((k, param) =>
-  k
-    .selectFrom('external_accounts')
-    .selectAll()
-    .where('platform_id', '=', param('platformId'))
-    .where('owner_key', '=', param('ownerKey'))
-    .where('identity_key', '=', param('identityKey'))
-    .where('deleted_at', 'is', null),
+const byIdentity = prepare<{ platformId: string; ownerKey: string; identityKey: string }, ExternalAccountRow>(
+  (k, param) =>
+    k
+      .selectFrom('external_accounts')
+      .selectAll()
+      .where('platform_id', '=', param('platformId'))
+      .where('owner_key', '=', param('ownerKey'))
+      .where('identity_key', '=', param('identityKey'))
+      .where('deleted_at', 'is', null),
 );
 
-export async function findLiveByIdentity(q: Queryable, owner: Owner, identityKey: string): Promise<ExternalAccountRow | undefined> {
+export async function findLiveByIdentity(
+  q: Queryable,
+  owner: Owner,
+  identityKey: string,
+): Promise<ExternalAccountRow | undefined> {
   return byIdentity.first(q, { platformId: owner.platformId, ownerKey: ownerKey(owner), identityKey });
 }
 
@@ -59,9 +78,15 @@ const liveById = (k: Queryable, param: (name: string) => any) =>
     .where('deleted_at', 'is', null);
 
 const byIdAny = prepare<ByIdParams, ExternalAccountRow>((k, param) => liveById(k, param));
-const byIdAnyCustomer = prepare<ByIdParams, ExternalAccountRow>((k, param) => liveById(k, param).where('customer_id', 'is not', null));
-const byIdPlatform = prepare<ByIdParams, ExternalAccountRow>((k, param) => liveById(k, param).where('customer_id', 'is', null));
-const byIdCustomer = prepare<ByIdParams, ExternalAccountRow>((k, param) => liveById(k, param).where('customer_id', '=', param('customerId')));
+const byIdAnyCustomer = prepare<ByIdParams, ExternalAccountRow>((k, param) =>
+  liveById(k, param).where('customer_id', 'is not', null),
+);
+const byIdPlatform = prepare<ByIdParams, ExternalAccountRow>((k, param) =>
+  liveById(k, param).where('customer_id', 'is', null),
+);
+const byIdCustomer = prepare<ByIdParams, ExternalAccountRow>((k, param) =>
+  liveById(k, param).where('customer_id', '=', param('customerId')),
+);
 
 const byIdAnyShared = prepare<ByIdParams, ExternalAccountRow>((k, param) => liveById(k, param).forShare());
 
@@ -90,8 +115,17 @@ export interface ExternalAccountFilters {
   customerId: string | null | 'anyCustomer' | 'any';
 }
 
-export async function listExternalAccounts(q: Queryable, platformId: string, filters: ExternalAccountFilters, page: PageRequest) {
-  let query = q.selectFrom('external_accounts').selectAll().where('platform_id', '=', platformId).where('deleted_at', 'is', null);
+export async function listExternalAccounts(
+  q: Queryable,
+  platformId: string,
+  filters: ExternalAccountFilters,
+  page: PageRequest,
+) {
+  let query = q
+    .selectFrom('external_accounts')
+    .selectAll()
+    .where('platform_id', '=', platformId)
+    .where('deleted_at', 'is', null);
   if (filters.customerId === null) query = query.where('customer_id', 'is', null);
   else if (filters.customerId === 'anyCustomer') query = query.where('customer_id', 'is not', null);
   else if (filters.customerId !== 'any') query = query.where('customer_id', '=', filters.customerId);

@@ -50,13 +50,21 @@ const ADDRESS_MESSAGE = 'must be a UMA address such as $name@domain.example';
 function checkBody(body: SandboxReceiveInput, schemaErrors: FieldError[]): void {
   const errors = new FieldErrors();
   for (const error of schemaErrors) errors.add(error.field, error.message);
-  const typed = (field: keyof SandboxReceiveInput) => typeof body?.[field] === 'string' && !schemaErrors.some((e) => e.field === field);
-  if (typed('senderUmaAddress') && parseUmaAddress(body.senderUmaAddress) === undefined) errors.add('senderUmaAddress', ADDRESS_MESSAGE);
-  if (body !== null && typeof body === 'object' && body.receiverUmaAddress === undefined && body.customerId === undefined) {
+  const typed = (field: keyof SandboxReceiveInput) =>
+    typeof body?.[field] === 'string' && !schemaErrors.some((e) => e.field === field);
+  if (typed('senderUmaAddress') && parseUmaAddress(body.senderUmaAddress) === undefined)
+    errors.add('senderUmaAddress', ADDRESS_MESSAGE);
+  if (
+    body !== null &&
+    typeof body === 'object' &&
+    body.receiverUmaAddress === undefined &&
+    body.customerId === undefined
+  ) {
     errors.add('receiverUmaAddress', 'or customerId is required: name the receiving customer');
     errors.add('customerId', 'or receiverUmaAddress is required: name the receiving customer');
   }
-  if (typed('receiverUmaAddress') && parseUmaAddress(body.receiverUmaAddress!) === undefined) errors.add('receiverUmaAddress', ADDRESS_MESSAGE);
+  if (typed('receiverUmaAddress') && parseUmaAddress(body.receiverUmaAddress!) === undefined)
+    errors.add('receiverUmaAddress', ADDRESS_MESSAGE);
   if (typed('receivingCurrencyCode') && currencyInfo(body.receivingCurrencyCode) === undefined) {
     errors.add('receivingCurrencyCode', `is not a currency railyard knows: ${body.receivingCurrencyCode}`);
   }
@@ -77,7 +85,11 @@ export async function sandboxReceive(ctx: Ctx, body: SandboxReceiveInput, schema
   checkBody(body, schemaErrors);
   const sender = sandboxUmaCounterpartyFor(body.senderUmaAddress);
   if (sender === undefined) {
-    throw apiError('UMA_NOT_FOUND', `No sandbox sender at ${body.senderUmaAddress}; use one of the sandbox UMA addresses`, { field: 'senderUmaAddress' });
+    throw apiError(
+      'UMA_NOT_FOUND',
+      `No sandbox sender at ${body.senderUmaAddress}; use one of the sandbox UMA addresses`,
+      { field: 'senderUmaAddress' },
+    );
   }
   const { name, domain } = parseUmaAddress(body.senderUmaAddress)!;
   const senderAddress = `$${name}@${domain}`;
@@ -88,13 +100,25 @@ export async function sandboxReceive(ctx: Ctx, body: SandboxReceiveInput, schema
     let customer: CustomerRow | undefined;
     if (body.customerId !== undefined) customer = await activeCustomer(tx, ctx.platformId, body.customerId);
     if (body.receiverUmaAddress !== undefined) {
-      const byAddress = await findActiveCustomerByUmaAddress(tx, ctx.platformId, body.receiverUmaAddress, config.umaDomain);
+      const byAddress = await findActiveCustomerByUmaAddress(
+        tx,
+        ctx.platformId,
+        body.receiverUmaAddress,
+        config.umaDomain,
+      );
       if (byAddress === undefined && customer === undefined) {
-        throw apiError('UMA_NOT_FOUND', `No customer of this platform has the UMA address ${body.receiverUmaAddress}`, { field: 'receiverUmaAddress' });
+        throw apiError('UMA_NOT_FOUND', `No customer of this platform has the UMA address ${body.receiverUmaAddress}`, {
+          field: 'receiverUmaAddress',
+        });
       }
       if (customer !== undefined && byAddress?.id !== customer.id) {
         throw apiError('INVALID_INPUT', 'receiverUmaAddress and customerId name different customers', {
-          errors: [{ field: 'receiverUmaAddress', message: `is not the UMA address of customer ${customer.id} (${customer.uma_address})` }],
+          errors: [
+            {
+              field: 'receiverUmaAddress',
+              message: `is not the UMA address of customer ${customer.id} (${customer.uma_address})`,
+            },
+          ],
         });
       }
       customer ??= byAddress;
@@ -104,27 +128,38 @@ export async function sandboxReceive(ctx: Ctx, body: SandboxReceiveInput, schema
     const limits = config.supportedCurrencies.find((c) => c.currencyCode === currency);
     if (account === undefined || limits === undefined || !limits.enabledTransactionTypes.includes('INCOMING')) {
       throw apiError('INVALID_CURRENCY', `The platform does not take incoming ${currency} payments for its customers`, {
-        errors: [{ field: 'receivingCurrencyCode', message: `is not a currency the platform enables for incoming payments (${config.supportedCurrencies.map((c) => c.currencyCode).join(', ')})` }],
+        errors: [
+          {
+            field: 'receivingCurrencyCode',
+            message: `is not a currency the platform enables for incoming payments (${config.supportedCurrencies.map((c) => c.currencyCode).join(', ')})`,
+          },
+        ],
       });
     }
     if (account.status !== 'ACTIVE') {
-      throw apiError('INVALID_INPUT', `The customer's ${currency} account is ${account.status}`, { errors: [{ field: 'receivingCurrencyCode', message: `credits an account that is ${account.status}` }] });
+      throw apiError('INVALID_INPUT', `The customer's ${currency} account is ${account.status}`, {
+        errors: [{ field: 'receivingCurrencyCode', message: `credits an account that is ${account.status}` }],
+      });
     }
     const amount = BigInt(body.receivingCurrencyAmount);
     requireWithinLimits(limits, amount, 'receivingCurrencyAmount');
     try {
-      return await receiveUmaPayment(tx, {
-        platformId: ctx.platformId,
-        customerId: customer!.id,
-        platformCustomerId: customer!.platform_customer_id,
-        internalAccountId: account.id,
-        currency,
-        amount,
-        senderUmaAddress: senderAddress,
-        counterpartyInformation: senderInformation(name),
-        scenario: sender.scenario,
-        depositAccountId: await umaDepositAccountFor(tx, ctx.platformId, customer!.id, currency),
-      }, ctx.now);
+      return await receiveUmaPayment(
+        tx,
+        {
+          platformId: ctx.platformId,
+          customerId: customer!.id,
+          platformCustomerId: customer!.platform_customer_id,
+          internalAccountId: account.id,
+          currency,
+          amount,
+          senderUmaAddress: senderAddress,
+          counterpartyInformation: senderInformation(name),
+          scenario: sender.scenario,
+          depositAccountId: await umaDepositAccountFor(tx, ctx.platformId, customer!.id, currency),
+        },
+        ctx.now,
+      );
     } catch (err) {
       throw ledgerRefusal(err, 'receivingCurrencyAmount');
     }

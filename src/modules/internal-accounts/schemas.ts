@@ -98,7 +98,11 @@ const PaymentLightningInvoiceInfo = component(
 );
 const PaymentBitcoinDepositAddressInfo = component(
   'PaymentBitcoinDepositAddressInfo',
-  Type.Object({ accountType: StringEnum(['BITCOIN_L1']), address: Type.String(), network: Type.Optional(StringEnum(['BITCOIN'])) }),
+  Type.Object({
+    accountType: StringEnum(['BITCOIN_L1']),
+    address: Type.String(),
+    network: Type.Optional(StringEnum(['BITCOIN'])),
+  }),
 );
 
 const variants = {
@@ -126,7 +130,9 @@ export const PaymentInstructions = component(
     accountOrWalletInfo: DiscriminatedUnion(
       'accountType',
       Object.values(variants).map((v) => Type.Ref(v)),
-      Object.fromEntries(Object.entries(variants).map(([type, schema]) => [type, `#/components/schemas/${schema.$id}`])),
+      Object.fromEntries(
+        Object.entries(variants).map(([type, schema]) => [type, `#/components/schemas/${schema.$id}`]),
+      ),
     ),
   }),
 );
@@ -162,7 +168,10 @@ export const CustomerInternalAccountListQuery = Type.Object({
   ...PageQuery,
 });
 
-export const PlatformInternalAccountListQuery = Type.Object({ currency: Type.Optional(Type.String()), type: TypeFilter });
+export const PlatformInternalAccountListQuery = Type.Object({
+  currency: Type.Optional(Type.String()),
+  type: TypeFilter,
+});
 
 /** The reference's maximum for one sandbox deposit. */
 export const SANDBOX_FUND_AMOUNT_MAX = 100_000_000_000;

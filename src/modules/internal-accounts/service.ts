@@ -10,7 +10,14 @@ import { recordEvent, type EventInput } from '../../events/outbox.js';
 import type { Ctx } from '../../http/context.js';
 import { apiError } from '../../http/errors.js';
 import { newId } from '../../ids.js';
-import { BalanceLimitExceeded, BALANCE_MAX, InsufficientFunds, openAccounts, openBooks, type Books } from '../../ledger/index.js';
+import {
+  BalanceLimitExceeded,
+  BALANCE_MAX,
+  InsufficientFunds,
+  openAccounts,
+  openBooks,
+  type Books,
+} from '../../ledger/index.js';
 import { forEachActiveCustomer } from '../customers/service.js';
 import { bech32Encode, clabeCheckDigit, ibanCheckDigits, toBech32Words } from '../external-accounts/formats.js';
 import { readPlatformConfig, readPlatformConfigShared } from '../platform/service.js';
@@ -46,7 +53,11 @@ export interface ProvisionInput {
  */
 export async function provisionInternalAccounts(tx: Queryable, input: ProvisionInput): Promise<string[]> {
   const config = await readPlatformConfigShared(tx, input.platformId);
-  return provisionOwner(tx, input, config.supportedCurrencies.map((c) => c.currencyCode));
+  return provisionOwner(
+    tx,
+    input,
+    config.supportedCurrencies.map((c) => c.currencyCode),
+  );
 }
 
 /**
@@ -55,7 +66,10 @@ export async function provisionInternalAccounts(tx: Queryable, input: ProvisionI
  * that adds a currency calls it in its own transaction, after writing the new configuration,
  * with the platform's row locked.
  */
-export async function provisionEveryOwner(tx: Queryable, input: { platformId: string; now: Date; currencies: string[] }): Promise<void> {
+export async function provisionEveryOwner(
+  tx: Queryable,
+  input: { platformId: string; now: Date; currencies: string[] },
+): Promise<void> {
   const { currencies } = input;
   await provisionOwner(tx, { ...input, customerId: null }, currencies);
   await forEachActiveCustomer(tx, input.platformId, async (customerId) => {
@@ -84,7 +98,12 @@ async function provisionOwner(tx: Queryable, input: ProvisionInput, currencies: 
     });
     // A concurrent provisioning created it first; that one opened its ledger account.
     if (!inserted) continue;
-    await openAccounts(tx, { platformId: input.platformId, internalAccountId: id, currency: currencyCode, now: input.now });
+    await openAccounts(tx, {
+      platformId: input.platformId,
+      internalAccountId: id,
+      currency: currencyCode,
+      now: input.now,
+    });
     created.push(id);
   }
   return created;
@@ -97,14 +116,19 @@ async function ensurePlatformAccounts(ctx: Ctx): Promise<void> {
   const missing = config.supportedCurrencies.some(
     (c) => !existing.some((a) => a.currency === c.currencyCode && a.type === accountTypeFor(c.currencyCode, null)),
   );
-  if (missing) await ctx.db.transaction((tx) => provisionInternalAccounts(tx, { platformId: ctx.platformId, customerId: null, now: ctx.now }));
+  if (missing)
+    await ctx.db.transaction((tx) =>
+      provisionInternalAccounts(tx, { platformId: ctx.platformId, customerId: null, now: ctx.now }),
+    );
 }
 
 // ----------------------------------------------------------------------------- presenting
 
 export function currencyObject(code: string) {
   const info = currencyInfo(code);
-  return info === undefined ? { code } : { code: info.code, name: info.name, symbol: info.symbol, decimals: info.decimals };
+  return info === undefined
+    ? { code }
+    : { code: info.code, name: info.name, symbol: info.symbol, decimals: info.decimals };
 }
 
 export function money(amount: bigint, currency: string) {
@@ -135,7 +159,10 @@ function seedOf(accountId: string): Buffer {
 }
 
 function digitsOf(seed: Buffer, count: number): string {
-  return BigInt(`0x${seed.toString('hex')}`).toString().padStart(count, '0').slice(-count);
+  return BigInt(`0x${seed.toString('hex')}`)
+    .toString()
+    .padStart(count, '0')
+    .slice(-count);
 }
 
 /** A routing number that passes the ABA checksum; railyard's sandbox bank. */
@@ -147,7 +174,12 @@ const SANDBOX_BANK_NAME = 'Railyard Sandbox Bank';
  * cryptoNetworksOf): well formed for its network, regtest or testnet where the network has
  * one, and never a real wallet. `amount` (smallest unit) goes into a Lightning invoice.
  */
-function cryptoDepositInfo(accountId: string, currency: string, network: string | undefined, amount: bigint | undefined): Record<string, unknown> | undefined {
+function cryptoDepositInfo(
+  accountId: string,
+  currency: string,
+  network: string | undefined,
+  amount: bigint | undefined,
+): Record<string, unknown> | undefined {
   const seed = seedOf(accountId);
   const networks = cryptoNetworksOf(currency);
   const chosen = network === undefined ? networks[0] : networks.find((n) => n.network === network);
@@ -156,27 +188,44 @@ function cryptoDepositInfo(accountId: string, currency: string, network: string 
       return { accountType: 'SOLANA_WALLET', address: base58(seed), assetType: currency };
     case 'TRON_WALLET': {
       const payload = Buffer.concat([Buffer.from([0x41]), seed.subarray(0, 20)]);
-      const checksum = createHash('sha256').update(createHash('sha256').update(payload).digest()).digest().subarray(0, 4);
+      const checksum = createHash('sha256')
+        .update(createHash('sha256').update(payload).digest())
+        .digest()
+        .subarray(0, 4);
       return { accountType: 'TRON_WALLET', address: base58(Buffer.concat([payload, checksum])), assetType: currency };
     }
     case 'BASE_WALLET':
     case 'POLYGON_WALLET':
     case 'ETHEREUM_WALLET':
     case 'PLASMA_WALLET':
-      return { accountType: chosen.accountType, address: `0x${seed.subarray(0, 20).toString('hex')}`, assetType: currency };
+      return {
+        accountType: chosen.accountType,
+        address: `0x${seed.subarray(0, 20).toString('hex')}`,
+        assetType: currency,
+      };
     case 'SPARK_WALLET': {
-      const data = [...seed, ...seedOf(`${accountId}:2`)].slice(0, 56).map((byte) => BECH32[byte % 32]).join('');
+      const data = [...seed, ...seedOf(`${accountId}:2`)]
+        .slice(0, 56)
+        .map((byte) => BECH32[byte % 32])
+        .join('');
       return { accountType: 'SPARK_WALLET', address: `sparkrt1${data}`, assetType: currency };
     }
     case 'LIGHTNING': {
       // A regtest invoice for the amount (BOLT 11 counts in tenths of a satoshi with `n`); its
       // body is the seed, not a signed invoice: no Lightning node can pay it.
       const hrp = `lnbcrt${amount === undefined ? '' : `${amount * 10n}n`}`;
-      return { accountType: 'LIGHTNING', invoice: bech32Encode(hrp, toBech32Words(Buffer.concat([seed, seedOf(`${accountId}:2`)]))) };
+      return {
+        accountType: 'LIGHTNING',
+        invoice: bech32Encode(hrp, toBech32Words(Buffer.concat([seed, seedOf(`${accountId}:2`)]))),
+      };
     }
     case 'BITCOIN_L1':
       // A regtest pay-to-witness-key-hash address (bcrt1q…).
-      return { accountType: 'BITCOIN_L1', address: bech32Encode('bcrt', [0, ...toBech32Words(seed.subarray(0, 20))]), network: 'BITCOIN' };
+      return {
+        accountType: 'BITCOIN_L1',
+        address: bech32Encode('bcrt', [0, ...toBech32Words(seed.subarray(0, 20))]),
+        network: 'BITCOIN',
+      };
     default:
       return undefined;
   }
@@ -186,28 +235,62 @@ function cryptoDepositInfo(accountId: string, currency: string, network: string 
  * Deterministic sandbox coordinates to pay into, for an account or any other payee id (a
  * quote). For crypto, `network` picks the deposit network (default: the currency's first).
  */
-export function fundingInfo(accountId: string, currency: string, options: { network?: string | undefined; amount?: bigint } = {}): Record<string, unknown> {
+export function fundingInfo(
+  accountId: string,
+  currency: string,
+  options: { network?: string | undefined; amount?: bigint } = {},
+): Record<string, unknown> {
   const crypto = cryptoDepositInfo(accountId, currency, options.network, options.amount);
   if (crypto !== undefined) return crypto;
   const seed = seedOf(accountId);
   const reference = `RY-${seed.toString('hex').slice(0, 10).toUpperCase()}`;
   switch (currency) {
     case 'USD':
-      return { accountType: 'USD_ACCOUNT', accountNumber: digitsOf(seed, 12), routingNumber: SANDBOX_ROUTING_NUMBER, bankName: SANDBOX_BANK_NAME, paymentRails: ['ACH', 'WIRE'], reference };
+      return {
+        accountType: 'USD_ACCOUNT',
+        accountNumber: digitsOf(seed, 12),
+        routingNumber: SANDBOX_ROUTING_NUMBER,
+        bankName: SANDBOX_BANK_NAME,
+        paymentRails: ['ACH', 'WIRE'],
+        reference,
+      };
     case 'EUR': {
       const bban = digitsOf(seed, 18);
-      return { accountType: 'EUR_ACCOUNT', iban: `DE${ibanCheckDigits('DE', bban)}${bban}`, swiftCode: 'RLYDDEFF', paymentRails: ['SEPA', 'SEPA_INSTANT'], reference };
+      return {
+        accountType: 'EUR_ACCOUNT',
+        iban: `DE${ibanCheckDigits('DE', bban)}${bban}`,
+        swiftCode: 'RLYDDEFF',
+        paymentRails: ['SEPA', 'SEPA_INSTANT'],
+        reference,
+      };
     }
     case 'GBP':
-      return { accountType: 'GBP_ACCOUNT', sortCode: '608371', accountNumber: digitsOf(seed, 8), paymentRails: ['FASTER_PAYMENTS'], reference };
+      return {
+        accountType: 'GBP_ACCOUNT',
+        sortCode: '608371',
+        accountNumber: digitsOf(seed, 8),
+        paymentRails: ['FASTER_PAYMENTS'],
+        reference,
+      };
     case 'MXN': {
       const first17 = digitsOf(seed, 17);
-      return { accountType: 'MXN_ACCOUNT', clabeNumber: `${first17}${clabeCheckDigit(first17)}`, paymentRails: ['SPEI'], reference };
+      return {
+        accountType: 'MXN_ACCOUNT',
+        clabeNumber: `${first17}${clabeCheckDigit(first17)}`,
+        paymentRails: ['SPEI'],
+        reference,
+      };
     }
     default:
       return {
-        accountType: 'SWIFT_ACCOUNT', country: 'US', swiftCode: 'RLYDUS33', bankName: SANDBOX_BANK_NAME, accountNumber: digitsOf(seed, 12),
-        accountHolderName: 'Railyard Sandbox Client Funds', paymentRails: ['SWIFT'], reference,
+        accountType: 'SWIFT_ACCOUNT',
+        country: 'US',
+        swiftCode: 'RLYDUS33',
+        bankName: SANDBOX_BANK_NAME,
+        accountNumber: digitsOf(seed, 12),
+        accountHolderName: 'Railyard Sandbox Client Funds',
+        paymentRails: ['SWIFT'],
+        reference,
       };
   }
 }
@@ -268,7 +351,10 @@ export async function listCustomerInternalAccounts(
   return toPage(await store.listCustomerAccounts(ctx.db.k, ctx.platformId, query, query), presentInternalAccount);
 }
 
-export async function listPlatformInternalAccounts(ctx: Ctx, query: { currency?: string | undefined; type?: string | undefined }) {
+export async function listPlatformInternalAccounts(
+  ctx: Ctx,
+  query: { currency?: string | undefined; type?: string | undefined },
+) {
   await ensurePlatformAccounts(ctx);
   return { data: (await store.listPlatformAccounts(ctx.db.k, ctx.platformId, query)).map(presentInternalAccount) };
 }
@@ -278,12 +364,21 @@ function accountNotFound(id: string) {
 }
 
 /** An internal account of the platform (any owner) with its balances, read in the caller's transaction. */
-export async function findInternalAccount(q: Queryable, platformId: string, id: string): Promise<store.InternalAccountView | undefined> {
+export async function findInternalAccount(
+  q: Queryable,
+  platformId: string,
+  id: string,
+): Promise<store.InternalAccountView | undefined> {
   return store.findInternalAccount(q, platformId, id);
 }
 
 /** The owner's internal account in `currency`: the one a payment to that owner in that currency credits. */
-export async function findOwnerAccountIn(q: Queryable, platformId: string, customerId: string | null, currency: string): Promise<store.InternalAccountRow | undefined> {
+export async function findOwnerAccountIn(
+  q: Queryable,
+  platformId: string,
+  customerId: string | null,
+  currency: string,
+): Promise<store.InternalAccountRow | undefined> {
   const type = accountTypeFor(currency, customerId);
   return (await store.ownerAccounts(q, platformId, customerId)).find((a) => a.currency === currency && a.type === type);
 }
@@ -304,19 +399,39 @@ export async function recordBalanceUpdates(
 ): Promise<void> {
   await books.flush();
   for (const id of books.changedAccounts()) {
-    const account = withBalance(known.find((a) => a.id === id), books, now) ?? (await store.findInternalAccount(tx, platformId, id));
+    const account =
+      withBalance(
+        known.find((a) => a.id === id),
+        books,
+        now,
+      ) ?? (await store.findInternalAccount(tx, platformId, id));
     if (account === undefined) throw new Error(`internal account ${id} vanished`);
-    const event: EventInput = { platformId, type: 'INTERNAL_ACCOUNT.BALANCE_UPDATED', resourceId: id, data: presentInternalAccount(account), now };
+    const event: EventInput = {
+      platformId,
+      type: 'INTERNAL_ACCOUNT.BALANCE_UPDATED',
+      resourceId: id,
+      data: presentInternalAccount(account),
+      now,
+    };
     if (sink) sink.push(event);
     else await recordEvent(tx, event);
   }
 }
 
 /** `account` with the balances the books wrote for it at `now`. */
-function withBalance(account: store.InternalAccountView | undefined, books: Books, now: Date): store.InternalAccountView | undefined {
+function withBalance(
+  account: store.InternalAccountView | undefined,
+  books: Books,
+  now: Date,
+): store.InternalAccountView | undefined {
   const balance = account && books.balanceOf(account.id);
   if (account === undefined || balance === undefined) return undefined;
-  return { ...account, available: balance.available.toString(), held: balance.held.toString(), balance_updated_at: iso(now) };
+  return {
+    ...account,
+    available: balance.available.toString(),
+    held: balance.held.toString(),
+    balance_updated_at: iso(now),
+  };
 }
 
 /**
@@ -326,16 +441,24 @@ function withBalance(account: store.InternalAccountView | undefined, books: Book
  */
 export function ledgerRefusal(err: unknown, field: string): unknown {
   if (err instanceof InsufficientFunds) {
-    return apiError('INVALID_AMOUNT', `Insufficient funds: the available balance of ${err.accountId} is ${err.available}`, {
-      reason: 'INSUFFICIENT_BALANCE',
-      availableBalance: Number(err.available),
-      errors: [{ field, message: `exceeds the available balance of ${err.available}` }],
-    });
+    return apiError(
+      'INVALID_AMOUNT',
+      `Insufficient funds: the available balance of ${err.accountId} is ${err.available}`,
+      {
+        reason: 'INSUFFICIENT_BALANCE',
+        availableBalance: Number(err.available),
+        errors: [{ field, message: `exceeds the available balance of ${err.available}` }],
+      },
+    );
   }
   if (err instanceof BalanceLimitExceeded) {
-    return apiError('INVALID_AMOUNT', `This payment would take the balance of ${err.accountId} past the maximum of ${BALANCE_MAX}`, {
-      errors: [{ field, message: `would take the balance of ${err.accountId} past ${BALANCE_MAX}` }],
-    });
+    return apiError(
+      'INVALID_AMOUNT',
+      `This payment would take the balance of ${err.accountId} past the maximum of ${BALANCE_MAX}`,
+      {
+        errors: [{ field, message: `would take the balance of ${err.accountId} past ${BALANCE_MAX}` }],
+      },
+    );
   }
   return err;
 }

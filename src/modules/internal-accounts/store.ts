@@ -23,7 +23,11 @@ export async function insertInternalAccount(q: Queryable, row: InternalAccountRo
   return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
 }
 
-export async function ownerAccounts(q: Queryable, platformId: string, customerId: string | null): Promise<InternalAccountRow[]> {
+export async function ownerAccounts(
+  q: Queryable,
+  platformId: string,
+  customerId: string | null,
+): Promise<InternalAccountRow[]> {
   return q
     .selectFrom('internal_accounts')
     .selectAll()
@@ -44,10 +48,16 @@ const withBalances = (k: Queryable) =>
     ]);
 
 const byId = prepare<{ platformId: string; id: string }, InternalAccountView>((k, param) =>
-  withBalances(k).where('internal_accounts.platform_id', '=', param('platformId')).where('internal_accounts.id', '=', param('id')),
+  withBalances(k)
+    .where('internal_accounts.platform_id', '=', param('platformId'))
+    .where('internal_accounts.id', '=', param('id')),
 );
 
-export async function findInternalAccount(q: Queryable, platformId: string, id: string): Promise<InternalAccountView | undefined> {
+export async function findInternalAccount(
+  q: Queryable,
+  platformId: string,
+  id: string,
+): Promise<InternalAccountView | undefined> {
   return byId.first(q, { platformId, id });
 }
 
@@ -62,15 +72,23 @@ export async function listCustomerAccounts(
   filters: InternalAccountFilters & { customerId?: string | undefined },
   page: PageRequest,
 ) {
-  let query = withBalances(q).where('internal_accounts.platform_id', '=', platformId).where('internal_accounts.customer_id', 'is not', null);
+  let query = withBalances(q)
+    .where('internal_accounts.platform_id', '=', platformId)
+    .where('internal_accounts.customer_id', 'is not', null);
   if (filters.customerId !== undefined) query = query.where('internal_accounts.customer_id', '=', filters.customerId);
   if (filters.currency !== undefined) query = query.where('internal_accounts.currency', '=', filters.currency);
   if (filters.type !== undefined) query = query.where('internal_accounts.type', '=', filters.type);
   return paginate(query, 'internal_accounts', page);
 }
 
-export async function listPlatformAccounts(q: Queryable, platformId: string, filters: InternalAccountFilters): Promise<InternalAccountView[]> {
-  let query = withBalances(q).where('internal_accounts.platform_id', '=', platformId).where('internal_accounts.customer_id', 'is', null);
+export async function listPlatformAccounts(
+  q: Queryable,
+  platformId: string,
+  filters: InternalAccountFilters,
+): Promise<InternalAccountView[]> {
+  let query = withBalances(q)
+    .where('internal_accounts.platform_id', '=', platformId)
+    .where('internal_accounts.customer_id', 'is', null);
   if (filters.currency !== undefined) query = query.where('internal_accounts.currency', '=', filters.currency);
   if (filters.type !== undefined) query = query.where('internal_accounts.type', '=', filters.type);
   return query.orderBy('internal_accounts.created_at').orderBy('internal_accounts.id').execute();

@@ -55,7 +55,11 @@ export interface DecisionInput {
  */
 export interface IncomingPaymentHooks {
   applyDecision(tx: Tx, input: DecisionInput): Promise<IncomingTransactionView>;
-  findTransaction(q: Queryable, platformId: string, transactionId: string): Promise<IncomingTransactionView | undefined>;
+  findTransaction(
+    q: Queryable,
+    platformId: string,
+    transactionId: string,
+  ): Promise<IncomingTransactionView | undefined>;
 }
 
 // Registered by the money area (transactions service) when it loads.
@@ -101,7 +105,13 @@ export async function requestIncomingPaymentApproval(tx: Tx, request: ApprovalRe
   }
   const fields = request.requestedReceiverCustomerInfoFields ?? [];
   const data = fields.length > 0 ? { ...transaction, requestedReceiverCustomerInfoFields: fields } : transaction;
-  const eventId = await recordEvent(tx, { platformId, type: 'INCOMING_PAYMENT.PENDING', resourceId: transaction.id, data, now });
+  const eventId = await recordEvent(tx, {
+    platformId,
+    type: 'INCOMING_PAYMENT.PENDING',
+    resourceId: transaction.id,
+    data,
+    now,
+  });
   const row: store.ApprovalRow = {
     transaction_id: transaction.id,
     platform_id: platformId,
@@ -124,7 +134,12 @@ export async function requestIncomingPaymentApproval(tx: Tx, request: ApprovalRe
 }
 
 /** Closes an open approval with `outcome` and hands it to the money area; undefined if already closed. */
-async function decide(tx: Tx, approval: store.ApprovalRow, outcome: ApprovalOutcome, now: Date): Promise<IncomingTransactionView | undefined> {
+async function decide(
+  tx: Tx,
+  approval: store.ApprovalRow,
+  outcome: ApprovalOutcome,
+  now: Date,
+): Promise<IncomingTransactionView | undefined> {
   const { kind, by, ...detail } = outcome;
   const moved = await store.moveApproval(tx, approval.transaction_id, store.OPEN_STATUSES, {
     status: kind,
@@ -147,7 +162,8 @@ const approvalTimeout = defineJob<{ transactionId: string; eventId: string }>('i
   mode: 'transaction',
   async run(tx, job, ctx) {
     const approval = await store.findApproval(tx, job.platformId, job.payload.transactionId);
-    if (approval === undefined || approval.event_id !== job.payload.eventId || approval.status !== 'AWAITING_DECISION') return;
+    if (approval === undefined || approval.event_id !== job.payload.eventId || approval.status !== 'AWAITING_DECISION')
+      return;
     await decide(tx, approval, { kind: 'TIMED_OUT', by: 'TIMEOUT' }, ctx.now);
   },
 });
@@ -165,7 +181,9 @@ function parseJson(text: string | undefined): Record<string, unknown> {
 
 function missingMandatory(approval: store.ApprovalRow, info: Record<string, unknown> | undefined): string[] {
   const fields = JSON.parse(approval.requested_fields) as CounterpartyField[];
-  return fields.filter((f) => f.mandatory && (info?.[f.name] === undefined || info[f.name] === null || info[f.name] === '')).map((f) => f.name);
+  return fields
+    .filter((f) => f.mandatory && (info?.[f.name] === undefined || info[f.name] === null || info[f.name] === ''))
+    .map((f) => f.name);
 }
 
 /** What the receiver's answer to INCOMING_PAYMENT.PENDING decides. */
@@ -181,11 +199,14 @@ function outcomeOfAnswer(approval: store.ApprovalRow, answer: AnswerContext['ans
     return { kind: 'APPROVED', by: 'WEBHOOK', ...(info ? { receiverCustomerInfo: info } : {}) };
   }
   if (status === 403) {
-    const reason = typeof body.reason === 'string' ? body.reason : typeof body.message === 'string' ? body.message : undefined;
+    const reason =
+      typeof body.reason === 'string' ? body.reason : typeof body.message === 'string' ? body.message : undefined;
     return { kind: 'REJECTED', by: 'WEBHOOK', ...(reason !== undefined ? { reason } : {}) };
   }
   if (status === 422) {
-    const required = Array.isArray(body.requiredFields) ? body.requiredFields.filter((f): f is string => typeof f === 'string') : [];
+    const required = Array.isArray(body.requiredFields)
+      ? body.requiredFields.filter((f): f is string => typeof f === 'string')
+      : [];
     return { kind: 'INFORMATION_REQUIRED', by: 'WEBHOOK', requiredFields: required };
   }
   return { kind: 'WEBHOOK_ERROR', by: 'WEBHOOK', status };
@@ -194,7 +215,8 @@ function outcomeOfAnswer(approval: store.ApprovalRow, answer: AnswerContext['ans
 onWebhookAnswer('INCOMING_PAYMENT.PENDING', async (tx, context): Promise<DeliveryStatus | undefined> => {
   const approval = await store.findApproval(tx, context.platformId, context.resourceId);
   // An informational PENDING (a bank rail), a replay, or a decision already made via the API.
-  if (approval === undefined || approval.event_id !== context.eventId || approval.status !== 'AWAITING_WEBHOOK') return undefined;
+  if (approval === undefined || approval.event_id !== context.eventId || approval.status !== 'AWAITING_WEBHOOK')
+    return undefined;
   const outcome = outcomeOfAnswer(approval, context.answer);
   if (outcome === 'LATER') {
     const deadline = new Date(context.now.getTime() + APPROVAL_WINDOW_MS);
@@ -219,7 +241,10 @@ onWebhookAnswer('INCOMING_PAYMENT.PENDING', async (tx, context): Promise<Deliver
 // ----------------------------------------------------------------------------- the API
 
 function notPending(transactionId: string, why: string) {
-  return apiError('TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL', `Transaction ${transactionId} is not waiting for the platform's approval: ${why}`);
+  return apiError(
+    'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL',
+    `Transaction ${transactionId} is not waiting for the platform's approval: ${why}`,
+  );
 }
 
 const DESCRIBE: Record<string, string> = {
@@ -234,7 +259,11 @@ const DESCRIBE: Record<string, string> = {
 type Decided = { view: IncomingTransactionView } | { timedOut: true };
 
 /** The shared path of approve and reject: lookups (404), state (409), then the decision. */
-async function decideByApi(ctx: Ctx, transactionId: string, outcomeFor: (approval: store.ApprovalRow) => ApprovalOutcome) {
+async function decideByApi(
+  ctx: Ctx,
+  transactionId: string,
+  outcomeFor: (approval: store.ApprovalRow) => ApprovalOutcome,
+) {
   const result = await ctx.db.transaction(async (tx): Promise<Decided> => {
     const approval = await store.findApproval(tx, ctx.platformId, transactionId);
     if (approval === undefined) {
@@ -261,17 +290,36 @@ async function decideByApi(ctx: Ctx, transactionId: string, outcomeFor: (approva
   return result.view;
 }
 
-export async function approvePendingPayment(ctx: Ctx, transactionId: string, body: { receiverCustomerInfo?: Record<string, unknown> }) {
+export async function approvePendingPayment(
+  ctx: Ctx,
+  transactionId: string,
+  body: { receiverCustomerInfo?: Record<string, unknown> },
+) {
   return decideByApi(ctx, transactionId, (approval) => {
     const missing = missingMandatory(approval, body.receiverCustomerInfo);
     if (missing.length > 0) {
-      const errors: FieldError[] = missing.map((name) => ({ field: `receiverCustomerInfo.${name}`, message: 'is required by this payment' }));
-      throw apiError('MISSING_MANDATORY_USER_INFO', `The payment asks for receiver information: ${missing.join(', ')}`, { errors });
+      const errors: FieldError[] = missing.map((name) => ({
+        field: `receiverCustomerInfo.${name}`,
+        message: 'is required by this payment',
+      }));
+      throw apiError(
+        'MISSING_MANDATORY_USER_INFO',
+        `The payment asks for receiver information: ${missing.join(', ')}`,
+        { errors },
+      );
     }
-    return { kind: 'APPROVED', by: 'API', ...(body.receiverCustomerInfo ? { receiverCustomerInfo: body.receiverCustomerInfo } : {}) };
+    return {
+      kind: 'APPROVED',
+      by: 'API',
+      ...(body.receiverCustomerInfo ? { receiverCustomerInfo: body.receiverCustomerInfo } : {}),
+    };
   });
 }
 
 export async function rejectPendingPayment(ctx: Ctx, transactionId: string, body: { reason?: string }) {
-  return decideByApi(ctx, transactionId, () => ({ kind: 'REJECTED', by: 'API', ...(body.reason !== undefined ? { reason: body.reason } : {}) }));
+  return decideByApi(ctx, transactionId, () => ({
+    kind: 'REJECTED',
+    by: 'API',
+    ...(body.reason !== undefined ? { reason: body.reason } : {}),
+  }));
 }

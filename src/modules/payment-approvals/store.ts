@@ -6,7 +6,11 @@ export type ApprovalRow = IncomingPaymentApprovalsTable;
 /** Statuses in which the platform may still decide. */
 export const OPEN_STATUSES = ['AWAITING_WEBHOOK', 'AWAITING_DECISION'] as const;
 
-export async function findApproval(q: Queryable, platformId: string, transactionId: string): Promise<ApprovalRow | undefined> {
+export async function findApproval(
+  q: Queryable,
+  platformId: string,
+  transactionId: string,
+): Promise<ApprovalRow | undefined> {
   return q
     .selectFrom('incoming_payment_approvals')
     .selectAll()
@@ -30,7 +34,9 @@ export async function moveApproval(
   q: Queryable,
   transactionId: string,
   from: readonly string[],
-  changes: Partial<Pick<ApprovalRow, 'status' | 'decision_deadline' | 'decided_by' | 'decision' | 'decided_at' | 'updated_at'>>,
+  changes: Partial<
+    Pick<ApprovalRow, 'status' | 'decision_deadline' | 'decided_by' | 'decision' | 'decided_at' | 'updated_at'>
+  >,
 ): Promise<boolean> {
   const result = await q
     .updateTable('incoming_payment_approvals')

@@ -2,10 +2,26 @@ import { Type } from '@sinclair/typebox';
 import { component, DateTime, StringEnum } from '../../http/schemas.js';
 
 export const CUSTOMER_INFO_FIELD_NAMES = [
-  'FULL_NAME', 'BIRTH_DATE', 'NATIONALITY', 'PHONE_NUMBER', 'EMAIL', 'POSTAL_ADDRESS', 'TAX_ID',
-  'REGISTRATION_NUMBER', 'USER_TYPE', 'COUNTRY_OF_RESIDENCE', 'ACCOUNT_IDENTIFIER', 'FI_LEGAL_ENTITY_NAME',
-  'FI_ADDRESS', 'PURPOSE_OF_PAYMENT', 'ULTIMATE_INSTITUTION_COUNTRY', 'IDENTIFIER', 'BUSINESS_TYPE',
-  'COMPANY_LEGAL_NAME', 'ID_TYPE', 'ID_NUMBER',
+  'FULL_NAME',
+  'BIRTH_DATE',
+  'NATIONALITY',
+  'PHONE_NUMBER',
+  'EMAIL',
+  'POSTAL_ADDRESS',
+  'TAX_ID',
+  'REGISTRATION_NUMBER',
+  'USER_TYPE',
+  'COUNTRY_OF_RESIDENCE',
+  'ACCOUNT_IDENTIFIER',
+  'FI_LEGAL_ENTITY_NAME',
+  'FI_ADDRESS',
+  'PURPOSE_OF_PAYMENT',
+  'ULTIMATE_INSTITUTION_COUNTRY',
+  'IDENTIFIER',
+  'BUSINESS_TYPE',
+  'COMPANY_LEGAL_NAME',
+  'ID_TYPE',
+  'ID_NUMBER',
 ] as const;
 
 export const TRANSACTION_TYPES = ['INCOMING', 'OUTGOING'] as const;
@@ -24,8 +40,12 @@ export const PlatformCurrencyConfig = component(
     minAmount: int64NonNegative,
     maxAmount: int64NonNegative,
     requiredCounterpartyFields: Type.Array(Type.Ref(CounterpartyFieldDefinition)),
-    providerRequiredCustomerFields: Type.Optional(Type.Array(StringEnum(CUSTOMER_INFO_FIELD_NAMES), { readOnly: true })),
-    providerRequiredCounterpartyCustomerFields: Type.Optional(Type.Array(StringEnum(CUSTOMER_INFO_FIELD_NAMES), { readOnly: true })),
+    providerRequiredCustomerFields: Type.Optional(
+      Type.Array(StringEnum(CUSTOMER_INFO_FIELD_NAMES), { readOnly: true }),
+    ),
+    providerRequiredCounterpartyCustomerFields: Type.Optional(
+      Type.Array(StringEnum(CUSTOMER_INFO_FIELD_NAMES), { readOnly: true }),
+    ),
     enabledTransactionTypes: Type.Array(StringEnum(TRANSACTION_TYPES)),
   }),
 );

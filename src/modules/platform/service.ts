@@ -41,9 +41,27 @@ function defaultConfig(): StoredConfig {
   return {
     umaDomain: 'railyard.sandbox.uma.money',
     supportedCurrencies: [
-      { currencyCode: 'USD', minAmount: 1, maxAmount: 100_000_000, requiredCounterpartyFields: [], enabledTransactionTypes: BOTH_DIRECTIONS },
-      { currencyCode: 'USDC', minAmount: 1, maxAmount: 1_000_000_000_000, requiredCounterpartyFields: [], enabledTransactionTypes: BOTH_DIRECTIONS },
-      { currencyCode: 'USDB', minAmount: 1, maxAmount: 1_000_000_000_000, requiredCounterpartyFields: [], enabledTransactionTypes: BOTH_DIRECTIONS },
+      {
+        currencyCode: 'USD',
+        minAmount: 1,
+        maxAmount: 100_000_000,
+        requiredCounterpartyFields: [],
+        enabledTransactionTypes: BOTH_DIRECTIONS,
+      },
+      {
+        currencyCode: 'USDC',
+        minAmount: 1,
+        maxAmount: 1_000_000_000_000,
+        requiredCounterpartyFields: [],
+        enabledTransactionTypes: BOTH_DIRECTIONS,
+      },
+      {
+        currencyCode: 'USDB',
+        minAmount: 1,
+        maxAmount: 1_000_000_000_000,
+        requiredCounterpartyFields: [],
+        enabledTransactionTypes: BOTH_DIRECTIONS,
+      },
     ],
   };
 }
@@ -127,7 +145,12 @@ export async function bootstrap(deps: Deps): Promise<BootstrapResult> {
     return { platformId: first.id, clientId: token?.client_id ?? '', clientSecret: undefined, created: false };
   }
   const created = await createPlatform(deps, { name: 'Sandbox platform' });
-  return { platformId: created.platformId, clientId: created.token.clientId, clientSecret: created.token.clientSecret, created: true };
+  return {
+    platformId: created.platformId,
+    clientId: created.token.clientId,
+    clientSecret: created.token.clientSecret,
+    created: true,
+  };
 }
 
 /** The platform's row; `forUpdate`: locked for a change made from what it holds (see store.findPlatformForUpdate). */
@@ -221,7 +244,8 @@ function checkConfigUpdate(patch: Partial<StoredConfig>): void {
   });
   patch.feeConfigs?.forEach((fee, i) => {
     const fixed = fee.fixedFee as { currency?: string } | undefined;
-    if (currencyInfo(String(fee.sourceCurrency)) === undefined) errors.add(`feeConfigs[${i}].sourceCurrency`, 'is not a supported currency');
+    if (currencyInfo(String(fee.sourceCurrency)) === undefined)
+      errors.add(`feeConfigs[${i}].sourceCurrency`, 'is not a supported currency');
     if (fixed?.currency !== undefined && currencyInfo(fixed.currency) === undefined) {
       errors.add(`feeConfigs[${i}].fixedFee.currency`, 'is not a supported currency');
     }
@@ -229,7 +253,13 @@ function checkConfigUpdate(patch: Partial<StoredConfig>): void {
   errors.throwIfAny();
 }
 
-const CURRENCY_CONFIG_FIELDS = ['currencyCode', 'minAmount', 'maxAmount', 'requiredCounterpartyFields', 'enabledTransactionTypes'] as const;
+const CURRENCY_CONFIG_FIELDS = [
+  'currencyCode',
+  'minAmount',
+  'maxAmount',
+  'requiredCounterpartyFields',
+  'enabledTransactionTypes',
+] as const;
 
 export async function updatePlatformConfig(ctx: Ctx, patch: Partial<StoredConfig>) {
   checkConfigUpdate(patch);
@@ -256,11 +286,21 @@ export async function updatePlatformConfig(ctx: Ctx, patch: Partial<StoredConfig
     // A currency added to the platform gives the platform and every customer their accounts in it now.
     const before = new Set(config.supportedCurrencies.map((c) => c.currencyCode));
     if (next.supportedCurrencies.some((c) => !before.has(c.currencyCode))) {
-      await provisionEveryOwner(tx, { platformId: ctx.platformId, now: ctx.now, currencies: next.supportedCurrencies.map((c) => c.currencyCode) });
+      await provisionEveryOwner(tx, {
+        platformId: ctx.platformId,
+        now: ctx.now,
+        currencies: next.supportedCurrencies.map((c) => c.currencyCode),
+      });
     }
     // A new endpoint hears a TEST webhook first (sent after the commit, to the new endpoint).
     if (next.webhookEndpoint !== undefined && next.webhookEndpoint !== config.webhookEndpoint) {
-      await recordEvent(tx, { platformId: ctx.platformId, type: 'TEST', resourceId: ctx.platformId, data: {}, now: ctx.now });
+      await recordEvent(tx, {
+        platformId: ctx.platformId,
+        type: 'TEST',
+        resourceId: ctx.platformId,
+        data: {},
+        now: ctx.now,
+      });
     }
     return { ...current, config: JSON.stringify(next), updated_at: updatedAt };
   });

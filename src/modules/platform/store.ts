@@ -8,13 +8,17 @@ export async function insertPlatform(q: Queryable, row: NewPlatformRow): Promise
   await q.insertInto('platforms').values(row).execute();
 }
 
-const byId = prepare<{ id: string }, PlatformRow>((k, param) => k.selectFrom('platforms').selectAll().where('id', '=', param('id')));
+const byId = prepare<{ id: string }, PlatformRow>((k, param) =>
+  k.selectFrom('platforms').selectAll().where('id', '=', param('id')),
+);
 
 export async function findPlatform(q: Queryable, id: string): Promise<PlatformRow | undefined> {
   return byId.first(q, { id });
 }
 
-const byIdForUpdate = prepare<{ id: string }, PlatformRow>((k, param) => k.selectFrom('platforms').selectAll().where('id', '=', param('id')).forUpdate());
+const byIdForUpdate = prepare<{ id: string }, PlatformRow>((k, param) =>
+  k.selectFrom('platforms').selectAll().where('id', '=', param('id')).forUpdate(),
+);
 
 /**
  * The platform's row for a change made from what it holds now (configuration, settings): on
@@ -25,7 +29,9 @@ export async function findPlatformForUpdate(q: Queryable, id: string): Promise<P
   return (onPostgres(q) ? byIdForUpdate : byId).first(q, { id });
 }
 
-const configById = prepare<{ id: string }, Pick<PlatformRow, 'config'>>((k, param) => k.selectFrom('platforms').select('config').where('id', '=', param('id')));
+const configById = prepare<{ id: string }, Pick<PlatformRow, 'config'>>((k, param) =>
+  k.selectFrom('platforms').select('config').where('id', '=', param('id')),
+);
 
 /** The platform's configuration as stored (JSON text). */
 export async function findConfigText(q: Queryable, id: string): Promise<string | undefined> {

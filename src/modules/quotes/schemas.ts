@@ -5,7 +5,14 @@ import { PAYMENT_RAILS } from '../transactions/schemas.js';
 import { PURPOSES_OF_PAYMENT } from '../transfers/schemas.js';
 
 export const SCA_FACTORS = ['SMS_OTP', 'TOTP', 'PASSKEY'] as const;
-export const QUOTE_STATUSES = ['PENDING', 'PENDING_AUTHORIZATION', 'PROCESSING', 'COMPLETED', 'FAILED', 'EXPIRED'] as const;
+export const QUOTE_STATUSES = [
+  'PENDING',
+  'PENDING_AUTHORIZATION',
+  'PROCESSING',
+  'COMPLETED',
+  'FAILED',
+  'EXPIRED',
+] as const;
 
 /** The largest amount in the smallest unit (the reference's lockedCurrencyAmount maximum). */
 const AMOUNT_MAX = 9_000_000_000_000_000;
@@ -171,7 +178,10 @@ export const SandboxSendRequest = component(
 
 const ExchangeRateFees = component(
   'ExchangeRateFees',
-  Type.Object({ fixed: Type.Optional(Type.Integer({ format: 'int64', minimum: 0 })), total: Type.Optional(Type.Integer({ format: 'int64', minimum: 0 })) }),
+  Type.Object({
+    fixed: Type.Optional(Type.Integer({ format: 'int64', minimum: 0 })),
+    total: Type.Optional(Type.Integer({ format: 'int64', minimum: 0 })),
+  }),
 );
 
 export const ExchangeRate = component(
@@ -190,7 +200,10 @@ export const ExchangeRate = component(
   }),
 );
 
-export const ExchangeRateListResponse = component('ExchangeRateListResponse', Type.Object({ data: Type.Array(Type.Ref(ExchangeRate)) }));
+export const ExchangeRateListResponse = component(
+  'ExchangeRateListResponse',
+  Type.Object({ data: Type.Array(Type.Ref(ExchangeRate)) }),
+);
 
 export const ExchangeRatesQuery = Type.Object({
   sourceCurrency: Type.Optional(Type.String({ minLength: 1 })),

@@ -30,19 +30,53 @@ import { plainObject } from '../../json.js';
 import { openSystemAccounts } from '../../ledger/index.js';
 import { railFor, type QuotePayout } from '../../rails/index.js';
 import {
-  AMOUNT_MAX, ConversionOutOfRange, convertReceiving, convertSending, customerRate, decimalToNumber, decimalToString, feesFor, GRID_VARIABLE_FEE_BPS,
-  gridFixedFee, hasRate, parseDecimal, ratedCurrencies, rateUpdatedAt, unitsPerUsd, type Conversion, type FeeSchedule,
+  AMOUNT_MAX,
+  ConversionOutOfRange,
+  convertReceiving,
+  convertSending,
+  customerRate,
+  decimalToNumber,
+  decimalToString,
+  feesFor,
+  GRID_VARIABLE_FEE_BPS,
+  gridFixedFee,
+  hasRate,
+  parseDecimal,
+  ratedCurrencies,
+  rateUpdatedAt,
+  unitsPerUsd,
+  type Conversion,
+  type FeeSchedule,
 } from '../../rates/index.js';
 import { parseUmaAddress, pullSourceScenarioFor, SCA_SANDBOX_CODE } from '../../sandbox/magic.js';
 import { customerNamedBy, customerProfile, findCustomerRow, type CustomerRow } from '../customers/service.js';
 import { ACCOUNT_TYPES } from '../external-accounts/account-types.js';
-import { findTransferCounterparty, requireActiveCounterparty, type TransferCounterparty } from '../external-accounts/service.js';
-import { currencyObject, findInternalAccount, findOwnerAccountIn, fundingInfo, ledgerRefusal, type InternalAccountView } from '../internal-accounts/service.js';
+import {
+  findTransferCounterparty,
+  requireActiveCounterparty,
+  type TransferCounterparty,
+} from '../external-accounts/service.js';
+import {
+  currencyObject,
+  findInternalAccount,
+  findOwnerAccountIn,
+  fundingInfo,
+  ledgerRefusal,
+  type InternalAccountView,
+} from '../internal-accounts/service.js';
 import { readPlatformConfig, type StoredConfig } from '../platform/service.js';
 import { findReceiverLookup, type ReceiverLookup } from '../receivers/service.js';
 import {
-  executeQuoteTransaction, expireQuoteTransaction, lockQuoteTransaction, moveQuoteAuthorization, openQuoteTransaction,
-  platformCustomerIdOf, presentTransaction, suspenseAccountId, type Conversion as TransactionConversion, type TransactionRow,
+  executeQuoteTransaction,
+  expireQuoteTransaction,
+  lockQuoteTransaction,
+  moveQuoteAuthorization,
+  openQuoteTransaction,
+  platformCustomerIdOf,
+  presentTransaction,
+  suspenseAccountId,
+  type Conversion as TransactionConversion,
+  type TransactionRow,
 } from '../transactions/service.js';
 import * as store from './store.js';
 
@@ -59,8 +93,36 @@ export const SCA_CHALLENGE_TTL_MS = 10 * 60 * 1000;
 
 /** Countries of the EU and the EEA: customers with an address there authorize real-time-funded payments (SCA). */
 const SCA_COUNTRIES = new Set([
-  'AT', 'BE', 'BG', 'HR', 'CY', 'CZ', 'DK', 'EE', 'FI', 'FR', 'DE', 'GR', 'HU', 'IE', 'IT', 'LV', 'LT', 'LU', 'MT', 'NL', 'PL', 'PT',
-  'RO', 'SK', 'SI', 'ES', 'SE', 'IS', 'LI', 'NO',
+  'AT',
+  'BE',
+  'BG',
+  'HR',
+  'CY',
+  'CZ',
+  'DK',
+  'EE',
+  'FI',
+  'FR',
+  'DE',
+  'GR',
+  'HU',
+  'IE',
+  'IT',
+  'LV',
+  'LT',
+  'LU',
+  'MT',
+  'NL',
+  'PL',
+  'PT',
+  'RO',
+  'SK',
+  'SI',
+  'ES',
+  'SE',
+  'IS',
+  'LI',
+  'NO',
 ]);
 
 /** The network a real-time-funded quote is paid on, when one was named. */
@@ -105,7 +167,9 @@ export interface QuoteInput {
   description?: string | undefined;
   remittanceInformation?: string | undefined;
   purposeOfPayment?: string | undefined;
-  platformFeeOverride?: { platformFixedFee: { amount: number; currency: string }; platformVariableFeeBps: number } | undefined;
+  platformFeeOverride?:
+    | { platformFixedFee: { amount: number; currency: string }; platformVariableFeeBps: number }
+    | undefined;
   scaFactor?: string | undefined;
   senderCustomerInfo?: Record<string, unknown> | undefined;
 }
@@ -183,9 +247,15 @@ function feeSchedule(config: StoredConfig, input: QuoteInput, sendingCurrency: s
     platformBps = BigInt(input.platformFeeOverride.platformVariableFeeBps);
   } else {
     // Platform fees exist for USD senders only (the reference), with the fixed fee in USD.
-    const configured = (config.feeConfigs ?? []).find((fee) => fee.feeType === 'CROSS_CURRENCY_TRANSACTION' && fee.sourceCurrency === sendingCurrency);
+    const configured = (config.feeConfigs ?? []).find(
+      (fee) => fee.feeType === 'CROSS_CURRENCY_TRANSACTION' && fee.sourceCurrency === sendingCurrency,
+    );
     const fixedCurrency = (configured?.fixedFee as { currency?: unknown } | undefined)?.currency;
-    if (configured !== undefined && sendingCurrency === 'USD' && (fixedCurrency === undefined || fixedCurrency === sendingCurrency)) {
+    if (
+      configured !== undefined &&
+      sendingCurrency === 'USD' &&
+      (fixedCurrency === undefined || fixedCurrency === sendingCurrency)
+    ) {
       platformFixed = BigInt(Number((configured.fixedFee as { amount?: number } | undefined)?.amount ?? 0));
       platformBps = BigInt(Number(configured.variableFeeBps ?? 0));
     }
@@ -200,9 +270,11 @@ function rateDetailsOf(conversion: Conversion, now: Date): Record<string, number
   const btcPerUnit = (code: string) => unitsPerUsd('BTC', now) / unitsPerUsd(code, now);
   // Sending smallest unit -> msats, after the variable fee; msats -> receiving smallest unit at the customer's rate.
   const gridRate = Number(GRID_VARIABLE_FEE_BPS) / 10_000;
-  const sendToMsats = (btcPerUnit(conversion.sendingCurrency) * msatsPerBtc) / 10 ** decimals(conversion.sendingCurrency);
+  const sendToMsats =
+    (btcPerUnit(conversion.sendingCurrency) * msatsPerBtc) / 10 ** decimals(conversion.sendingCurrency);
   const rate = decimalToNumber(conversion.rate);
-  const receivingPerMsat = (rate * 10 ** decimals(conversion.receivingCurrency)) / 10 ** decimals(conversion.sendingCurrency) / sendToMsats;
+  const receivingPerMsat =
+    (rate * 10 ** decimals(conversion.receivingCurrency)) / 10 ** decimals(conversion.sendingCurrency) / sendToMsats;
   const significant = (value: number) => Number(value.toPrecision(10));
   return {
     counterpartyMultiplier: significant(receivingPerMsat),
@@ -254,10 +326,16 @@ function checkCryptoNetwork(source: RealtimeSourceInput, errors: FieldErrors): v
   if (networks.length === 0) return;
   if (source.cryptoNetwork === undefined) {
     if (cryptoNetworkRequired(source.currency)) {
-      errors.add('source.cryptoNetwork', `is required when funding in ${source.currency}: name the network the funds arrive on`, { enum: networks });
+      errors.add(
+        'source.cryptoNetwork',
+        `is required when funding in ${source.currency}: name the network the funds arrive on`,
+        { enum: networks },
+      );
     }
   } else if (!networks.includes(source.cryptoNetwork)) {
-    errors.add('source.cryptoNetwork', `must be a network ${source.currency} moves on (${networks.join(', ')})`, { enum: networks });
+    errors.add('source.cryptoNetwork', `must be a network ${source.currency} moves on (${networks.join(', ')})`, {
+      enum: networks,
+    });
   }
 }
 
@@ -272,13 +350,24 @@ function checkCombinations(input: QuoteInput, schemaErrors: FieldError[]): void 
   const body = plainObject<Partial<QuoteInput>>(input) ?? {};
   const source = plainObject<QuoteInput['source']>(body.source);
   const destination = plainObject<QuoteInput['destination']>(body.destination);
-  if (body.scaFactor === 'TOTP') errors.add('scaFactor', 'cannot be TOTP: a TOTP code cannot be bound to this payment; use SMS_OTP or PASSKEY', { enum: ['SMS_OTP', 'PASSKEY'] });
+  if (body.scaFactor === 'TOTP')
+    errors.add('scaFactor', 'cannot be TOTP: a TOTP code cannot be bound to this payment; use SMS_OTP or PASSKEY', {
+      enum: ['SMS_OTP', 'PASSKEY'],
+    });
   if (body.immediatelyExecute === true && source?.sourceType === 'REALTIME_FUNDING') {
-    errors.add('immediatelyExecute', 'cannot be true for a REALTIME_FUNDING source: such a quote is executed by paying its instructions');
+    errors.add(
+      'immediatelyExecute',
+      'cannot be true for a REALTIME_FUNDING source: such a quote is executed by paying its instructions',
+    );
   }
-  if (source?.sourceType === 'REALTIME_FUNDING' && typeof source.currency === 'string') checkCryptoNetwork(source, errors);
+  if (source?.sourceType === 'REALTIME_FUNDING' && typeof source.currency === 'string')
+    checkCryptoNetwork(source, errors);
   if (destination?.destinationType === 'UMA_ADDRESS') {
-    if (body.lookupId === undefined) errors.add('lookupId', 'is required to pay a UMA address: look the receiver up first (GET /receiver/uma/{receiverUmaAddress})');
+    if (body.lookupId === undefined)
+      errors.add(
+        'lookupId',
+        'is required to pay a UMA address: look the receiver up first (GET /receiver/uma/{receiverUmaAddress})',
+      );
     if (typeof destination.umaAddress === 'string' && parseUmaAddress(destination.umaAddress) === undefined) {
       errors.add('destination.umaAddress', 'must be a UMA address such as $name@domain.example');
     }
@@ -294,8 +383,15 @@ function checkCombinations(input: QuoteInput, schemaErrors: FieldError[]): void 
  * decides the answer; when it is a 400 INVALID_INPUT, it names the unusable fields of both
  * sides at once.
  */
-async function planSides(tx: Tx, ctx: Ctx, input: QuoteInput): Promise<{ source: SourcePlan; destination: DestinationPlan }> {
-  const listed = (err: unknown) => (err instanceof ApiError && err.code === 'INVALID_INPUT' ? (err.details?.errors as FieldError[] | undefined) : undefined);
+async function planSides(
+  tx: Tx,
+  ctx: Ctx,
+  input: QuoteInput,
+): Promise<{ source: SourcePlan; destination: DestinationPlan }> {
+  const listed = (err: unknown) =>
+    err instanceof ApiError && err.code === 'INVALID_INPUT'
+      ? (err.details?.errors as FieldError[] | undefined)
+      : undefined;
   let first: unknown;
   const fieldErrors: FieldError[] = [];
   const attempt = async <T>(plan: () => Promise<T>): Promise<T | undefined> => {
@@ -319,7 +415,13 @@ async function planSides(tx: Tx, ctx: Ctx, input: QuoteInput): Promise<{ source:
  * An internal account a quote moves money from or to: it exists (else `missing`, what the
  * request named) and is ACTIVE. Checked when the quote is made and again when it is executed.
  */
-async function usableInternal(tx: Tx, ctx: Ctx, accountId: string, field: string, missing: string): Promise<InternalAccountView> {
+async function usableInternal(
+  tx: Tx,
+  ctx: Ctx,
+  accountId: string,
+  field: string,
+  missing: string,
+): Promise<InternalAccountView> {
   const internal = await findInternalAccount(tx, ctx.platformId, accountId);
   if (internal === undefined) throw invalid(field, missing);
   if (internal.status !== 'ACTIVE') throw invalid(field, `is ${internal.status}`);
@@ -331,7 +433,14 @@ async function usableInternal(tx: Tx, ctx: Ctx, accountId: string, field: string
  * ACTIVE. `forPayment`: money moves with it in this transaction, so it is read under a share
  * lock on PostgreSQL (see findTransferCounterparty).
  */
-async function usableExternal(tx: Tx, ctx: Ctx, accountId: string, field: string, missing: string, forPayment: boolean): Promise<TransferCounterparty> {
+async function usableExternal(
+  tx: Tx,
+  ctx: Ctx,
+  accountId: string,
+  field: string,
+  missing: string,
+  forPayment: boolean,
+): Promise<TransferCounterparty> {
   const external = await findTransferCounterparty(tx, ctx.platformId, accountId, forPayment);
   if (external === undefined) throw invalid(field, missing);
   requireActiveCounterparty(external, field);
@@ -350,38 +459,84 @@ function requirePullFunds(source: TransferCounterparty): void {
 async function planSource(tx: Tx, ctx: Ctx, input: QuoteInput): Promise<SourcePlan> {
   const source = input.source;
   if (source.sourceType === 'REALTIME_FUNDING') {
-    const customer = source.customerId !== undefined ? await customerNamedBy(tx, ctx.platformId, source.customerId, 'source.customerId') : undefined;
+    const customer =
+      source.customerId !== undefined
+        ? await customerNamedBy(tx, ctx.platformId, source.customerId, 'source.customerId')
+        : undefined;
     return {
       funding: 'REALTIME_FUNDING',
       currency: source.currency,
       customerId: customer?.id ?? null,
       ...(customer ? { customer } : {}),
-      presented: { sourceType: 'REALTIME_FUNDING', currency: source.currency, ...(source.customerId ? { customerId: source.customerId } : {}), ...(source.cryptoNetwork ? { cryptoNetwork: source.cryptoNetwork } : {}) },
+      presented: {
+        sourceType: 'REALTIME_FUNDING',
+        currency: source.currency,
+        ...(source.customerId ? { customerId: source.customerId } : {}),
+        ...(source.cryptoNetwork ? { cryptoNetwork: source.cryptoNetwork } : {}),
+      },
     };
   }
-  const presented = { sourceType: 'ACCOUNT', accountId: source.accountId, ...(source.customerId ? { customerId: source.customerId } : {}) };
+  const presented = {
+    sourceType: 'ACCOUNT',
+    accountId: source.accountId,
+    ...(source.customerId ? { customerId: source.customerId } : {}),
+  };
   const ownerCheck = async (accountCustomerId: string | null) => {
     if (source.customerId === undefined) return accountCustomerId;
     if (accountCustomerId !== null && accountCustomerId !== source.customerId) {
-      throw invalid('source.customerId', `is ${source.customerId}, but the source account belongs to ${accountCustomerId}`);
+      throw invalid(
+        'source.customerId',
+        `is ${source.customerId}, but the source account belongs to ${accountCustomerId}`,
+      );
     }
     return (await customerNamedBy(tx, ctx.platformId, source.customerId, 'source.customerId')).id;
   };
   if (source.accountId.startsWith('InternalAccount:')) {
-    const internal = await usableInternal(tx, ctx, source.accountId, 'source.accountId', `names no internal account of this platform: ${source.accountId}`);
+    const internal = await usableInternal(
+      tx,
+      ctx,
+      source.accountId,
+      'source.accountId',
+      `names no internal account of this platform: ${source.accountId}`,
+    );
     if (input.immediatelyExecute === true && internal.type === 'EMBEDDED_WALLET') {
-      throw invalid('immediatelyExecute', 'cannot be true for an EMBEDDED_WALLET source: create the quote, then execute it with the wallet signature');
+      throw invalid(
+        'immediatelyExecute',
+        'cannot be true for an EMBEDDED_WALLET source: create the quote, then execute it with the wallet signature',
+      );
     }
-    return { funding: 'INTERNAL_ACCOUNT', currency: internal.currency, customerId: await ownerCheck(internal.customer_id), internal, presented };
+    return {
+      funding: 'INTERNAL_ACCOUNT',
+      currency: internal.currency,
+      customerId: await ownerCheck(internal.customer_id),
+      internal,
+      presented,
+    };
   }
   // Executed in this very transaction (immediatelyExecute), the pull happens now.
   const pullsNow = input.immediatelyExecute === true;
-  const external = await usableExternal(tx, ctx, source.accountId, 'source.accountId', `names no internal or external account of this platform: ${source.accountId}`, pullsNow);
+  const external = await usableExternal(
+    tx,
+    ctx,
+    source.accountId,
+    'source.accountId',
+    `names no internal or external account of this platform: ${source.accountId}`,
+    pullsNow,
+  );
   if (external.kind !== 'BANK') {
-    throw invalid('source.accountId', `is a ${external.accountType}, which cannot be pulled from; fund the quote from an internal account or by real-time funding`);
+    throw invalid(
+      'source.accountId',
+      `is a ${external.accountType}, which cannot be pulled from; fund the quote from an internal account or by real-time funding`,
+    );
   }
   if (pullsNow) requirePullFunds(external);
-  return { funding: 'EXTERNAL_ACCOUNT', currency: external.currency, customerId: await ownerCheck(external.customerId), external, presented };
+  return {
+    funding: 'EXTERNAL_ACCOUNT',
+    currency: external.currency,
+    customerId: await ownerCheck(external.customerId),
+    external,
+    presented,
+  };
 }
 
 function checkPayerData(lookup: ReceiverLookup, info: Record<string, unknown> | undefined): void {
@@ -408,25 +563,47 @@ async function planDestination(tx: Tx, ctx: Ctx, input: QuoteInput): Promise<Des
     const currency = destination.currency ?? lookup.currencies[0]!.code;
     if (!lookup.currencies.some((c) => c.code === currency)) {
       throw apiError('INVALID_CURRENCY', `${address} does not receive ${currency}`, {
-        errors: [{ field: 'destination.currency', message: `must be one of ${lookup.currencies.map((c) => c.code).join(', ')}` }],
+        errors: [
+          {
+            field: 'destination.currency',
+            message: `must be one of ${lookup.currencies.map((c) => c.code).join(', ')}`,
+          },
+        ],
       });
     }
     checkPayerData(lookup, input.senderCustomerInfo);
     return {
-      currency, payout: { destinationType: 'UMA_ADDRESS', umaScenario: lookup.scenario }, destinationId: address,
-      paymentRail: null, railSelectionMode: null, instant: true, lookup,
+      currency,
+      payout: { destinationType: 'UMA_ADDRESS', umaScenario: lookup.scenario },
+      destinationId: address,
+      paymentRail: null,
+      railSelectionMode: null,
+      instant: true,
+      lookup,
       presented: { destinationType: 'UMA_ADDRESS', umaAddress: address, currency },
     };
   }
   if (destination.accountId.startsWith('InternalAccount:')) return planInternalDestination(tx, ctx, input, destination);
   const missing = `names no internal or external account of this platform: ${destination.accountId}`;
-  const external = await usableExternal(tx, ctx, destination.accountId, 'destination.accountId', missing, input.immediatelyExecute === true);
+  const external = await usableExternal(
+    tx,
+    ctx,
+    destination.accountId,
+    'destination.accountId',
+    missing,
+    input.immediatelyExecute === true,
+  );
   let paymentRail: string | null = external.paymentRails?.[0] ?? null;
   let railSelectionMode: 'AUTO' | 'MANUAL' | null = paymentRail === null ? null : 'AUTO';
   if (destination.paymentRail !== undefined) {
     if (external.paymentRails === undefined || !external.paymentRails.includes(destination.paymentRail)) {
       throw apiError('INVALID_INPUT', `destination.paymentRail is not a rail ${external.id} can be paid over`, {
-        errors: [{ field: 'destination.paymentRail', message: `must be one of ${external.paymentRails?.join(', ') ?? 'none (this account is not paid over a bank rail)'}` }],
+        errors: [
+          {
+            field: 'destination.paymentRail',
+            message: `must be one of ${external.paymentRails?.join(', ') ?? 'none (this account is not paid over a bank rail)'}`,
+          },
+        ],
       });
     }
     paymentRail = destination.paymentRail;
@@ -444,47 +621,90 @@ async function planDestination(tx: Tx, ctx: Ctx, input: QuoteInput): Promise<Des
   const instant = INSTANT_WALLETS.has(external.accountType) || (paymentRail !== null && INSTANT_RAILS.has(paymentRail));
   return {
     currency: external.currency,
-    payout: { destinationType: 'ACCOUNT', counterpartyIdentifier: external.primaryIdentifier, accountType: external.accountType },
-    destinationId: external.id, paymentRail, railSelectionMode, instant,
+    payout: {
+      destinationType: 'ACCOUNT',
+      counterpartyIdentifier: external.primaryIdentifier,
+      accountType: external.accountType,
+    },
+    destinationId: external.id,
+    paymentRail,
+    railSelectionMode,
+    instant,
     ...(lookup ? { lookup } : {}),
-    presented: { destinationType: 'ACCOUNT', accountId: external.id, ...(destination.paymentRail ? { paymentRail: destination.paymentRail } : {}) },
+    presented: {
+      destinationType: 'ACCOUNT',
+      accountId: external.id,
+      ...(destination.paymentRail ? { paymentRail: destination.paymentRail } : {}),
+    },
   };
 }
 
 /** An internal account as the destination: the conversion is a book transfer, credited at once. */
-async function planInternalDestination(tx: Tx, ctx: Ctx, input: QuoteInput, destination: AccountDestinationInput): Promise<DestinationPlan> {
-  const internal = await usableInternal(tx, ctx, destination.accountId, 'destination.accountId', `names no internal or external account of this platform: ${destination.accountId}`);
+async function planInternalDestination(
+  tx: Tx,
+  ctx: Ctx,
+  input: QuoteInput,
+  destination: AccountDestinationInput,
+): Promise<DestinationPlan> {
+  const internal = await usableInternal(
+    tx,
+    ctx,
+    destination.accountId,
+    'destination.accountId',
+    `names no internal or external account of this platform: ${destination.accountId}`,
+  );
   const errors = new FieldErrors();
-  if (destination.paymentRail !== undefined) errors.add('destination.paymentRail', 'cannot be given for an internal account: the payment is a book transfer with no rail');
-  if (input.lookupId !== undefined) errors.add('lookupId', 'cannot be given for an internal account: there is no receiver to look up');
+  if (destination.paymentRail !== undefined)
+    errors.add(
+      'destination.paymentRail',
+      'cannot be given for an internal account: the payment is a book transfer with no rail',
+    );
+  if (input.lookupId !== undefined)
+    errors.add('lookupId', 'cannot be given for an internal account: there is no receiver to look up');
   errors.throwIfAny();
   return {
     currency: internal.currency,
     payout: { destinationType: 'INTERNAL_ACCOUNT', accountId: internal.id },
-    destinationId: internal.id, paymentRail: null, railSelectionMode: null, instant: true,
+    destinationId: internal.id,
+    paymentRail: null,
+    railSelectionMode: null,
+    instant: true,
     presented: { destinationType: 'ACCOUNT', accountId: internal.id },
   };
 }
 
 function checkCurrencies(input: QuoteInput, sending: string, receiving: string): void {
   if (sending === receiving) {
-    throw apiError('INVALID_CURRENCY', `Both sides are in ${sending}: a quote converts between two currencies; move same-currency funds with POST /transfer-out or POST /transfer-in`, {
-      errors: [{ field: 'destination', message: `is in ${receiving}, the sending currency` }],
-    });
+    throw apiError(
+      'INVALID_CURRENCY',
+      `Both sides are in ${sending}: a quote converts between two currencies; move same-currency funds with POST /transfer-out or POST /transfer-in`,
+      {
+        errors: [{ field: 'destination', message: `is in ${receiving}, the sending currency` }],
+      },
+    );
   }
   const errors: { field: string; message: string }[] = [];
   const sourceField = input.source.sourceType === 'REALTIME_FUNDING' ? 'source.currency' : 'source.accountId';
-  if (!hasRate(sending)) errors.push({ field: sourceField, message: `is in ${sending}, which railyard does not quote` });
-  if (!hasRate(receiving)) errors.push({ field: 'destination', message: `is in ${receiving}, which railyard does not quote` });
-  if (errors.length > 0) throw apiError('INVALID_CURRENCY', `No rate for ${sending} to ${receiving}`, { errors, supportedCurrencies: ratedCurrencies() });
+  if (!hasRate(sending))
+    errors.push({ field: sourceField, message: `is in ${sending}, which railyard does not quote` });
+  if (!hasRate(receiving))
+    errors.push({ field: 'destination', message: `is in ${receiving}, which railyard does not quote` });
+  if (errors.length > 0)
+    throw apiError('INVALID_CURRENCY', `No rate for ${sending} to ${receiving}`, {
+      errors,
+      supportedCurrencies: ratedCurrencies(),
+    });
   const fieldErrors = new FieldErrors();
   if (PURPOSE_REQUIRED_CURRENCIES.has(receiving) && input.purposeOfPayment === undefined) {
     fieldErrors.add('purposeOfPayment', `is required for payments in ${receiving}`);
   }
   if (input.platformFeeOverride !== undefined) {
-    if (sending !== 'USD') fieldErrors.add('platformFeeOverride', `applies only to quotes sending USD; this one sends ${sending}`);
+    if (sending !== 'USD')
+      fieldErrors.add('platformFeeOverride', `applies only to quotes sending USD; this one sends ${sending}`);
     else if (input.platformFeeOverride.platformFixedFee.currency !== 'USD') {
-      fieldErrors.add('platformFeeOverride.platformFixedFee.currency', 'must be USD, the sending currency', { enum: ['USD'] });
+      fieldErrors.add('platformFeeOverride.platformFixedFee.currency', 'must be USD, the sending currency', {
+        enum: ['USD'],
+      });
     }
   }
   fieldErrors.throwIfAny();
@@ -509,22 +729,45 @@ function checkLimits(config: StoredConfig, conversion: Conversion, lookup: Recei
   const limits = config.supportedCurrencies.find((c) => c.currencyCode === conversion.sendingCurrency);
   if (limits !== undefined) {
     if (conversion.totalSending < BigInt(limits.minAmount)) {
-      throw apiError('AMOUNT_OUT_OF_RANGE', `The minimum ${conversion.sendingCurrency} payment is ${limits.minAmount}`, {
-        minAmount: limits.minAmount, errors: [{ field: 'lockedCurrencyAmount', message: `makes a sending amount below ${limits.minAmount}` }],
-      });
+      throw apiError(
+        'AMOUNT_OUT_OF_RANGE',
+        `The minimum ${conversion.sendingCurrency} payment is ${limits.minAmount}`,
+        {
+          minAmount: limits.minAmount,
+          errors: [{ field: 'lockedCurrencyAmount', message: `makes a sending amount below ${limits.minAmount}` }],
+        },
+      );
     }
     if (conversion.totalSending > BigInt(limits.maxAmount)) {
-      throw apiError('TRANSACTION_SIZE_LIMIT_EXCEEDED', `The maximum single ${conversion.sendingCurrency} payment is ${limits.maxAmount}; this one sends ${conversion.totalSending}`, {
-        maxAmount: limits.maxAmount, errors: [{ field: 'lockedCurrencyAmount', message: `makes a sending amount above ${limits.maxAmount}` }],
-      });
+      throw apiError(
+        'TRANSACTION_SIZE_LIMIT_EXCEEDED',
+        `The maximum single ${conversion.sendingCurrency} payment is ${limits.maxAmount}; this one sends ${conversion.totalSending}`,
+        {
+          maxAmount: limits.maxAmount,
+          errors: [{ field: 'lockedCurrencyAmount', message: `makes a sending amount above ${limits.maxAmount}` }],
+        },
+      );
     }
   }
   const receiver = lookup?.currencies.find((c) => c.code === conversion.receivingCurrency);
-  if (receiver !== undefined && (conversion.totalReceiving < BigInt(receiver.min) || conversion.totalReceiving > BigInt(receiver.max))) {
-    throw apiError('AMOUNT_OUT_OF_RANGE', `The receiver accepts ${receiver.min} to ${receiver.max} ${conversion.receivingCurrency}; this quote delivers ${conversion.totalReceiving}`, {
-      minAmount: receiver.min, maxAmount: receiver.max,
-      errors: [{ field: 'lockedCurrencyAmount', message: `makes a receiving amount outside ${receiver.min}..${receiver.max}` }],
-    });
+  if (
+    receiver !== undefined &&
+    (conversion.totalReceiving < BigInt(receiver.min) || conversion.totalReceiving > BigInt(receiver.max))
+  ) {
+    throw apiError(
+      'AMOUNT_OUT_OF_RANGE',
+      `The receiver accepts ${receiver.min} to ${receiver.max} ${conversion.receivingCurrency}; this quote delivers ${conversion.totalReceiving}`,
+      {
+        minAmount: receiver.min,
+        maxAmount: receiver.max,
+        errors: [
+          {
+            field: 'lockedCurrencyAmount',
+            message: `makes a receiving amount outside ${receiver.min}..${receiver.max}`,
+          },
+        ],
+      },
+    );
   }
 }
 
@@ -535,7 +778,10 @@ function inScaRegion(customer: CustomerRow | undefined): boolean {
 }
 
 function realtimeInstructions(quoteId: string, conversion: Conversion, cryptoNetwork: string | undefined) {
-  const info = fundingInfo(quoteId, conversion.sendingCurrency, { network: cryptoNetwork, amount: conversion.totalSending });
+  const info = fundingInfo(quoteId, conversion.sendingCurrency, {
+    network: cryptoNetwork,
+    amount: conversion.totalSending,
+  });
   const amount = `${conversion.totalSending} (smallest unit of ${conversion.sendingCurrency})`;
   return [
     {
@@ -550,7 +796,13 @@ function realtimeInstructions(quoteId: string, conversion: Conversion, cryptoNet
 function newChallenge(quoteExpiresAt: string, now: Date): ScaChallengeView {
   const expiresAt = iso(new Date(now.getTime() + SCA_CHALLENGE_TTL_MS));
   // The customer has no other enrolled factor in railyard, so every challenge is an SMS code.
-  return { id: newId('ScaChallenge'), expiresAt: expiresAt < quoteExpiresAt ? expiresAt : quoteExpiresAt, factor: 'SMS_OTP', availableFactors: ['SMS_OTP'], purpose: 'PAYOUT' };
+  return {
+    id: newId('ScaChallenge'),
+    expiresAt: expiresAt < quoteExpiresAt ? expiresAt : quoteExpiresAt,
+    factor: 'SMS_OTP',
+    availableFactors: ['SMS_OTP'],
+    purpose: 'PAYOUT',
+  };
 }
 
 // ----------------------------------------------------------------------------- jobs
@@ -575,13 +827,26 @@ export const quoteExpiryJob = defineJob<ExpirePayload>('quote.expire', {
  * Executes an account-funded quote, unless its customer is in an SCA region: then the
  * payment waits in PENDING_AUTHORIZATION with a challenge, and authorizing it executes it.
  */
-async function executeOrChallenge(tx: Tx, ctx: Ctx, quote: store.QuoteRow, transaction: TransactionRow, options: { checked?: boolean } = {}): Promise<store.QuoteRow> {
-  const customer = quote.customer_id === null ? undefined : await findCustomerRow(tx, ctx.platformId, quote.customer_id);
+async function executeOrChallenge(
+  tx: Tx,
+  ctx: Ctx,
+  quote: store.QuoteRow,
+  transaction: TransactionRow,
+  options: { checked?: boolean } = {},
+): Promise<store.QuoteRow> {
+  const customer =
+    quote.customer_id === null ? undefined : await findCustomerRow(tx, ctx.platformId, quote.customer_id);
   if (!inScaRegion(customer)) return (await execute(tx, ctx, quote, transaction, options)).quote;
   // A payment that could not start is refused now, not after the customer answers the challenge.
-  if (options.checked !== true) await requirePayable(tx, ctx, transaction, JSON.parse(transaction.conversion!) as TransactionConversion);
+  if (options.checked !== true)
+    await requirePayable(tx, ctx, transaction, JSON.parse(transaction.conversion!) as TransactionConversion);
   const after = await moveQuoteAuthorization(tx, transaction, ctx.now, 'PENDING_AUTHORIZATION');
-  const challenged = { ...quote, status: after.status, sca_challenge: JSON.stringify(newChallenge(quote.expires_at, ctx.now)), updated_at: iso(ctx.now) };
+  const challenged = {
+    ...quote,
+    status: after.status,
+    sca_challenge: JSON.stringify(newChallenge(quote.expires_at, ctx.now)),
+    updated_at: iso(ctx.now),
+  };
   await store.saveQuoteState(tx, challenged);
   return challenged;
 }
@@ -591,16 +856,43 @@ async function executeOrChallenge(tx: Tx, ctx: Ctx, quote: store.QuoteRow, trans
  * deleted, frozen or lost its verification since the quote was made, and money must not move
  * from or to it then. A pull also needs funds at the bank.
  */
-async function requirePayable(tx: Tx, ctx: Ctx, transaction: TransactionRow, conversion: TransactionConversion): Promise<void> {
+async function requirePayable(
+  tx: Tx,
+  ctx: Ctx,
+  transaction: TransactionRow,
+  conversion: TransactionConversion,
+): Promise<void> {
   const gone = (id: string) => `names ${id}, which no longer exists`;
   if (conversion.funding === 'INTERNAL_ACCOUNT') {
-    await usableInternal(tx, ctx, transaction.internal_account_id, 'source.accountId', gone(transaction.internal_account_id));
+    await usableInternal(
+      tx,
+      ctx,
+      transaction.internal_account_id,
+      'source.accountId',
+      gone(transaction.internal_account_id),
+    );
   } else if (conversion.funding === 'EXTERNAL_ACCOUNT') {
-    requirePullFunds(await usableExternal(tx, ctx, transaction.source_account_id, 'source.accountId', gone(transaction.source_account_id), true));
+    requirePullFunds(
+      await usableExternal(
+        tx,
+        ctx,
+        transaction.source_account_id,
+        'source.accountId',
+        gone(transaction.source_account_id),
+        true,
+      ),
+    );
   }
   const { payout } = conversion;
   if (payout.destinationType === 'ACCOUNT') {
-    await usableExternal(tx, ctx, transaction.destination_account_id, 'destination.accountId', gone(transaction.destination_account_id), true);
+    await usableExternal(
+      tx,
+      ctx,
+      transaction.destination_account_id,
+      'destination.accountId',
+      gone(transaction.destination_account_id),
+      true,
+    );
   } else if (payout.destinationType === 'INTERNAL_ACCOUNT') {
     await usableInternal(tx, ctx, payout.accountId, 'destination.accountId', gone(payout.accountId));
   }
@@ -619,7 +911,13 @@ interface ExecuteOptions {
  * Starts the payment of a PENDING quote whose transaction row the caller holds locked (or of
  * one awaiting authorization, once `authorized`), after checking its accounts again.
  */
-async function execute(tx: Tx, ctx: Ctx, quote: store.QuoteRow, transaction: TransactionRow, options: ExecuteOptions = {}) {
+async function execute(
+  tx: Tx,
+  ctx: Ctx,
+  quote: store.QuoteRow,
+  transaction: TransactionRow,
+  options: ExecuteOptions = {},
+) {
   const conversion = JSON.parse(transaction.conversion!) as TransactionConversion;
   if (options.checked !== true) await requirePayable(tx, ctx, transaction, conversion);
   const { payout } = conversion;
@@ -631,14 +929,26 @@ async function execute(tx: Tx, ctx: Ctx, quote: store.QuoteRow, transaction: Tra
   }
 }
 
-export async function createQuote(ctx: Ctx, input: QuoteInput, idempotencyKey: string | undefined, schemaErrors: FieldError[] = []): Promise<Reply> {
+export async function createQuote(
+  ctx: Ctx,
+  input: QuoteInput,
+  idempotencyKey: string | undefined,
+  schemaErrors: FieldError[] = [],
+): Promise<Reply> {
   checkCombinations(input, schemaErrors);
   return runCommand(ctx, { operationId: 'createQuote', idempotencyKey, request: input }, async (tx) => {
     const { source, destination } = await planSides(tx, ctx, input);
-    if (destination.destinationId === (source.internal?.id ?? source.external?.id)) throw invalid('destination.accountId', 'is the source account');
+    if (destination.destinationId === (source.internal?.id ?? source.external?.id))
+      throw invalid('destination.accountId', 'is the source account');
     checkCurrencies(input, source.currency, destination.currency);
     const config = await readPlatformConfig(tx, ctx.platformId);
-    const conversion = convert(input, source.currency, destination.currency, feeSchedule(config, input, source.currency, ctx.now), ctx.now);
+    const conversion = convert(
+      input,
+      source.currency,
+      destination.currency,
+      feeSchedule(config, input, source.currency, ctx.now),
+      ctx.now,
+    );
     checkLimits(config, conversion, destination.lookup);
 
     const quoteId = newId('Quote');
@@ -654,35 +964,44 @@ export async function createQuote(ctx: Ctx, input: QuoteInput, idempotencyKey: s
     const transactionConversion: TransactionConversion = {
       quoteId,
       funding: source.funding,
-      ...(source.funding === 'REALTIME_FUNDING' && source.customerId !== null ? { sourceCustomerId: source.customerId } : {}),
+      ...(source.funding === 'REALTIME_FUNDING' && source.customerId !== null
+        ? { sourceCustomerId: source.customerId }
+        : {}),
       receivingCurrency: conversion.receivingCurrency,
       receivingAmount: conversion.totalReceiving.toString(),
       exchangeRate: decimalToNumber(conversion.rate),
       fees: conversion.fees.toString(),
       platformFees: conversion.platformFees.toString(),
-      platformFeeAccountId: conversion.platformFees > 0n ? ((await findOwnerAccountIn(tx, ctx.platformId, null, conversion.sendingCurrency))?.id ?? null) : null,
+      platformFeeAccountId:
+        conversion.platformFees > 0n
+          ? ((await findOwnerAccountIn(tx, ctx.platformId, null, conversion.sendingCurrency))?.id ?? null)
+          : null,
       rateDetails,
       destinationType: destination.payout.destinationType === 'UMA_ADDRESS' ? 'UMA_ADDRESS' : 'ACCOUNT',
       ...(input.description !== undefined ? { description: input.description } : {}),
       payout: destination.payout,
     };
-    const transaction = await openQuoteTransaction(tx, {
-      id: transactionId,
-      platformId: ctx.platformId,
-      customerId: source.customerId,
-      platformCustomerId: await platformCustomerIdOf(tx, ctx.platformId, source.customerId),
-      status: sca ? 'PENDING_AUTHORIZATION' : 'PENDING',
-      fundsAccountId,
-      sourceAccountId: source.internal?.id ?? source.external?.id ?? fundsAccountId,
-      destinationId: destination.destinationId,
-      currency: conversion.sendingCurrency,
-      amount: conversion.totalSending,
-      paymentRail: destination.paymentRail,
-      railSelectionMode: destination.railSelectionMode,
-      remittanceInformation: input.remittanceInformation,
-      purposeOfPayment: input.purposeOfPayment,
-      conversion: transactionConversion,
-    }, now);
+    const transaction = await openQuoteTransaction(
+      tx,
+      {
+        id: transactionId,
+        platformId: ctx.platformId,
+        customerId: source.customerId,
+        platformCustomerId: await platformCustomerIdOf(tx, ctx.platformId, source.customerId),
+        status: sca ? 'PENDING_AUTHORIZATION' : 'PENDING',
+        fundsAccountId,
+        sourceAccountId: source.internal?.id ?? source.external?.id ?? fundsAccountId,
+        destinationId: destination.destinationId,
+        currency: conversion.sendingCurrency,
+        amount: conversion.totalSending,
+        paymentRail: destination.paymentRail,
+        railSelectionMode: destination.railSelectionMode,
+        remittanceInformation: input.remittanceInformation,
+        purposeOfPayment: input.purposeOfPayment,
+        conversion: transactionConversion,
+      },
+      now,
+    );
 
     let quote: store.QuoteRow = {
       id: quoteId,
@@ -702,7 +1021,10 @@ export async function createQuote(ctx: Ctx, input: QuoteInput, idempotencyKey: s
       fees: conversion.fees.toString(),
       platform_fees: conversion.platformFees.toString(),
       rate_details: JSON.stringify(rateDetails),
-      payment_instructions: source.funding === 'REALTIME_FUNDING' && !sca ? JSON.stringify(realtimeInstructions(quoteId, conversion, realtimeNetwork(input))) : null,
+      payment_instructions:
+        source.funding === 'REALTIME_FUNDING' && !sca
+          ? JSON.stringify(realtimeInstructions(quoteId, conversion, realtimeNetwork(input)))
+          : null,
       sca_challenge: sca ? JSON.stringify(newChallenge(iso(expiresAt), now)) : null,
       sender_customer_info: input.senderCustomerInfo !== undefined ? JSON.stringify(input.senderCustomerInfo) : null,
       expires_at: iso(expiresAt),
@@ -712,7 +1034,12 @@ export async function createQuote(ctx: Ctx, input: QuoteInput, idempotencyKey: s
     };
     const { status: _status, ...stored } = quote;
     await store.insertQuote(tx, stored);
-    await quoteExpiryJob.schedule(tx, { platformId: ctx.platformId, payload: { quoteId, transactionId }, dueAt: expiresAt, now });
+    await quoteExpiryJob.schedule(tx, {
+      platformId: ctx.platformId,
+      payload: { quoteId, transactionId },
+      dueAt: expiresAt,
+      now,
+    });
 
     if (input.immediatelyExecute === true) {
       quote = await executeOrChallenge(tx, ctx, quote, transaction, { checked: true });
@@ -726,22 +1053,41 @@ function checkExecutable(quote: store.QuoteRow, now: Date, conflict: (message: s
   if (quote.status === 'EXPIRED' || (quote.status === 'PENDING' && iso(now) >= quote.expires_at)) {
     throw conflict(`Quote ${quote.id} expired at ${quote.expires_at}; create a new quote`);
   }
-  if (quote.status === 'PENDING_AUTHORIZATION') throw conflict(`Quote ${quote.id} awaits Strong Customer Authentication: authorize it first (POST /quotes/${quote.id}/authorize)`);
+  if (quote.status === 'PENDING_AUTHORIZATION')
+    throw conflict(
+      `Quote ${quote.id} awaits Strong Customer Authentication: authorize it first (POST /quotes/${quote.id}/authorize)`,
+    );
   if (quote.status === 'FAILED') throw conflict(`Quote ${quote.id} failed and cannot be executed; create a new quote`);
   if (quote.status !== 'PENDING') throw conflict(`Quote ${quote.id} was already executed (it is ${quote.status})`);
 }
 
-export async function executeQuote(ctx: Ctx, quoteId: string, body: { scaFactor?: string | undefined } | undefined, idempotencyKey: string | undefined): Promise<Reply> {
-  return runCommand(ctx, { operationId: 'executeQuote', idempotencyKey, request: { quoteId, body: body ?? {} }, conflictCode: 'CONFLICT' }, async (tx) => {
-    // The row lock is what makes a second, concurrent execute see PROCESSING.
-    const { quote, transaction } = await loadQuoteForChange(tx, ctx, quoteId);
-    if (body?.scaFactor === 'TOTP') throw invalid('scaFactor', 'cannot be TOTP: a TOTP code cannot be bound to this payment; use SMS_OTP or PASSKEY');
-    if ((JSON.parse(quote.source) as { sourceType: string }).sourceType === 'REALTIME_FUNDING') {
-      throw invalid('quoteId', 'names a real-time-funded quote: it executes when its payment instructions are paid (in the sandbox, POST /sandbox/send)');
-    }
-    checkExecutable(quote, ctx.now, (message) => apiError('CONFLICT', message));
-    return { status: 200, body: presentQuote(await executeOrChallenge(tx, ctx, quote, transaction)) };
-  });
+export async function executeQuote(
+  ctx: Ctx,
+  quoteId: string,
+  body: { scaFactor?: string | undefined } | undefined,
+  idempotencyKey: string | undefined,
+): Promise<Reply> {
+  return runCommand(
+    ctx,
+    { operationId: 'executeQuote', idempotencyKey, request: { quoteId, body: body ?? {} }, conflictCode: 'CONFLICT' },
+    async (tx) => {
+      // The row lock is what makes a second, concurrent execute see PROCESSING.
+      const { quote, transaction } = await loadQuoteForChange(tx, ctx, quoteId);
+      if (body?.scaFactor === 'TOTP')
+        throw invalid(
+          'scaFactor',
+          'cannot be TOTP: a TOTP code cannot be bound to this payment; use SMS_OTP or PASSKEY',
+        );
+      if ((JSON.parse(quote.source) as { sourceType: string }).sourceType === 'REALTIME_FUNDING') {
+        throw invalid(
+          'quoteId',
+          'names a real-time-funded quote: it executes when its payment instructions are paid (in the sandbox, POST /sandbox/send)',
+        );
+      }
+      checkExecutable(quote, ctx.now, (message) => apiError('CONFLICT', message));
+      return { status: 200, body: presentQuote(await executeOrChallenge(tx, ctx, quote, transaction)) };
+    },
+  );
 }
 
 export interface ScaAuthorizationInput {
@@ -759,7 +1105,8 @@ export async function authorizeQuote(ctx: Ctx, quoteId: string, input: ScaAuthor
     errors.add('code', 'or passkeyAssertion: give exactly one');
     errors.add('passkeyAssertion', 'or code: give exactly one');
   }
-  if (hasPasskey && (input.origin === undefined || input.origin === null)) errors.add('origin', 'is required with passkeyAssertion');
+  if (hasPasskey && (input.origin === undefined || input.origin === null))
+    errors.add('origin', 'is required with passkeyAssertion');
   return ctx.db.transaction(async (tx) => {
     const { quote, transaction } = await loadQuoteForChange(tx, ctx, quoteId);
     const challenge = parseJson<ScaChallengeView>(quote.sca_challenge);
@@ -767,13 +1114,19 @@ export async function authorizeQuote(ctx: Ctx, quoteId: string, input: ScaAuthor
       throw apiError('CONFLICT', `Quote ${quoteId} has no challenge to authorize (it is ${transaction.status})`);
     }
     // The expiry job may not have run yet; an expired quote is past authorizing all the same.
-    if (iso(ctx.now) >= quote.expires_at) throw apiError('CONFLICT', `Quote ${quoteId} expired at ${quote.expires_at}; create a new quote`);
+    if (iso(ctx.now) >= quote.expires_at)
+      throw apiError('CONFLICT', `Quote ${quoteId} expired at ${quote.expires_at}; create a new quote`);
     errors.throwIfAny();
     if (iso(ctx.now) > challenge.expiresAt) {
-      throw invalid('code', `answers a challenge that expired at ${challenge.expiresAt}; an expired challenge cannot be authorized or renewed, so create a new quote`);
+      throw invalid(
+        'code',
+        `answers a challenge that expired at ${challenge.expiresAt}; an expired challenge cannot be authorized or renewed, so create a new quote`,
+      );
     }
-    if (hasPasskey) throw invalid('passkeyAssertion', `cannot satisfy this challenge: its factor is ${challenge.factor}`);
-    if (input.code !== SCA_SANDBOX_CODE) throw invalid('code', 'is not the code of this challenge (the sandbox code is 123456)');
+    if (hasPasskey)
+      throw invalid('passkeyAssertion', `cannot satisfy this challenge: its factor is ${challenge.factor}`);
+    if (input.code !== SCA_SANDBOX_CODE)
+      throw invalid('code', 'is not the code of this challenge (the sandbox code is 123456)');
 
     const source = JSON.parse(quote.source) as { sourceType: string; cryptoNetwork?: string };
     if (source.sourceType !== 'REALTIME_FUNDING') {
@@ -785,9 +1138,15 @@ export async function authorizeQuote(ctx: Ctx, quoteId: string, input: ScaAuthor
     }
     // Real-time funding: back to PENDING with the instructions released; paying them executes the quote.
     const after = await moveQuoteAuthorization(tx, transaction, ctx.now, 'PENDING');
-    const conversion = { sendingCurrency: quote.sending_currency, totalSending: BigInt(quote.sending_amount) } as Conversion;
+    const conversion = {
+      sendingCurrency: quote.sending_currency,
+      totalSending: BigInt(quote.sending_amount),
+    } as Conversion;
     const authorized: store.QuoteRow = {
-      ...quote, status: after.status, sca_challenge: null, updated_at: iso(ctx.now),
+      ...quote,
+      status: after.status,
+      sca_challenge: null,
+      updated_at: iso(ctx.now),
       payment_instructions: JSON.stringify(realtimeInstructions(quote.id, conversion, source.cryptoNetwork)),
     };
     await store.saveQuoteState(tx, authorized);
@@ -808,7 +1167,10 @@ export async function resendQuoteScaCode(ctx: Ctx, quoteId: string): Promise<voi
     throw apiError('CONFLICT', `Quote ${quoteId} has no SMS challenge to send again (it is ${quote.status})`);
   }
   if (now >= quote.expires_at || now > challenge.expiresAt) {
-    throw apiError('CONFLICT', `The challenge of quote ${quoteId} expired at ${challenge.expiresAt}; it cannot be sent again`);
+    throw apiError(
+      'CONFLICT',
+      `The challenge of quote ${quoteId} expired at ${challenge.expiresAt}; it cannot be sent again`,
+    );
   }
 }
 
@@ -826,9 +1188,15 @@ export async function sandboxSend(ctx: Ctx, input: SandboxSendInput) {
       throw invalid('quoteId', 'names a quote funded from an account: execute it with POST /quotes/{quoteId}/execute');
     }
     if (input.currencyCode !== quote.sending_currency) {
-      throw apiError('INVALID_CURRENCY', `Quote ${quote.id} is funded in ${quote.sending_currency}, not ${input.currencyCode}`, {
-        errors: [{ field: 'currencyCode', message: `must be ${quote.sending_currency}, the quote's funding currency` }],
-      });
+      throw apiError(
+        'INVALID_CURRENCY',
+        `Quote ${quote.id} is funded in ${quote.sending_currency}, not ${input.currencyCode}`,
+        {
+          errors: [
+            { field: 'currencyCode', message: `must be ${quote.sending_currency}, the quote's funding currency` },
+          ],
+        },
+      );
     }
     checkExecutable(quote, ctx.now, (message) => invalid('quoteId', message));
     const paid = input.currencyAmount !== undefined ? BigInt(input.currencyAmount) : undefined;
@@ -840,12 +1208,23 @@ export async function sandboxSend(ctx: Ctx, input: SandboxSendInput) {
 
 /** The rail a corridor pays out over: the first rail of the bank account type of that currency. */
 function corridorRail(currency: string): string | undefined {
-  const def = ACCOUNT_TYPES.find((d) => d.kind === 'BANK' && Array.isArray(d.currencies) && d.currencies.includes(currency) && d.paymentRails !== undefined);
+  const def = ACCOUNT_TYPES.find(
+    (d) =>
+      d.kind === 'BANK' &&
+      Array.isArray(d.currencies) &&
+      d.currencies.includes(currency) &&
+      d.paymentRails !== undefined,
+  );
   return def?.paymentRails?.[0];
 }
 
 /** The smallest sending amount a quote accepts: the one that delivers one smallest unit, fees included. */
-function smallestQuotable(from: string, to: string, rate: ReturnType<typeof customerRate>, schedule: FeeSchedule): number {
+function smallestQuotable(
+  from: string,
+  to: string,
+  rate: ReturnType<typeof customerRate>,
+  schedule: FeeSchedule,
+): number {
   try {
     return Number(convertReceiving(from, to, rate, 1n, schedule).totalSending);
   } catch (err) {
@@ -864,22 +1243,29 @@ const DEFAULT_SENDING_AMOUNT = 10_000;
 
 export async function getExchangeRates(ctx: Ctx, query: ExchangeRatesQuery) {
   const errors = new FieldErrors();
-  if (query.sourceCurrency !== undefined && !hasRate(query.sourceCurrency)) errors.add('sourceCurrency', `is not a currency railyard quotes (${ratedCurrencies().join(', ')})`);
+  if (query.sourceCurrency !== undefined && !hasRate(query.sourceCurrency))
+    errors.add('sourceCurrency', `is not a currency railyard quotes (${ratedCurrencies().join(', ')})`);
   for (const [i, code] of (query.destinationCurrency ?? []).entries()) {
     if (!hasRate(code)) errors.add(`destinationCurrency[${i}]`, `is not a currency railyard quotes: ${code}`);
   }
   errors.throwIfAny();
   const config = await readPlatformConfig(ctx.db.k, ctx.platformId);
-  const sources = query.sourceCurrency !== undefined
-    ? [query.sourceCurrency]
-    : config.supportedCurrencies.map((c) => c.currencyCode).filter(hasRate);
+  const sources =
+    query.sourceCurrency !== undefined
+      ? [query.sourceCurrency]
+      : config.supportedCurrencies.map((c) => c.currencyCode).filter(hasRate);
   const destinations = query.destinationCurrency ?? ratedCurrencies();
   const amount = BigInt(query.sendingAmount ?? DEFAULT_SENDING_AMOUNT);
   const updatedAt = iso(rateUpdatedAt(ctx.now));
   const data = [];
   for (const from of sources) {
     const limits = config.supportedCurrencies.find((c) => c.currencyCode === from);
-    const schedule = feeSchedule(config, { source: { sourceType: 'REALTIME_FUNDING', currency: from } } as QuoteInput, from, ctx.now);
+    const schedule = feeSchedule(
+      config,
+      { source: { sourceType: 'REALTIME_FUNDING', currency: from } } as QuoteInput,
+      from,
+      ctx.now,
+    );
     for (const to of destinations) {
       const rail = corridorRail(to);
       if (to === from || rail === undefined) continue;

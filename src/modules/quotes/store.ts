@@ -7,7 +7,10 @@ import { prepare, preparedInsert } from '../../db/prepared.js';
 import type { QuotesTable } from '../../db/schema.js';
 
 /** A quote as read: 64-bit columns as text, with its transaction's status and failure reason. */
-export type QuoteRow = Omit<QuotesTable, 'locked_amount' | 'sending_amount' | 'receiving_amount' | 'fees' | 'platform_fees'> & {
+export type QuoteRow = Omit<
+  QuotesTable,
+  'locked_amount' | 'sending_amount' | 'receiving_amount' | 'fees' | 'platform_fees'
+> & {
   locked_amount: string;
   sending_amount: string;
   receiving_amount: string;
@@ -19,9 +22,29 @@ export type QuoteRow = Omit<QuotesTable, 'locked_amount' | 'sending_amount' | 'r
 export type NewQuoteRow = Omit<QuoteRow, 'status'>;
 
 const COLUMNS = [
-  'id', 'platform_id', 'customer_id', 'transaction_id', 'lookup_id', 'source', 'destination', 'locked_side', 'locked_amount',
-  'sending_currency', 'receiving_currency', 'sending_amount', 'receiving_amount', 'exchange_rate', 'fees', 'platform_fees',
-  'rate_details', 'payment_instructions', 'sca_challenge', 'sender_customer_info', 'expires_at', 'created_at', 'updated_at',
+  'id',
+  'platform_id',
+  'customer_id',
+  'transaction_id',
+  'lookup_id',
+  'source',
+  'destination',
+  'locked_side',
+  'locked_amount',
+  'sending_currency',
+  'receiving_currency',
+  'sending_amount',
+  'receiving_amount',
+  'exchange_rate',
+  'fees',
+  'platform_fees',
+  'rate_details',
+  'payment_instructions',
+  'sca_challenge',
+  'sender_customer_info',
+  'expires_at',
+  'created_at',
+  'updated_at',
 ] as const;
 const INT64 = new Set(['locked_amount', 'sending_amount', 'receiving_amount', 'fees', 'platform_fees']);
 
@@ -53,7 +76,11 @@ export async function saveQuoteState(
 ): Promise<void> {
   await q
     .updateTable('quotes')
-    .set({ sca_challenge: row.sca_challenge, payment_instructions: row.payment_instructions, updated_at: row.updated_at })
+    .set({
+      sca_challenge: row.sca_challenge,
+      payment_instructions: row.payment_instructions,
+      updated_at: row.updated_at,
+    })
     .where('id', '=', row.id)
     .where('platform_id', '=', row.platform_id)
     .execute();

@@ -30,7 +30,11 @@ export interface ReceiverLookup {
 }
 
 /** A stored lookup of the platform; undefined for an unknown id or another platform's. */
-export async function findReceiverLookup(q: Queryable, platformId: string, lookupId: string): Promise<ReceiverLookup | undefined> {
+export async function findReceiverLookup(
+  q: Queryable,
+  platformId: string,
+  lookupId: string,
+): Promise<ReceiverLookup | undefined> {
   const row = await store.findLookup(q, platformId, lookupId);
   if (row === undefined) return undefined;
   return {
@@ -69,7 +73,12 @@ function indicativeRate(currency: string, now: Date): number {
 }
 
 function presentCurrencies(currencies: ReceiverLookup['currencies'], now: Date) {
-  return currencies.map((c) => ({ currency: currencyObject(c.code), estimatedExchangeRate: indicativeRate(c.code, now), min: c.min, max: c.max }));
+  return currencies.map((c) => ({
+    currency: currencyObject(c.code),
+    estimatedExchangeRate: indicativeRate(c.code, now),
+    min: c.min,
+    max: c.max,
+  }));
 }
 
 // ----------------------------------------------------------------------------- operations
@@ -92,9 +101,13 @@ function checkSender(query: SenderQuery, errors: FieldErrors): void {
 /** 400 with every problem; INVALID_UMA_ADDRESS when each one is a malformed UMA address. */
 function throwIfInvalid(errors: FieldErrors, umaFormatFields: Set<string>): void {
   if (errors.empty) return;
-  const onlyAddresses = errors.errors.every((e) => umaFormatFields.has(e.field) && e.message.startsWith('must be a UMA address'));
+  const onlyAddresses = errors.errors.every(
+    (e) => umaFormatFields.has(e.field) && e.message.startsWith('must be a UMA address'),
+  );
   if (onlyAddresses) {
-    throw apiError('INVALID_UMA_ADDRESS', errors.errors.map((e) => `${e.field} ${e.message}`).join('; '), { errors: errors.errors });
+    throw apiError('INVALID_UMA_ADDRESS', errors.errors.map((e) => `${e.field} ${e.message}`).join('; '), {
+      errors: errors.errors,
+    });
   }
   errors.throwIfAny();
 }
@@ -103,7 +116,11 @@ async function checkSenderCustomer(ctx: Ctx, query: SenderQuery): Promise<void> 
   if (query.customerId !== undefined) await activeCustomer(ctx.db.k, ctx.platformId, query.customerId);
 }
 
-async function saveLookup(ctx: Ctx, lookup: Omit<ReceiverLookup, 'id' | 'createdAt'>, query: SenderQuery): Promise<ReceiverLookup> {
+async function saveLookup(
+  ctx: Ctx,
+  lookup: Omit<ReceiverLookup, 'id' | 'createdAt'>,
+  query: SenderQuery,
+): Promise<ReceiverLookup> {
   const stored: ReceiverLookup = { id: newId('Lookup'), ...lookup, createdAt: iso(ctx.now) };
   await store.insertLookup(ctx.db.k, {
     id: stored.id,
@@ -132,13 +149,17 @@ export async function lookupUma(ctx: Ctx, receiverUmaAddress: string, query: Sen
   const counterparty = sandboxUmaCounterpartyFor(receiverUmaAddress);
   if (counterparty === undefined) throw apiError('UMA_NOT_FOUND', `Nobody receives payments at ${receiverUmaAddress}`);
   const address = `$${parsed!.name}@${parsed!.domain}`;
-  const lookup = await saveLookup(ctx, {
-    kind: 'UMA',
-    umaAddress: address,
-    currencies: [{ code: counterparty.currency, min: RECEIVER_MIN_AMOUNT, max: RECEIVER_MAX_AMOUNT }],
-    requiredPayerDataFields: UMA_REQUIRED_PAYER_DATA,
-    scenario: counterparty.scenario,
-  }, query);
+  const lookup = await saveLookup(
+    ctx,
+    {
+      kind: 'UMA',
+      umaAddress: address,
+      currencies: [{ code: counterparty.currency, min: RECEIVER_MIN_AMOUNT, max: RECEIVER_MAX_AMOUNT }],
+      requiredPayerDataFields: UMA_REQUIRED_PAYER_DATA,
+      scenario: counterparty.scenario,
+    },
+    query,
+  );
   return {
     receiverUmaAddress: address,
     supportedCurrencies: presentCurrencies(lookup.currencies, ctx.now),
@@ -154,14 +175,19 @@ export async function lookupExternalAccount(ctx: Ctx, accountId: string, query: 
   await checkSenderCustomer(ctx, query);
 
   const account = await findTransferCounterparty(ctx.db.k, ctx.platformId, accountId);
-  if (account === undefined) throw apiError('REFERENCE_NOT_FOUND', `No external account ${accountId}`, { field: 'accountId' });
-  const lookup = await saveLookup(ctx, {
-    kind: 'EXTERNAL_ACCOUNT',
-    externalAccountId: account.id,
-    currencies: [{ code: account.currency, min: RECEIVER_MIN_AMOUNT, max: RECEIVER_MAX_AMOUNT }],
-    requiredPayerDataFields: [],
-    scenario: 'SUCCESS',
-  }, query);
+  if (account === undefined)
+    throw apiError('REFERENCE_NOT_FOUND', `No external account ${accountId}`, { field: 'accountId' });
+  const lookup = await saveLookup(
+    ctx,
+    {
+      kind: 'EXTERNAL_ACCOUNT',
+      externalAccountId: account.id,
+      currencies: [{ code: account.currency, min: RECEIVER_MIN_AMOUNT, max: RECEIVER_MAX_AMOUNT }],
+      requiredPayerDataFields: [],
+      scenario: 'SUCCESS',
+    },
+    query,
+  );
   return {
     accountId: account.id,
     supportedCurrencies: presentCurrencies(lookup.currencies, ctx.now),

@@ -8,5 +8,10 @@ export async function insertLookup(q: Queryable, row: LookupRow): Promise<void> 
 }
 
 export async function findLookup(q: Queryable, platformId: string, id: string): Promise<LookupRow | undefined> {
-  return q.selectFrom('receiver_lookups').selectAll().where('id', '=', id).where('platform_id', '=', platformId).executeTakeFirst();
+  return q
+    .selectFrom('receiver_lookups')
+    .selectAll()
+    .where('id', '=', id)
+    .where('platform_id', '=', platformId)
+    .executeTakeFirst();
 }

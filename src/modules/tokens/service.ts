@@ -62,7 +62,12 @@ export async function issueToken(q: Queryable, input: IssueTokenInput): Promise<
 }
 
 export async function createToken(ctx: Ctx, body: { name: string; permissions: Permission[] }): Promise<ApiTokenView> {
-  return issueToken(ctx.db.k, { platformId: ctx.platformId, name: body.name, permissions: body.permissions, now: ctx.now });
+  return issueToken(ctx.db.k, {
+    platformId: ctx.platformId,
+    name: body.name,
+    permissions: body.permissions,
+    now: ctx.now,
+  });
 }
 
 export async function listTokens(ctx: Ctx, query: store.TokenFilters & { limit?: number; cursor?: string }) {
@@ -84,7 +89,12 @@ export async function deleteTokenById(ctx: Ctx, tokenId: string): Promise<void> 
 }
 
 /** Makes sure the pinned client id authenticates with the pinned secret. */
-export async function pinToken(q: Queryable, clientId: string, clientSecret: string, now: Date): Promise<store.TokenRow | undefined> {
+export async function pinToken(
+  q: Queryable,
+  clientId: string,
+  clientSecret: string,
+  now: Date,
+): Promise<store.TokenRow | undefined> {
   const row = await store.findTokenByClientId(q, clientId);
   if (row === undefined) return undefined;
   if (row.deleted_at !== null || hashSecret(clientSecret, row.secret_salt) !== row.secret_hash) {

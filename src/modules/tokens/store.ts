@@ -31,7 +31,11 @@ export interface TokenFilters {
 }
 
 export async function listTokens(q: Queryable, platformId: string, filters: TokenFilters, page: PageRequest) {
-  let query = q.selectFrom('api_tokens').selectAll().where('platform_id', '=', platformId).where('deleted_at', 'is', null);
+  let query = q
+    .selectFrom('api_tokens')
+    .selectAll()
+    .where('platform_id', '=', platformId)
+    .where('deleted_at', 'is', null);
   if (filters.name !== undefined) query = query.where('name', '=', filters.name);
   for (const [column, op, value] of createdUpdatedBounds(filters)) query = query.where(column, op, value);
   return paginate(query, 'api_tokens', page);
@@ -49,7 +53,13 @@ export async function markTokenDeleted(q: Queryable, platformId: string, id: str
 }
 
 /** Re-pins a token's secret (bootstrap with GRID_CLIENT_SECRET) and revives it if deleted. */
-export async function resetTokenSecret(q: Queryable, id: string, salt: string, hash: string, now: string): Promise<void> {
+export async function resetTokenSecret(
+  q: Queryable,
+  id: string,
+  salt: string,
+  hash: string,
+  now: string,
+): Promise<void> {
   await q
     .updateTable('api_tokens')
     .set({ secret_salt: salt, secret_hash: hash, deleted_at: null, updated_at: now })

@@ -2,21 +2,76 @@ import { Type } from '@sinclair/typebox';
 import { component, DateTime, DiscriminatedUnion, PageOf, PageQuery, StringEnum } from '../../http/schemas.js';
 import { CurrencyAmount } from '../internal-accounts/schemas.js';
 
-export const TRANSACTION_STATUSES = ['CREATED', 'PENDING', 'PENDING_AUTHORIZATION', 'PROCESSING', 'COMPLETED', 'REJECTED', 'FAILED', 'REFUNDED', 'EXPIRED'] as const;
-export const OUTGOING_TRANSACTION_STATUSES = ['PENDING', 'PENDING_AUTHORIZATION', 'EXPIRED', 'PROCESSING', 'COMPLETED', 'FAILED'] as const;
+export const TRANSACTION_STATUSES = [
+  'CREATED',
+  'PENDING',
+  'PENDING_AUTHORIZATION',
+  'PROCESSING',
+  'COMPLETED',
+  'REJECTED',
+  'FAILED',
+  'REFUNDED',
+  'EXPIRED',
+] as const;
+export const OUTGOING_TRANSACTION_STATUSES = [
+  'PENDING',
+  'PENDING_AUTHORIZATION',
+  'EXPIRED',
+  'PROCESSING',
+  'COMPLETED',
+  'FAILED',
+] as const;
 export const TRANSACTION_TYPES = ['INCOMING', 'OUTGOING'] as const;
 export const OUTGOING_FAILURE_REASONS = [
-  'QUOTE_EXPIRED', 'QUOTE_RATE_UNAVAILABLE', 'QUOTE_EXECUTION_FAILED', 'FUNDING_AMOUNT_MISMATCH', 'SCA_NOT_COMPLETED',
-  'PAYOUT_RETURNED', 'LIMIT_EXCEEDED', 'ACCOUNT_CANNOT_RECEIVE', 'ACCOUNT_INVALID', 'COMPLIANCE_REJECTED',
-  'LIGHTNING_PAYMENT_FAILED', 'COUNTERPARTY_POST_TX_FAILED',
+  'QUOTE_EXPIRED',
+  'QUOTE_RATE_UNAVAILABLE',
+  'QUOTE_EXECUTION_FAILED',
+  'FUNDING_AMOUNT_MISMATCH',
+  'SCA_NOT_COMPLETED',
+  'PAYOUT_RETURNED',
+  'LIMIT_EXCEEDED',
+  'ACCOUNT_CANNOT_RECEIVE',
+  'ACCOUNT_INVALID',
+  'COMPLIANCE_REJECTED',
+  'LIGHTNING_PAYMENT_FAILED',
+  'COUNTERPARTY_POST_TX_FAILED',
 ] as const;
 export const INCOMING_FAILURE_REASONS = [
-  'LNURLP_FAILED', 'PAY_REQUEST_FAILED', 'PAYMENT_APPROVAL_WEBHOOK_ERROR', 'PAYMENT_APPROVAL_TIMED_OUT', 'OFFRAMP_FAILED',
-  'MISSING_MANDATORY_PAYEE_DATA', 'QUOTE_EXPIRED', 'QUOTE_EXECUTION_FAILED', 'COMPLIANCE_REJECTED', 'COLLECTION_FAILED',
+  'LNURLP_FAILED',
+  'PAY_REQUEST_FAILED',
+  'PAYMENT_APPROVAL_WEBHOOK_ERROR',
+  'PAYMENT_APPROVAL_TIMED_OUT',
+  'OFFRAMP_FAILED',
+  'MISSING_MANDATORY_PAYEE_DATA',
+  'QUOTE_EXPIRED',
+  'QUOTE_EXECUTION_FAILED',
+  'COMPLIANCE_REJECTED',
+  'COLLECTION_FAILED',
 ] as const;
 export const PAYMENT_RAILS = [
-  'ACH', 'ACH_COLOMBIA', 'BANK_TRANSFER', 'BRE_B', 'CIPS', 'FAST', 'FASTER_PAYMENTS', 'FEDNOW', 'INSTAPAY', 'MOBILE_MONEY', 'NEFT',
-  'PAYNOW', 'PESONET', 'PIX', 'RTGS', 'RTP', 'SEPA', 'SEPA_INSTANT', 'SPEI', 'SWIFT', 'UNIONPAY', 'UPI', 'WIRE',
+  'ACH',
+  'ACH_COLOMBIA',
+  'BANK_TRANSFER',
+  'BRE_B',
+  'CIPS',
+  'FAST',
+  'FASTER_PAYMENTS',
+  'FEDNOW',
+  'INSTAPAY',
+  'MOBILE_MONEY',
+  'NEFT',
+  'PAYNOW',
+  'PESONET',
+  'PIX',
+  'RTGS',
+  'RTP',
+  'SEPA',
+  'SEPA_INSTANT',
+  'SPEI',
+  'SWIFT',
+  'UNIONPAY',
+  'UPI',
+  'WIRE',
 ] as const;
 
 export const Refund = component(
@@ -31,16 +86,27 @@ export const Refund = component(
 );
 
 export const TRANSACTION_PENDING_REASONS = [
-  'COUNTERPARTY_DECLARATION_REQUIRED', 'WALLET_VERIFICATION_REQUIRED', 'COUNTERPARTY_INFORMATION_REQUIRED', 'COMPLIANCE_REVIEW',
+  'COUNTERPARTY_DECLARATION_REQUIRED',
+  'WALLET_VERIFICATION_REQUIRED',
+  'COUNTERPARTY_INFORMATION_REQUIRED',
+  'COMPLIANCE_REVIEW',
 ] as const;
 
 const AccountTransactionSource = component(
   'AccountTransactionSource',
-  Type.Object({ sourceType: StringEnum(['ACCOUNT']), accountId: Type.String(), currency: Type.Optional(Type.String()) }),
+  Type.Object({
+    sourceType: StringEnum(['ACCOUNT']),
+    accountId: Type.String(),
+    currency: Type.Optional(Type.String()),
+  }),
 );
 const UmaAddressTransactionSource = component(
   'UmaAddressTransactionSource',
-  Type.Object({ sourceType: StringEnum(['UMA_ADDRESS']), umaAddress: Type.String(), currency: Type.Optional(Type.String()) }),
+  Type.Object({
+    sourceType: StringEnum(['UMA_ADDRESS']),
+    umaAddress: Type.String(),
+    currency: Type.Optional(Type.String()),
+  }),
 );
 const RealtimeFundingTransactionSource = component(
   'RealtimeFundingTransactionSource',
@@ -60,28 +126,51 @@ const RealtimeFundingTransactionSource = component(
 );
 const AccountTransactionDestination = component(
   'AccountTransactionDestination',
-  Type.Object({ destinationType: StringEnum(['ACCOUNT']), accountId: Type.String(), currency: Type.Optional(Type.String()) }),
+  Type.Object({
+    destinationType: StringEnum(['ACCOUNT']),
+    accountId: Type.String(),
+    currency: Type.Optional(Type.String()),
+  }),
 );
 const UmaAddressTransactionDestination = component(
   'UmaAddressTransactionDestination',
-  Type.Object({ destinationType: StringEnum(['UMA_ADDRESS']), umaAddress: Type.String(), currency: Type.Optional(Type.String()) }),
+  Type.Object({
+    destinationType: StringEnum(['UMA_ADDRESS']),
+    umaAddress: Type.String(),
+    currency: Type.Optional(Type.String()),
+  }),
 );
 const TransactionSource = component(
   'TransactionSourceOneOf',
-  DiscriminatedUnion('sourceType', [Type.Ref(AccountTransactionSource), Type.Ref(UmaAddressTransactionSource), Type.Ref(RealtimeFundingTransactionSource)], {
-    ACCOUNT: '#/components/schemas/AccountTransactionSource',
-    UMA_ADDRESS: '#/components/schemas/UmaAddressTransactionSource',
-    REALTIME_FUNDING: '#/components/schemas/RealtimeFundingTransactionSource',
-  }),
+  DiscriminatedUnion(
+    'sourceType',
+    [
+      Type.Ref(AccountTransactionSource),
+      Type.Ref(UmaAddressTransactionSource),
+      Type.Ref(RealtimeFundingTransactionSource),
+    ],
+    {
+      ACCOUNT: '#/components/schemas/AccountTransactionSource',
+      UMA_ADDRESS: '#/components/schemas/UmaAddressTransactionSource',
+      REALTIME_FUNDING: '#/components/schemas/RealtimeFundingTransactionSource',
+    },
+  ),
 );
 const TransactionDestination = component(
   'TransactionDestinationOneOf',
-  DiscriminatedUnion('destinationType', [Type.Ref(AccountTransactionDestination), Type.Ref(UmaAddressTransactionDestination)], {
-    ACCOUNT: '#/components/schemas/AccountTransactionDestination',
-    UMA_ADDRESS: '#/components/schemas/UmaAddressTransactionDestination',
-  }),
+  DiscriminatedUnion(
+    'destinationType',
+    [Type.Ref(AccountTransactionDestination), Type.Ref(UmaAddressTransactionDestination)],
+    {
+      ACCOUNT: '#/components/schemas/AccountTransactionDestination',
+      UMA_ADDRESS: '#/components/schemas/UmaAddressTransactionDestination',
+    },
+  ),
 );
-const ReconciliationInstructions = component('ReconciliationInstructions', Type.Object({ reference: Type.Optional(Type.String()) }));
+const ReconciliationInstructions = component(
+  'ReconciliationInstructions',
+  Type.Object({ reference: Type.Optional(Type.String()) }),
+);
 
 const int64 = Type.Integer({ format: 'int64', minimum: 0 });
 
@@ -167,4 +256,7 @@ export const ConfirmReceiptDeliveryRequest = component(
   Type.Object({ receiptDeliveryConfirmedAt: Type.Optional(DateTime) }),
 );
 
-export const CancelTransactionRequest = component('CancelTransactionRequest', Type.Object({ reason: Type.Optional(Type.String({ maxLength: 1000 })) }));
+export const CancelTransactionRequest = component(
+  'CancelTransactionRequest',
+  Type.Object({ reason: Type.Optional(Type.String({ maxLength: 1000 })) }),
+);

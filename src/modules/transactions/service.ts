@@ -39,7 +39,11 @@ import { findCustomer } from '../customers/store.js';
 import { findTransferCounterparty } from '../external-accounts/service.js';
 import { money, recordBalanceUpdates, type InternalAccountView } from '../internal-accounts/service.js';
 import {
-  requestIncomingPaymentApproval, setIncomingPaymentHooks, type CounterpartyField, type DecisionInput, type IncomingPaymentHooks,
+  requestIncomingPaymentApproval,
+  setIncomingPaymentHooks,
+  type CounterpartyField,
+  type DecisionInput,
+  type IncomingPaymentHooks,
 } from '../payment-approvals/service.js';
 import type { IncomingTransactionView } from '../payment-approvals/schemas.js';
 import { UMA_PENDING_LONG_MS, type UmaScenario } from '../../sandbox/magic.js';
@@ -50,7 +54,11 @@ export type { TransactionRow } from './store.js';
 // ----------------------------------------------------------------------------- customers
 
 /** The platform's id for a customer, recorded on its transactions; null for the platform's own. */
-export async function platformCustomerIdOf(q: Queryable, platformId: string, customerId: string | null): Promise<string | null> {
+export async function platformCustomerIdOf(
+  q: Queryable,
+  platformId: string,
+  customerId: string | null,
+): Promise<string | null> {
   if (customerId === null) return null;
   return (await findCustomer(q, platformId, customerId))?.platform_customer_id ?? null;
 }
@@ -129,7 +137,9 @@ export function presentTransaction(row: store.TransactionRow) {
     ...(row.settled_at !== null ? { settledAt: row.settled_at } : {}),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
-    ...(row.receipt_delivery_confirmed_at !== null ? { receiptDeliveryConfirmedAt: row.receipt_delivery_confirmed_at } : {}),
+    ...(row.receipt_delivery_confirmed_at !== null
+      ? { receiptDeliveryConfirmedAt: row.receipt_delivery_confirmed_at }
+      : {}),
     sentAmount: amount,
     receivedAmount: amount,
     exchangeRate: 1,
@@ -141,10 +151,20 @@ export function presentTransaction(row: store.TransactionRow) {
     return {
       ...common,
       ...(details.senderUmaAddress !== undefined
-        ? { source: { sourceType: 'UMA_ADDRESS' as const, umaAddress: details.senderUmaAddress, currency: row.currency } as unknown as typeof common.source }
+        ? {
+            source: {
+              sourceType: 'UMA_ADDRESS' as const,
+              umaAddress: details.senderUmaAddress,
+              currency: row.currency,
+            } as unknown as typeof common.source,
+          }
         : {}),
-      ...(details.pendingReason !== undefined && row.status === 'PENDING' ? { pendingReason: details.pendingReason } : {}),
-      ...(details.counterpartyInformation !== undefined ? { counterpartyInformation: details.counterpartyInformation } : {}),
+      ...(details.pendingReason !== undefined && row.status === 'PENDING'
+        ? { pendingReason: details.pendingReason }
+        : {}),
+      ...(details.counterpartyInformation !== undefined
+        ? { counterpartyInformation: details.counterpartyInformation }
+        : {}),
       status: row.status as 'PENDING',
       type: 'INCOMING' as const,
       ...(row.failure_reason !== null ? { failureReason: row.failure_reason as 'COLLECTION_FAILED' } : {}),
@@ -167,12 +187,24 @@ export function presentTransaction(row: store.TransactionRow) {
 function presentConversion(row: store.TransactionRow, conversion: Conversion) {
   const source =
     conversion.funding === 'REALTIME_FUNDING'
-      ? { sourceType: 'REALTIME_FUNDING' as const, currency: row.currency, ...(conversion.sourceCustomerId ? { customerId: conversion.sourceCustomerId } : {}) }
+      ? {
+          sourceType: 'REALTIME_FUNDING' as const,
+          currency: row.currency,
+          ...(conversion.sourceCustomerId ? { customerId: conversion.sourceCustomerId } : {}),
+        }
       : { sourceType: 'ACCOUNT' as const, accountId: row.source_account_id, currency: row.currency };
   const destination =
     conversion.destinationType === 'UMA_ADDRESS'
-      ? { destinationType: 'UMA_ADDRESS' as const, umaAddress: row.destination_account_id, currency: conversion.receivingCurrency }
-      : { destinationType: 'ACCOUNT' as const, accountId: row.destination_account_id, currency: conversion.receivingCurrency };
+      ? {
+          destinationType: 'UMA_ADDRESS' as const,
+          umaAddress: row.destination_account_id,
+          currency: conversion.receivingCurrency,
+        }
+      : {
+          destinationType: 'ACCOUNT' as const,
+          accountId: row.destination_account_id,
+          currency: conversion.receivingCurrency,
+        };
   return {
     source: source as unknown as { sourceType: 'ACCOUNT'; accountId: string; currency: string },
     destination: destination as unknown as { destinationType: 'ACCOUNT'; accountId: string; currency: string },
@@ -225,7 +257,13 @@ function emit(work: Work, row: store.TransactionRow, event: string): void {
   const prefix = row.type === 'OUTGOING' ? 'OUTGOING_PAYMENT' : 'INCOMING_PAYMENT';
   const view = presentTransaction(row);
   work.last = { row, view };
-  work.events.push({ platformId: row.platform_id, type: `${prefix}.${event}`, resourceId: row.id, data: view, now: work.now });
+  work.events.push({
+    platformId: row.platform_id,
+    type: `${prefix}.${event}`,
+    resourceId: row.id,
+    data: view,
+    now: work.now,
+  });
 }
 
 function amountOf(row: store.TransactionRow): bigint {
@@ -239,7 +277,10 @@ function next(work: Work, row: store.TransactionRow, changes: Partial<store.Tran
 // Where an outgoing payment's money is, and the two legs of its conversion.
 
 function fundsOf(row: store.TransactionRow, conversion: Conversion): Funds {
-  return { accountId: row.internal_account_id, bucket: conversion.funding === 'INTERNAL_ACCOUNT' ? 'HELD' : 'AVAILABLE' };
+  return {
+    accountId: row.internal_account_id,
+    bucket: conversion.funding === 'INTERNAL_ACCOUNT' ? 'HELD' : 'AVAILABLE',
+  };
 }
 
 function legsOf(row: store.TransactionRow, conversion: Conversion): ConversionLegs {
@@ -258,7 +299,8 @@ function legsOf(row: store.TransactionRow, conversion: Conversion): ConversionLe
 /** An outgoing payment that will not complete gives its funds back: released, or refunded to an outside payer. */
 async function releaseOutgoing(work: Work, row: store.TransactionRow): Promise<void> {
   const conversion = conversionOf(row);
-  if (conversion !== undefined && conversion.funding !== 'INTERNAL_ACCOUNT') await work.books.refundExternally(row.currency, amountOf(row), row.id);
+  if (conversion !== undefined && conversion.funding !== 'INTERNAL_ACCOUNT')
+    await work.books.refundExternally(row.currency, amountOf(row), row.id);
   else await work.books.release(row.internal_account_id, row.currency, amountOf(row), row.id);
 }
 
@@ -280,14 +322,17 @@ async function returnIncoming(work: Work, row: store.TransactionRow): Promise<vo
 /** The rail completed the payment: outgoing funds leave the held bucket, incoming ones become available (or are passed on). */
 async function complete(work: Work, row: store.TransactionRow): Promise<store.TransactionRow> {
   const conversion = conversionOf(row);
-  if (conversion !== undefined) await work.books.convertAndPayOut(fundsOf(row, conversion), legsOf(row, conversion), row.id);
-  else if (row.type === 'OUTGOING') await work.books.settle(row.internal_account_id, row.currency, amountOf(row), row.id);
+  if (conversion !== undefined)
+    await work.books.convertAndPayOut(fundsOf(row, conversion), legsOf(row, conversion), row.id);
+  else if (row.type === 'OUTGOING')
+    await work.books.settle(row.internal_account_id, row.currency, amountOf(row), row.id);
   else if (depositsExternally(row)) {
     // The deposit account was chosen when the payment arrived; it may have been deleted or
     // stopped being usable while the payment waited for approval. Then the money cannot be
     // passed on, and goes back to the sender: a payment accepted, then failed, is refunded.
     const destination = await findTransferCounterparty(work.tx, row.platform_id, row.destination_account_id, true);
-    if (destination?.status !== 'ACTIVE') return refund(work, await fail(work, row, 'OFFRAMP_FAILED'), 'TRANSACTION_FAILED');
+    if (destination?.status !== 'ACTIVE')
+      return refund(work, await fail(work, row, 'OFFRAMP_FAILED'), 'TRANSACTION_FAILED');
     await work.books.forwardExternally(row.currency, amountOf(row), row.id);
   } else await work.books.completeIncoming(row.internal_account_id, row.currency, amountOf(row), row.id);
   const completed = next(work, row, { status: 'COMPLETED', settled_at: iso(work.now) });
@@ -300,7 +345,8 @@ async function fail(work: Work, row: store.TransactionRow, failureReason: string
   if (row.type === 'OUTGOING') {
     // Money received from outside for a conversion can only go back by a refund.
     const conversion = conversionOf(row);
-    if (conversion !== undefined && conversion.funding !== 'INTERNAL_ACCOUNT') return failWithRefund(work, row, failureReason, 'COMPLETED');
+    if (conversion !== undefined && conversion.funding !== 'INTERNAL_ACCOUNT')
+      return failWithRefund(work, row, failureReason, 'COMPLETED');
     await releaseOutgoing(work, row);
   } else {
     await returnIncoming(work, row);
@@ -311,7 +357,12 @@ async function fail(work: Work, row: store.TransactionRow, failureReason: string
 }
 
 /** A payout failed and the payer is refunded; when the refund fails too, the funds wait in SUSPENSE. */
-async function failWithRefund(work: Work, row: store.TransactionRow, failureReason: string, refundOutcome: 'COMPLETED' | 'FAILED'): Promise<store.TransactionRow> {
+async function failWithRefund(
+  work: Work,
+  row: store.TransactionRow,
+  failureReason: string,
+  refundOutcome: 'COMPLETED' | 'FAILED',
+): Promise<store.TransactionRow> {
   const failed = next(work, row, { status: 'FAILED', failure_reason: failureReason });
   emit(work, failed, 'FAILED');
   if (refundOutcome === 'COMPLETED') {
@@ -329,25 +380,47 @@ function refundReference(row: store.TransactionRow): string {
 }
 
 /** Records a refund that the sandbox settles (or fails) at once: REFUND_PENDING, then REFUND_COMPLETED or REFUND_FAILED. */
-function refund(work: Work, row: store.TransactionRow, reason: RefundView['reason'], outcome: 'COMPLETED' | 'FAILED' = 'COMPLETED'): store.TransactionRow {
-  const pending: RefundView = { reference: refundReference(row), initiatedAt: iso(work.now), status: 'PENDING', reason };
+function refund(
+  work: Work,
+  row: store.TransactionRow,
+  reason: RefundView['reason'],
+  outcome: 'COMPLETED' | 'FAILED' = 'COMPLETED',
+): store.TransactionRow {
+  const pending: RefundView = {
+    reference: refundReference(row),
+    initiatedAt: iso(work.now),
+    status: 'PENDING',
+    reason,
+  };
   const initiated = next(work, row, { refund: JSON.stringify(pending) });
   emit(work, initiated, 'REFUND_PENDING');
-  const ended: RefundView = outcome === 'COMPLETED' ? { ...pending, settledAt: iso(work.now), status: 'COMPLETED' } : { ...pending, status: 'FAILED' };
+  const ended: RefundView =
+    outcome === 'COMPLETED'
+      ? { ...pending, settledAt: iso(work.now), status: 'COMPLETED' }
+      : { ...pending, status: 'FAILED' };
   const settled = next(work, initiated, { refund: JSON.stringify(ended) });
   emit(work, settled, outcome === 'COMPLETED' ? 'REFUND_COMPLETED' : 'REFUND_FAILED');
   return settled;
 }
 
 /** A completed outgoing payment came back from the receiving bank: reverse it, fail it, refund it. */
-async function markReturned(work: Work, row: store.TransactionRow, failureReason: string): Promise<store.TransactionRow> {
+async function markReturned(
+  work: Work,
+  row: store.TransactionRow,
+  failureReason: string,
+): Promise<store.TransactionRow> {
   const conversion = conversionOf(row);
   if (conversion === undefined) {
     await work.books.reverseSettlement(row.internal_account_id, row.currency, amountOf(row), row.id);
   } else {
     // The conversion is undone into where the funds came from; money from outside goes back out.
-    await work.books.reverseConversion({ accountId: row.internal_account_id, bucket: 'AVAILABLE' }, legsOf(row, conversion), row.id);
-    if (conversion.funding !== 'INTERNAL_ACCOUNT') await work.books.refundExternally(row.currency, amountOf(row), row.id);
+    await work.books.reverseConversion(
+      { accountId: row.internal_account_id, bucket: 'AVAILABLE' },
+      legsOf(row, conversion),
+      row.id,
+    );
+    if (conversion.funding !== 'INTERNAL_ACCOUNT')
+      await work.books.refundExternally(row.currency, amountOf(row), row.id);
   }
   const failed = next(work, row, { status: 'FAILED', failure_reason: failureReason });
   emit(work, failed, 'FAILED');
@@ -361,8 +434,15 @@ async function markReturned(work: Work, row: store.TransactionRow, failureReason
  * what happened: the reference's webhook sequence for a cancellation, and no failure reason
  * of the reference describes one.
  */
-async function cancel(work: Work, row: store.TransactionRow, reason: string | undefined): Promise<store.TransactionRow> {
-  const details: Details = { ...(JSON.parse(row.details) as Details), ...(reason !== undefined ? { cancellationReason: reason } : {}) };
+async function cancel(
+  work: Work,
+  row: store.TransactionRow,
+  reason: string | undefined,
+): Promise<store.TransactionRow> {
+  const details: Details = {
+    ...(JSON.parse(row.details) as Details),
+    ...(reason !== undefined ? { cancellationReason: reason } : {}),
+  };
   const withReason = { ...row, details: JSON.stringify(details) };
   if (row.type === 'INCOMING') return fail(work, withReason, 'COLLECTION_FAILED');
   await releaseOutgoing(work, row);
@@ -380,13 +460,19 @@ function awaitsOutcome(row: store.TransactionRow, outcome: RailOutcome): boolean
   return row.status === pending;
 }
 
-async function applyOutcome(work: Work, row: store.TransactionRow, outcome: RailOutcome): Promise<store.TransactionRow> {
+async function applyOutcome(
+  work: Work,
+  row: store.TransactionRow,
+  outcome: RailOutcome,
+): Promise<store.TransactionRow> {
   if (!awaitsOutcome(row, outcome)) return row;
   switch (outcome.kind) {
     case 'COMPLETED':
       return complete(work, row);
     case 'FAILED':
-      return outcome.refund === undefined ? fail(work, row, outcome.failureReason) : failWithRefund(work, row, outcome.failureReason, outcome.refund);
+      return outcome.refund === undefined
+        ? fail(work, row, outcome.failureReason)
+        : failWithRefund(work, row, outcome.failureReason, outcome.refund);
     case 'RETURNED':
       return markReturned(work, row, outcome.failureReason);
     case 'CANCELLED':
@@ -395,7 +481,12 @@ async function applyOutcome(work: Work, row: store.TransactionRow, outcome: Rail
 }
 
 /** Applies the outcomes due now and schedules the later ones; answers the row as the outcomes due now leave it. */
-async function playTimeline(tx: Tx, work: Work, row: store.TransactionRow, timeline: TimelineStep[]): Promise<store.TransactionRow> {
+async function playTimeline(
+  tx: Tx,
+  work: Work,
+  row: store.TransactionRow,
+  timeline: TimelineStep[],
+): Promise<store.TransactionRow> {
   let current = row;
   for (const step of timeline) {
     if (step.afterMs === 0) {
@@ -455,7 +546,17 @@ function referenceFor(id: string): string {
 }
 
 /** The columns a new transaction fills itself: no outcome yet, timestamps now, its reference. */
-type NewRowFields = Omit<store.TransactionRow, 'failure_reason' | 'refund' | 'reference' | 'settled_at' | 'receipt_delivery_confirmed_at' | 'created_at' | 'updated_at' | 'conversion'> & {
+type NewRowFields = Omit<
+  store.TransactionRow,
+  | 'failure_reason'
+  | 'refund'
+  | 'reference'
+  | 'settled_at'
+  | 'receipt_delivery_confirmed_at'
+  | 'created_at'
+  | 'updated_at'
+  | 'conversion'
+> & {
   conversion?: string | null;
 };
 
@@ -480,7 +581,12 @@ function newRow(fields: NewRowFields, now: Date): store.TransactionRow {
  * and its first event are written, then the rail's timeline starts: outcomes due at once
  * are applied here, later ones are scheduled.
  */
-export async function startTransfer(tx: Tx, input: NewTransfer, timeline: TimelineStep[], now: Date): Promise<TransactionView> {
+export async function startTransfer(
+  tx: Tx,
+  input: NewTransfer,
+  timeline: TimelineStep[],
+  now: Date,
+): Promise<TransactionView> {
   const id = newId('Transaction');
   const work = openWork(tx, input.platformId, now);
   if (input.internalAccount !== undefined) work.accounts = [input.internalAccount];
@@ -488,23 +594,26 @@ export async function startTransfer(tx: Tx, input: NewTransfer, timeline: Timeli
   if (input.type === 'OUTGOING') await work.books.hold(input.internalAccountId, input.currency, input.amount, id);
   else await work.books.acceptIncoming(input.internalAccountId, input.currency, input.amount, id);
 
-  let row: store.TransactionRow = newRow({
-    id,
-    platform_id: input.platformId,
-    type: input.type,
-    status: input.type === 'OUTGOING' ? 'PROCESSING' : 'PENDING',
-    customer_id: input.customerId,
-    platform_customer_id: input.platformCustomerId,
-    internal_account_id: input.internalAccountId,
-    external_account_id: input.externalAccountId,
-    source_account_id: input.type === 'OUTGOING' ? input.internalAccountId : input.externalAccountId,
-    destination_account_id: input.type === 'OUTGOING' ? input.externalAccountId : input.internalAccountId,
-    currency: input.currency,
-    amount: input.amount.toString(),
-    payment_rail: input.paymentRail,
-    rail_selection_mode: input.railSelectionMode,
-    details: JSON.stringify(input.details),
-  }, now);
+  let row: store.TransactionRow = newRow(
+    {
+      id,
+      platform_id: input.platformId,
+      type: input.type,
+      status: input.type === 'OUTGOING' ? 'PROCESSING' : 'PENDING',
+      customer_id: input.customerId,
+      platform_customer_id: input.platformCustomerId,
+      internal_account_id: input.internalAccountId,
+      external_account_id: input.externalAccountId,
+      source_account_id: input.type === 'OUTGOING' ? input.internalAccountId : input.externalAccountId,
+      destination_account_id: input.type === 'OUTGOING' ? input.externalAccountId : input.internalAccountId,
+      currency: input.currency,
+      amount: input.amount.toString(),
+      payment_rail: input.paymentRail,
+      rail_selection_mode: input.railSelectionMode,
+      details: JSON.stringify(input.details),
+    },
+    now,
+  );
   emit(work, row, row.status);
   row = await playTimeline(tx, work, row, timeline);
   // The row is written once, in the state the outcomes due now left it in.
@@ -556,7 +665,8 @@ export async function listTransactions(ctx: Ctx, query: ListTransactionsQuery) {
   if (customerId !== undefined) filters.customerId = customerId === ctx.platformId ? null : customerId;
   if (platformCustomerId !== undefined) {
     if (platformCustomerId === ctx.platformId) {
-      if (filters.customerId !== undefined && filters.customerId !== null) return toPage({ rows: [], hasMore: false, totalCount: 0 }, presentTransaction);
+      if (filters.customerId !== undefined && filters.customerId !== null)
+        return toPage({ rows: [], hasMore: false, totalCount: 0 }, presentTransaction);
       filters.customerId = null;
     } else {
       filters.platformCustomerId = platformCustomerId;
@@ -593,13 +703,21 @@ export async function cancelTransaction(ctx: Ctx, id: string, reason: string | u
   return ctx.db.transaction(async (tx) => {
     const row = await loadForChange(tx, ctx, id);
     if (row.payment_rail === null || !CANCELLABLE_RAILS.has(row.payment_rail)) {
-      throw apiError('INVALID_INPUT', `Only pending ACH and wire transfers can be cancelled; this transaction moves over ${row.payment_rail ?? 'no bank rail'}`, {
-        errors: [{ field: 'transactionId', message: 'is not a bank transfer that can be cancelled' }],
-      });
+      throw apiError(
+        'INVALID_INPUT',
+        `Only pending ACH and wire transfers can be cancelled; this transaction moves over ${row.payment_rail ?? 'no bank rail'}`,
+        {
+          errors: [{ field: 'transactionId', message: 'is not a bank transfer that can be cancelled' }],
+        },
+      );
     }
     const pending = row.type === 'OUTGOING' ? 'PROCESSING' : 'PENDING';
     if (row.status !== pending) {
-      throw apiError('TRANSACTION_NOT_CANCELLABLE', `Transaction ${id} is ${row.status} and can no longer be cancelled`, { status: row.status });
+      throw apiError(
+        'TRANSACTION_NOT_CANCELLABLE',
+        `Transaction ${id} is ${row.status} and can no longer be cancelled`,
+        { status: row.status },
+      );
     }
     const work = openWork(tx, ctx.platformId, ctx.now);
     const cancelled = await cancel(work, row, reason);
@@ -644,25 +762,32 @@ export async function receiveUmaPayment(tx: Tx, input: NewIncomingUmaPayment, no
   const work = openWork(tx, input.platformId, now);
   if (input.depositAccountId !== undefined) await work.books.receiveFunding(input.currency, input.amount, id);
   else await work.books.acceptIncoming(input.internalAccountId, input.currency, input.amount, id);
-  const details: Details = { senderUmaAddress: input.senderUmaAddress, counterpartyInformation: input.counterpartyInformation, umaScenario: input.scenario };
-  let row: store.TransactionRow = newRow({
-    id,
-    platform_id: input.platformId,
-    type: 'INCOMING',
-    status: 'PENDING',
-    customer_id: input.customerId,
-    platform_customer_id: input.platformCustomerId,
-    internal_account_id: input.internalAccountId,
-    // The sender stands where a transfer has its external account (filters read these columns).
-    external_account_id: input.senderUmaAddress,
-    source_account_id: input.senderUmaAddress,
-    destination_account_id: input.depositAccountId ?? input.internalAccountId,
-    currency: input.currency,
-    amount: input.amount.toString(),
-    payment_rail: null,
-    rail_selection_mode: null,
-    details: JSON.stringify(details),
-  }, now);
+  const details: Details = {
+    senderUmaAddress: input.senderUmaAddress,
+    counterpartyInformation: input.counterpartyInformation,
+    umaScenario: input.scenario,
+  };
+  let row: store.TransactionRow = newRow(
+    {
+      id,
+      platform_id: input.platformId,
+      type: 'INCOMING',
+      status: 'PENDING',
+      customer_id: input.customerId,
+      platform_customer_id: input.platformCustomerId,
+      internal_account_id: input.internalAccountId,
+      // The sender stands where a transfer has its external account (filters read these columns).
+      external_account_id: input.senderUmaAddress,
+      source_account_id: input.senderUmaAddress,
+      destination_account_id: input.depositAccountId ?? input.internalAccountId,
+      currency: input.currency,
+      amount: input.amount.toString(),
+      payment_rail: null,
+      rail_selection_mode: null,
+      details: JSON.stringify(details),
+    },
+    now,
+  );
   if (input.scenario === 'FAIL_COMPLIANCE') row = await fail(work, row, 'COMPLIANCE_REJECTED');
   await store.insertTransaction(tx, row);
   await finish(work);
@@ -671,7 +796,9 @@ export async function receiveUmaPayment(tx: Tx, input: NewIncomingUmaPayment, no
   const asked = await requestIncomingPaymentApproval(tx, {
     platformId: input.platformId,
     transaction: asIncomingView(row),
-    ...(input.requestedReceiverCustomerInfoFields ? { requestedReceiverCustomerInfoFields: input.requestedReceiverCustomerInfoFields } : {}),
+    ...(input.requestedReceiverCustomerInfoFields
+      ? { requestedReceiverCustomerInfoFields: input.requestedReceiverCustomerInfoFields }
+      : {}),
     now,
   });
   return asked.decided !== undefined ? (asked.decided as unknown as TransactionView) : presentTransaction(row);
@@ -724,7 +851,11 @@ async function applyIncomingDecision(tx: Tx, input: DecisionInput): Promise<Inco
       break;
     case 'INFORMATION_REQUIRED':
       // Still pending, credit still held, until the platform is asked again.
-      after = next(work, withDetails(row, (d) => ({ ...d, pendingReason: 'COUNTERPARTY_INFORMATION_REQUIRED' })), {});
+      after = next(
+        work,
+        withDetails(row, (d) => ({ ...d, pendingReason: 'COUNTERPARTY_INFORMATION_REQUIRED' })),
+        {},
+      );
       break;
     case 'MISSING_RECEIVER_INFO':
       after = await fail(work, row, 'MISSING_MANDATORY_PAYEE_DATA');
@@ -782,29 +913,36 @@ export function suspenseAccountId(platformId: string, currency: string): string 
 
 /** Writes a new quote's transaction (no money moves yet) and records its first event. */
 /** Creates a quote's transaction; returns its row, which this database transaction may change at once (it is new, so no one else holds it). */
-export async function openQuoteTransaction(tx: Tx, input: NewQuoteTransaction, now: Date): Promise<store.TransactionRow> {
+export async function openQuoteTransaction(
+  tx: Tx,
+  input: NewQuoteTransaction,
+  now: Date,
+): Promise<store.TransactionRow> {
   const work = openWork(tx, input.platformId, now);
   const details: Details = {};
   if (input.remittanceInformation !== undefined) details.remittanceInformation = input.remittanceInformation;
   if (input.purposeOfPayment !== undefined) details.purposeOfPayment = input.purposeOfPayment;
-  const row: store.TransactionRow = newRow({
-    id: input.id,
-    platform_id: input.platformId,
-    type: 'OUTGOING',
-    status: input.status,
-    customer_id: input.customerId,
-    platform_customer_id: input.platformCustomerId,
-    internal_account_id: input.fundsAccountId,
-    external_account_id: input.destinationId,
-    source_account_id: input.sourceAccountId,
-    destination_account_id: input.destinationId,
-    currency: input.currency,
-    amount: input.amount.toString(),
-    payment_rail: input.paymentRail,
-    rail_selection_mode: input.railSelectionMode,
-    details: JSON.stringify(details),
-    conversion: JSON.stringify(input.conversion),
-  }, now);
+  const row: store.TransactionRow = newRow(
+    {
+      id: input.id,
+      platform_id: input.platformId,
+      type: 'OUTGOING',
+      status: input.status,
+      customer_id: input.customerId,
+      platform_customer_id: input.platformCustomerId,
+      internal_account_id: input.fundsAccountId,
+      external_account_id: input.destinationId,
+      source_account_id: input.sourceAccountId,
+      destination_account_id: input.destinationId,
+      currency: input.currency,
+      amount: input.amount.toString(),
+      payment_rail: input.paymentRail,
+      rail_selection_mode: input.railSelectionMode,
+      details: JSON.stringify(details),
+      conversion: JSON.stringify(input.conversion),
+    },
+    now,
+  );
   emit(work, row, row.status);
   await store.insertTransaction(tx, row);
   await finish(work);
@@ -859,7 +997,11 @@ export async function moveQuoteAuthorization(
  * -> FAILED (SCA_NOT_COMPLETED), the reference's transition for a challenge never answered.
  * No money has moved in either state, so none moves back.
  */
-export async function expireQuoteTransaction(tx: Tx, row: store.TransactionRow, now: Date): Promise<store.TransactionRow> {
+export async function expireQuoteTransaction(
+  tx: Tx,
+  row: store.TransactionRow,
+  now: Date,
+): Promise<store.TransactionRow> {
   return changeQuoteTransaction(tx, row, now, async (work, current) => {
     if (current.status === 'PENDING_AUTHORIZATION') {
       const failed = next(work, current, { status: 'FAILED', failure_reason: 'SCA_NOT_COMPLETED' });

@@ -8,9 +8,29 @@ import type { TransactionsTable } from '../../db/schema.js';
 export type TransactionRow = Omit<TransactionsTable, 'amount'> & { amount: string };
 
 const COLUMNS = [
-  'id', 'platform_id', 'type', 'status', 'customer_id', 'platform_customer_id', 'internal_account_id', 'external_account_id',
-  'source_account_id', 'destination_account_id', 'currency', 'amount', 'payment_rail', 'rail_selection_mode', 'failure_reason',
-  'refund', 'reference', 'details', 'settled_at', 'receipt_delivery_confirmed_at', 'created_at', 'updated_at', 'conversion',
+  'id',
+  'platform_id',
+  'type',
+  'status',
+  'customer_id',
+  'platform_customer_id',
+  'internal_account_id',
+  'external_account_id',
+  'source_account_id',
+  'destination_account_id',
+  'currency',
+  'amount',
+  'payment_rail',
+  'rail_selection_mode',
+  'failure_reason',
+  'refund',
+  'reference',
+  'details',
+  'settled_at',
+  'receipt_delivery_confirmed_at',
+  'created_at',
+  'updated_at',
+  'conversion',
 ] as const;
 
 const insertRow = preparedInsert('transactions', COLUMNS);
@@ -29,7 +49,11 @@ const byId = prepare<{ platformId: string; id: string }, TransactionRow>((k, par
   selectRow(k).where('platform_id', '=', param('platformId')).where('id', '=', param('id')),
 );
 
-export async function findTransaction(q: Queryable, platformId: string, id: string): Promise<TransactionRow | undefined> {
+export async function findTransaction(
+  q: Queryable,
+  platformId: string,
+  id: string,
+): Promise<TransactionRow | undefined> {
   return byId.first(q, { platformId, id });
 }
 
@@ -42,12 +66,19 @@ const byIdLocked = prepare<{ platformId: string; id: string }, TransactionRow>((
  * concurrent changes of one transaction happen one after the other (SQLite transactions are
  * exclusive already).
  */
-export async function lockTransaction(q: Queryable, platformId: string, id: string): Promise<TransactionRow | undefined> {
+export async function lockTransaction(
+  q: Queryable,
+  platformId: string,
+  id: string,
+): Promise<TransactionRow | undefined> {
   return (onPostgres(q) ? byIdLocked : byId).first(q, { platformId, id });
 }
 
 /** The columns a transition changes. */
-export type TransactionState = Pick<TransactionRow, 'status' | 'failure_reason' | 'refund' | 'details' | 'settled_at' | 'receipt_delivery_confirmed_at' | 'updated_at'>;
+export type TransactionState = Pick<
+  TransactionRow,
+  'status' | 'failure_reason' | 'refund' | 'details' | 'settled_at' | 'receipt_delivery_confirmed_at' | 'updated_at'
+>;
 
 const saveStateRow = prepare<TransactionState & { id: string }>((k, param) =>
   k
@@ -99,43 +130,79 @@ export async function countTransactions(q: Queryable, platformId: string): Promi
 // oldest first, from the start or after a cursor, in the order of paginate().
 const pageOf = {
   desc: prepare<{ platformId: string; limit: number }, TransactionRow>((k, param) =>
-    selectRow(k).where('platform_id', '=', param('platformId')).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(param('limit'))),
+    selectRow(k)
+      .where('platform_id', '=', param('platformId'))
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(param('limit')),
+  ),
   asc: prepare<{ platformId: string; limit: number }, TransactionRow>((k, param) =>
-    selectRow(k).where('platform_id', '=', param('platformId')).orderBy('created_at', 'asc').orderBy('id', 'asc').limit(param('limit'))),
+    selectRow(k)
+      .where('platform_id', '=', param('platformId'))
+      .orderBy('created_at', 'asc')
+      .orderBy('id', 'asc')
+      .limit(param('limit')),
+  ),
 };
 const pageAfter = {
   desc: prepare<{ platformId: string; limit: number; createdAt: string; id: string }, TransactionRow>((k, param) =>
     selectRow(k)
       .where('platform_id', '=', param('platformId'))
-      .where((eb) => eb.or([eb('created_at', '<', param('createdAt')), eb.and([eb('created_at', '=', param('createdAt')), eb('id', '<', param('id'))])]))
-      .orderBy('created_at', 'desc').orderBy('id', 'desc').limit(param('limit'))),
+      .where((eb) =>
+        eb.or([
+          eb('created_at', '<', param('createdAt')),
+          eb.and([eb('created_at', '=', param('createdAt')), eb('id', '<', param('id'))]),
+        ]),
+      )
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(param('limit')),
+  ),
   asc: prepare<{ platformId: string; limit: number; createdAt: string; id: string }, TransactionRow>((k, param) =>
     selectRow(k)
       .where('platform_id', '=', param('platformId'))
-      .where((eb) => eb.or([eb('created_at', '>', param('createdAt')), eb.and([eb('created_at', '=', param('createdAt')), eb('id', '>', param('id'))])]))
-      .orderBy('created_at', 'asc').orderBy('id', 'asc').limit(param('limit'))),
+      .where((eb) =>
+        eb.or([
+          eb('created_at', '>', param('createdAt')),
+          eb.and([eb('created_at', '=', param('createdAt')), eb('id', '>', param('id'))]),
+        ]),
+      )
+      .orderBy('created_at', 'asc')
+      .orderBy('id', 'asc')
+      .limit(param('limit')),
+  ),
 };
 
-export async function listTransactions(q: Queryable, platformId: string, filters: TransactionFilters, page: PageRequest) {
+export async function listTransactions(
+  q: Queryable,
+  platformId: string,
+  filters: TransactionFilters,
+  page: PageRequest,
+) {
   const unfiltered = Object.values(filters).every((value) => value === undefined);
   if (unfiltered) {
     return paginatePrepared<TransactionRow>(
       page,
       (limit, order, after) =>
-        after === undefined ? pageOf[order].all(q, { platformId, limit }) : pageAfter[order].all(q, { platformId, limit, createdAt: after.createdAt, id: after.id }),
+        after === undefined
+          ? pageOf[order].all(q, { platformId, limit })
+          : pageAfter[order].all(q, { platformId, limit, createdAt: after.createdAt, id: after.id }),
       () => countTransactions(q, platformId),
     );
   }
   let query = selectRow(q).where('platform_id', '=', platformId);
   if (filters.customerId === null) query = query.where('customer_id', 'is', null);
   else if (filters.customerId !== undefined) query = query.where('customer_id', '=', filters.customerId);
-  if (filters.platformCustomerId !== undefined) query = query.where('platform_customer_id', '=', filters.platformCustomerId);
+  if (filters.platformCustomerId !== undefined)
+    query = query.where('platform_customer_id', '=', filters.platformCustomerId);
   if (filters.accountIdentifier !== undefined) {
     const id = filters.accountIdentifier;
     query = query.where((eb) => eb.or([eb('source_account_id', '=', id), eb('destination_account_id', '=', id)]));
   }
-  if (filters.senderAccountIdentifier !== undefined) query = query.where('source_account_id', '=', filters.senderAccountIdentifier);
-  if (filters.receiverAccountIdentifier !== undefined) query = query.where('destination_account_id', '=', filters.receiverAccountIdentifier);
+  if (filters.senderAccountIdentifier !== undefined)
+    query = query.where('source_account_id', '=', filters.senderAccountIdentifier);
+  if (filters.receiverAccountIdentifier !== undefined)
+    query = query.where('destination_account_id', '=', filters.receiverAccountIdentifier);
   if (filters.status !== undefined) query = query.where('status', '=', filters.status);
   if (filters.type !== undefined) query = query.where('type', '=', filters.type);
   if (filters.reference !== undefined) query = query.where('reference', '=', filters.reference);

@@ -3,8 +3,20 @@ import { component, StringEnum } from '../../http/schemas.js';
 import { PAYMENT_RAILS } from '../transactions/schemas.js';
 
 export const PURPOSES_OF_PAYMENT = [
-  'GIFT', 'SELF', 'GOODS_OR_SERVICES', 'EDUCATION', 'HEALTH_OR_MEDICAL', 'REAL_ESTATE_PURCHASE', 'TAX_PAYMENT', 'LOAN_PAYMENT',
-  'UTILITY_BILL', 'DONATION', 'TRAVEL', 'FAMILY_SUPPORT', 'SALARY_PAYMENT', 'OTHER',
+  'GIFT',
+  'SELF',
+  'GOODS_OR_SERVICES',
+  'EDUCATION',
+  'HEALTH_OR_MEDICAL',
+  'REAL_ESTATE_PURCHASE',
+  'TAX_PAYMENT',
+  'LOAN_PAYMENT',
+  'UTILITY_BILL',
+  'DONATION',
+  'TRAVEL',
+  'FAMILY_SUPPORT',
+  'SALARY_PAYMENT',
+  'OTHER',
 ] as const;
 
 const AccountReference = Type.Object({ accountId: Type.String({ minLength: 1 }) });
@@ -25,7 +37,10 @@ export const TransferOutRequest = component(
   'TransferOutRequest',
   Type.Object({
     source: AccountReference,
-    destination: Type.Object({ accountId: Type.String({ minLength: 1 }), paymentRail: Type.Optional(StringEnum(PAYMENT_RAILS)) }),
+    destination: Type.Object({
+      accountId: Type.String({ minLength: 1 }),
+      paymentRail: Type.Optional(StringEnum(PAYMENT_RAILS)),
+    }),
     amount: Amount,
     remittanceInformation: Type.Optional(Type.String({ maxLength: 80 })),
     purposeOfPayment: Type.Optional(StringEnum(PURPOSES_OF_PAYMENT)),

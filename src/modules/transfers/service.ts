@@ -14,7 +14,11 @@ import { runCommand, type Reply } from '../../http/command.js';
 import type { Ctx } from '../../http/context.js';
 import { apiError, FieldErrors } from '../../http/errors.js';
 import { railFor } from '../../rails/index.js';
-import { findTransferCounterparty, requireActiveCounterparty, type TransferCounterparty } from '../external-accounts/service.js';
+import {
+  findTransferCounterparty,
+  requireActiveCounterparty,
+  type TransferCounterparty,
+} from '../external-accounts/service.js';
 import { findInternalAccount, ledgerRefusal, type InternalAccountView } from '../internal-accounts/service.js';
 import { readPlatformConfig, requireWithinLimits } from '../platform/service.js';
 import { platformCustomerIdOf, startTransfer, type TransactionView } from '../transactions/service.js';
@@ -52,40 +56,71 @@ function chooseRail(plan: TransferPlan, external: TransferCounterparty, errors: 
   const rails = external.paymentRails;
   if (plan.requestedRail !== undefined) {
     if (rails === undefined || !rails.includes(plan.requestedRail)) {
-      errors.add(`${plan.externalField.replace(/accountId$/, 'paymentRail')}`, `is not a rail this account can be paid over (${rails?.join(', ') ?? 'none'})`, rails ? { enum: rails } : undefined);
+      errors.add(
+        `${plan.externalField.replace(/accountId$/, 'paymentRail')}`,
+        `is not a rail this account can be paid over (${rails?.join(', ') ?? 'none'})`,
+        rails ? { enum: rails } : undefined,
+      );
       return { paymentRail: null, railSelectionMode: null };
     }
     return { paymentRail: plan.requestedRail, railSelectionMode: 'MANUAL' as const };
   }
   const rail = rails?.[0];
-  return rail === undefined ? { paymentRail: null, railSelectionMode: null } : { paymentRail: rail, railSelectionMode: 'AUTO' as const };
+  return rail === undefined
+    ? { paymentRail: null, railSelectionMode: null }
+    : { paymentRail: rail, railSelectionMode: 'AUTO' as const };
 }
 
 /** Steps 2 to 5 of the order above. */
-async function checkTransfer(tx: Tx, ctx: Ctx, plan: TransferPlan, internal: InternalAccountView, external: TransferCounterparty) {
+async function checkTransfer(
+  tx: Tx,
+  ctx: Ctx,
+  plan: TransferPlan,
+  internal: InternalAccountView,
+  external: TransferCounterparty,
+) {
   const errors = new FieldErrors();
   if (internal.customer_id !== external.customerId) {
     const owner = (customerId: string | null) => customerId ?? 'the platform';
-    errors.add(plan.externalField, `belongs to ${owner(external.customerId)}, but ${plan.internalField} belongs to ${owner(internal.customer_id)}; both accounts must have the same owner`);
+    errors.add(
+      plan.externalField,
+      `belongs to ${owner(external.customerId)}, but ${plan.internalField} belongs to ${owner(internal.customer_id)}; both accounts must have the same owner`,
+    );
   }
   if (internal.status !== 'ACTIVE') errors.add(plan.internalField, `is ${internal.status}`);
   if (plan.direction === 'INCOMING' && external.kind !== 'BANK') {
-    errors.add(plan.externalField, `is a ${external.accountType}, which cannot be pulled from; fund the internal account through its funding instructions instead`);
+    errors.add(
+      plan.externalField,
+      `is a ${external.accountType}, which cannot be pulled from; fund the internal account through its funding instructions instead`,
+    );
   }
   const rail = chooseRail(plan, external, errors);
   errors.throwIfAny();
 
   if (internal.currency !== external.currency) {
-    throw apiError('INVALID_CURRENCY', `The internal account holds ${internal.currency} and the external account ${external.currency}; same-currency transfers need one currency`, {
-      errors: [{ field: plan.externalField, message: `holds ${external.currency}, not ${internal.currency}` }],
-    });
+    throw apiError(
+      'INVALID_CURRENCY',
+      `The internal account holds ${internal.currency} and the external account ${external.currency}; same-currency transfers need one currency`,
+      {
+        errors: [{ field: plan.externalField, message: `holds ${external.currency}, not ${internal.currency}` }],
+      },
+    );
   }
   const config = await readPlatformConfig(tx, ctx.platformId);
   const limits = config.supportedCurrencies.find((c) => c.currencyCode === internal.currency);
   if (limits === undefined || !limits.enabledTransactionTypes.includes(plan.direction)) {
-    throw apiError('INVALID_CURRENCY', `The platform does not enable ${plan.direction} transactions in ${internal.currency}`, {
-      errors: [{ field: plan.internalField, message: `holds ${internal.currency}, which is not enabled for ${plan.direction} transactions` }],
-    });
+    throw apiError(
+      'INVALID_CURRENCY',
+      `The platform does not enable ${plan.direction} transactions in ${internal.currency}`,
+      {
+        errors: [
+          {
+            field: plan.internalField,
+            message: `holds ${internal.currency}, which is not enabled for ${plan.direction} transactions`,
+          },
+        ],
+      },
+    );
   }
   requireActiveCounterparty(external, plan.externalField);
   const amount = BigInt(plan.amount);
@@ -127,7 +162,11 @@ async function transfer(tx: Tx, ctx: Ctx, plan: TransferPlan): Promise<Transacti
   }
 }
 
-export async function createTransferOut(ctx: Ctx, input: TransferOutInput, idempotencyKey: string | undefined): Promise<Reply> {
+export async function createTransferOut(
+  ctx: Ctx,
+  input: TransferOutInput,
+  idempotencyKey: string | undefined,
+): Promise<Reply> {
   return runCommand(ctx, { operationId: 'createTransferOut', idempotencyKey, request: input }, async (tx) => {
     const details: TransferPlan['details'] = {};
     if (input.remittanceInformation !== undefined) details.remittanceInformation = input.remittanceInformation;
@@ -146,7 +185,11 @@ export async function createTransferOut(ctx: Ctx, input: TransferOutInput, idemp
   });
 }
 
-export async function createTransferIn(ctx: Ctx, input: TransferInInput, idempotencyKey: string | undefined): Promise<Reply> {
+export async function createTransferIn(
+  ctx: Ctx,
+  input: TransferInInput,
+  idempotencyKey: string | undefined,
+): Promise<Reply> {
   return runCommand(ctx, { operationId: 'createTransferIn', idempotencyKey, request: input }, async (tx) => {
     const body = await transfer(tx, ctx, {
       direction: 'INCOMING',

@@ -20,14 +20,70 @@ interface ProviderRow {
 }
 
 const PROVIDERS: readonly ProviderRow[] = [
-  { name: 'Andes Remesas', domain: 'andes-remesas.example', regions: ['CO', 'PE', 'EC'], currencies: ['COP', 'USD'], lei: '5493000RAILYARD00001', allowListed: true },
-  { name: 'Baltic Wallet', domain: 'baltic-wallet.example', regions: ['EE', 'LV', 'LT'], currencies: ['EUR'], lei: '5493000RAILYARD00002', allowListed: true },
-  { name: 'Ganges Pay', domain: 'ganges-pay.example', regions: ['IN'], currencies: ['INR', 'USD'], lei: '5493000RAILYARD00003', allowListed: true },
-  { name: 'Lagos Transfer', domain: 'lagos-transfer.example', regions: ['NG'], currencies: ['NGN', 'USD'], lei: '5493000RAILYARD00004', allowListed: true },
-  { name: 'Maple Money', domain: 'maple-money.example', regions: ['CA', 'US'], currencies: ['CAD', 'USD'], lei: '5493000RAILYARD00005', allowListed: true },
-  { name: 'Railyard Sandbox UMA', domain: 'sandbox.uma.money', regions: ['US', 'DE', 'MX'], currencies: ['USD', 'EUR', 'MXN'], lei: '5493000RAILYARD00006', allowListed: true },
-  { name: 'Rio Grande Pagos', domain: 'rio-grande-pagos.example', regions: ['MX', 'US'], currencies: ['MXN', 'USD'], lei: '5493000RAILYARD00007', allowListed: true },
-  { name: 'Solent Payments', domain: 'solent-payments.example', regions: ['GB'], currencies: ['GBP', 'EUR'], lei: '5493000RAILYARD00008', allowListed: false },
+  {
+    name: 'Andes Remesas',
+    domain: 'andes-remesas.example',
+    regions: ['CO', 'PE', 'EC'],
+    currencies: ['COP', 'USD'],
+    lei: '5493000RAILYARD00001',
+    allowListed: true,
+  },
+  {
+    name: 'Baltic Wallet',
+    domain: 'baltic-wallet.example',
+    regions: ['EE', 'LV', 'LT'],
+    currencies: ['EUR'],
+    lei: '5493000RAILYARD00002',
+    allowListed: true,
+  },
+  {
+    name: 'Ganges Pay',
+    domain: 'ganges-pay.example',
+    regions: ['IN'],
+    currencies: ['INR', 'USD'],
+    lei: '5493000RAILYARD00003',
+    allowListed: true,
+  },
+  {
+    name: 'Lagos Transfer',
+    domain: 'lagos-transfer.example',
+    regions: ['NG'],
+    currencies: ['NGN', 'USD'],
+    lei: '5493000RAILYARD00004',
+    allowListed: true,
+  },
+  {
+    name: 'Maple Money',
+    domain: 'maple-money.example',
+    regions: ['CA', 'US'],
+    currencies: ['CAD', 'USD'],
+    lei: '5493000RAILYARD00005',
+    allowListed: true,
+  },
+  {
+    name: 'Railyard Sandbox UMA',
+    domain: 'sandbox.uma.money',
+    regions: ['US', 'DE', 'MX'],
+    currencies: ['USD', 'EUR', 'MXN'],
+    lei: '5493000RAILYARD00006',
+    allowListed: true,
+  },
+  {
+    name: 'Rio Grande Pagos',
+    domain: 'rio-grande-pagos.example',
+    regions: ['MX', 'US'],
+    currencies: ['MXN', 'USD'],
+    lei: '5493000RAILYARD00007',
+    allowListed: true,
+  },
+  {
+    name: 'Solent Payments',
+    domain: 'solent-payments.example',
+    regions: ['GB'],
+    currencies: ['GBP', 'EUR'],
+    lei: '5493000RAILYARD00008',
+    allowListed: false,
+  },
 ];
 
 function present(row: ProviderRow) {
@@ -72,7 +128,10 @@ export function getAvailableUmaProviders(query: UmaProviderQuery) {
   const currency = query.currencyCode?.trim().toUpperCase();
   const withBlocked = query.hasBlockedProviders?.trim().toLowerCase() !== 'false';
   let rows = PROVIDERS.filter(
-    (p) => (country === undefined || p.regions.includes(country)) && (currency === undefined || p.currencies.includes(currency)) && (withBlocked || p.allowListed),
+    (p) =>
+      (country === undefined || p.regions.includes(country)) &&
+      (currency === undefined || p.currencies.includes(currency)) &&
+      (withBlocked || p.allowListed),
   );
   // By name: ascending on request, descending by default.
   rows = [...rows].sort((a, b) => (a.name < b.name ? -1 : 1));

@@ -3,16 +3,38 @@ import { component, DateTime, PageOf, PageQuery, StringEnum } from '../../http/s
 import { DocumentType } from '../documents/schemas.js';
 
 export const VERIFICATION_STATUSES = [
-  'RESOLVE_ERRORS', 'PENDING_MANUAL_REVIEW', 'IN_PROGRESS', 'APPROVED', 'REJECTED', 'READY_FOR_VERIFICATION',
+  'RESOLVE_ERRORS',
+  'PENDING_MANUAL_REVIEW',
+  'IN_PROGRESS',
+  'APPROVED',
+  'REJECTED',
+  'READY_FOR_VERIFICATION',
 ] as const;
 export type VerificationStatusValue = (typeof VERIFICATION_STATUSES)[number];
 
 export const VERIFICATION_ERROR_TYPES = [
-  'MISSING_FIELD', 'INVALID_FIELD', 'MISSING_LEGAL_PRESENCE_DOCUMENT', 'MISSING_CONTROL_STRUCTURE_DOCUMENT',
-  'MISSING_OWNERSHIP_STRUCTURE_DOCUMENT', 'MISSING_PROOF_OF_ADDRESS_DOCUMENT', 'MISSING_IDENTITY_DOCUMENT', 'INVALID_DOCUMENT',
-  'EXPIRED_DOCUMENT', 'POOR_QUALITY_DOCUMENT', 'SUSPECTED_FRAUD_DOCUMENT', 'WRONG_DOCUMENT_TYPE', 'INCOMPLETE_DOCUMENT',
-  'UNREADABLE_DOCUMENT', 'DOCUMENT_VERIFICATION_FAILED', 'APPLICANT_SANCTIONED', 'APPLICANT_FRAUD', 'APPLICANT_CRIMINAL_RECORD',
-  'APPLICANT_REJECTED', 'MISSING_BENEFICIAL_OWNER', 'MISSING_CONTROL_PERSON', 'MISSING_GOOD_STANDING_DOCUMENT',
+  'MISSING_FIELD',
+  'INVALID_FIELD',
+  'MISSING_LEGAL_PRESENCE_DOCUMENT',
+  'MISSING_CONTROL_STRUCTURE_DOCUMENT',
+  'MISSING_OWNERSHIP_STRUCTURE_DOCUMENT',
+  'MISSING_PROOF_OF_ADDRESS_DOCUMENT',
+  'MISSING_IDENTITY_DOCUMENT',
+  'INVALID_DOCUMENT',
+  'EXPIRED_DOCUMENT',
+  'POOR_QUALITY_DOCUMENT',
+  'SUSPECTED_FRAUD_DOCUMENT',
+  'WRONG_DOCUMENT_TYPE',
+  'INCOMPLETE_DOCUMENT',
+  'UNREADABLE_DOCUMENT',
+  'DOCUMENT_VERIFICATION_FAILED',
+  'APPLICANT_SANCTIONED',
+  'APPLICANT_FRAUD',
+  'APPLICANT_CRIMINAL_RECORD',
+  'APPLICANT_REJECTED',
+  'MISSING_BENEFICIAL_OWNER',
+  'MISSING_CONTROL_PERSON',
+  'MISSING_GOOD_STANDING_DOCUMENT',
 ] as const;
 export type VerificationErrorTypeValue = (typeof VERIFICATION_ERROR_TYPES)[number];
 
@@ -42,7 +64,10 @@ export const Verification = component(
   }),
 );
 
-export const VerificationRequest = component('VerificationRequest', Type.Object({ customerId: Type.String({ minLength: 1 }) }));
+export const VerificationRequest = component(
+  'VerificationRequest',
+  Type.Object({ customerId: Type.String({ minLength: 1 }) }),
+);
 export const VerificationList = PageOf('VerificationListResponse', Type.Ref(Verification));
 export const VerificationListQuery = Type.Object({
   customerId: Type.Optional(Type.String()),
@@ -58,6 +83,13 @@ export const KycLinkCreateRequest = component(
 );
 export const KycLinkResponse = component(
   'KycLinkResponse',
-  Type.Object({ kycUrl: Type.String(), expiresAt: DateTime, provider: Type.Ref(KycProvider), token: Type.Optional(Type.String()) }),
+  Type.Object({
+    kycUrl: Type.String(),
+    expiresAt: DateTime,
+    provider: Type.Ref(KycProvider),
+    token: Type.Optional(Type.String()),
+  }),
 );
-export const IdempotencyHeaders = Type.Object({ 'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) });
+export const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+});

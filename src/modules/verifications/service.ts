@@ -10,11 +10,23 @@ import { newId } from '../../ids.js';
 import { businessKybFor, individualKycFor } from '../../sandbox/magic.js';
 import { ownersOfCustomer, resolveOwners, submitOwners } from '../beneficial-owners/service.js';
 import {
-  activeCustomer, changeCustomerStatus, customerProfile, findCustomerRow, presentCustomerRow, unverifiedContactChannels, type CustomerRow,
+  activeCustomer,
+  changeCustomerStatus,
+  customerProfile,
+  findCustomerRow,
+  presentCustomerRow,
+  unverifiedContactChannels,
+  type CustomerRow,
   type CustomerView,
 } from '../customers/service.js';
 import type { KycStatusValue } from '../customers/schemas.js';
-import { documentsOfHolders, flagPoorQuality, IDENTITY_DOCUMENT_TYPES, markSubmitted, type DocumentMeta } from '../documents/service.js';
+import {
+  documentsOfHolders,
+  flagPoorQuality,
+  IDENTITY_DOCUMENT_TYPES,
+  markSubmitted,
+  type DocumentMeta,
+} from '../documents/service.js';
 import type { DocumentTypeValue } from '../documents/schemas.js';
 import { platformNowOf } from '../platform/service.js';
 import type { VerificationErrorTypeValue, VerificationStatusValue } from './schemas.js';
@@ -43,9 +55,20 @@ export function presentVerification(row: store.VerificationRow) {
 const DECIDED = new Set(['APPROVED', 'REJECTED']);
 
 // Document categories a submission needs, and the types that satisfy each.
-const LEGAL_PRESENCE: DocumentTypeValue[] = ['CERTIFICATE_OF_INCORPORATION', 'ARTICLES_OF_INCORPORATION', 'ARTICLES_OF_ASSOCIATION', 'STATE_REGISTRY_EXCERPT'];
+const LEGAL_PRESENCE: DocumentTypeValue[] = [
+  'CERTIFICATE_OF_INCORPORATION',
+  'ARTICLES_OF_INCORPORATION',
+  'ARTICLES_OF_ASSOCIATION',
+  'STATE_REGISTRY_EXCERPT',
+];
 const OWNERSHIP_STRUCTURE: DocumentTypeValue[] = ['SHAREHOLDER_REGISTER', 'TRUST_AGREEMENT', 'PARTNERSHIP_AGREEMENT'];
-const PROOF_OF_ADDRESS: DocumentTypeValue[] = ['UTILITY_BILL', 'RENT_OR_LEASE_AGREEMENT', 'ELECTRICITY_BILL', 'BANK_STATEMENT', 'TAX_RETURN'];
+const PROOF_OF_ADDRESS: DocumentTypeValue[] = [
+  'UTILITY_BILL',
+  'RENT_OR_LEASE_AGREEMENT',
+  'ELECTRICITY_BILL',
+  'BANK_STATEMENT',
+  'TAX_RETURN',
+];
 
 // ----------------------------------------------------------------------------- what a submission lacks
 
@@ -67,7 +90,12 @@ function requireDocument(
   what: string,
 ): void {
   if (documents.some((d) => accepted.includes(d.document_type as DocumentTypeValue))) return;
-  problems.push({ resourceId, type, acceptedDocumentTypes: accepted, reason: `${what} must be uploaded with POST /documents` });
+  problems.push({
+    resourceId,
+    type,
+    acceptedDocumentTypes: accepted,
+    reason: `${what} must be uploaded with POST /documents`,
+  });
 }
 
 /** What an individual's submission lacks, one entry per missing item. */
@@ -77,7 +105,8 @@ function individualProblems(customer: CustomerRow, documents: DocumentMeta[]): V
   const id = customer.id;
   const fullName = typeof profile.fullName === 'string' ? profile.fullName.trim() : '';
   if (fullName === '') problems.push(missingField(id, 'customer.fullName', 'The full name is missing'));
-  else if (fullName.split(/\s+/).length < 2) problems.push(missingField(id, 'customer.fullName', 'The full name needs a given name and a family name'));
+  else if (fullName.split(/\s+/).length < 2)
+    problems.push(missingField(id, 'customer.fullName', 'The full name needs a given name and a family name'));
   const required: [string, string][] = [
     ['birthDate', 'The date of birth is missing'],
     ['nationality', 'The nationality is missing'],
@@ -85,11 +114,19 @@ function individualProblems(customer: CustomerRow, documents: DocumentMeta[]): V
     ['identifier', 'The tax identification number (identifier, also accepted as taxIdentifier) is missing'],
     ['address', 'The residential address is missing'],
   ];
-  for (const [field, reason] of required) if (!present(profile[field])) problems.push(missingField(id, `customer.${field}`, reason));
+  for (const [field, reason] of required)
+    if (!present(profile[field])) problems.push(missingField(id, `customer.${field}`, reason));
 
   const identity = documents.filter((d) => IDENTITY_DOCUMENT_TYPES.includes(d.document_type as DocumentTypeValue));
   if (identity.length === 0) {
-    requireDocument(problems, id, documents, 'MISSING_IDENTITY_DOCUMENT', [...IDENTITY_DOCUMENT_TYPES], 'An identity document');
+    requireDocument(
+      problems,
+      id,
+      documents,
+      'MISSING_IDENTITY_DOCUMENT',
+      [...IDENTITY_DOCUMENT_TYPES],
+      'An identity document',
+    );
   } else if (identity.every((d) => d.quality_issue !== null)) {
     problems.push(...identity.map(poorQuality));
   }
@@ -100,12 +137,17 @@ function poorQuality(document: DocumentMeta): VerificationErrorView {
   return {
     resourceId: document.id,
     type: 'POOR_QUALITY_DOCUMENT',
-    reason: 'The file of this identity document cannot be read well enough; replace it with PUT /documents/{documentId} or upload another',
+    reason:
+      'The file of this identity document cannot be read well enough; replace it with PUT /documents/{documentId} or upload another',
   };
 }
 
 /** What a business's submission lacks: its information, documents and beneficial owners. */
-function businessProblems(customer: CustomerRow, documents: DocumentMeta[], ownerCount: number): VerificationErrorView[] {
+function businessProblems(
+  customer: CustomerRow,
+  documents: DocumentMeta[],
+  ownerCount: number,
+): VerificationErrorView[] {
   const profile = customerProfile(customer);
   const info = (profile.businessInfo ?? {}) as Record<string, unknown>;
   const problems: VerificationErrorView[] = [];
@@ -118,13 +160,40 @@ function businessProblems(customer: CustomerRow, documents: DocumentMeta[], owne
     ['taxId', 'The tax identification number is missing'],
     ['countriesOfOperation', 'The countries the business operates in are missing'],
   ];
-  for (const [field, reason] of required) if (!present(info[field])) problems.push(missingField(id, `customer.businessInfo.${field}`, reason));
-  if (!present(profile.address)) problems.push(missingField(id, 'customer.address', 'The address of the principal place of business is missing'));
-  requireDocument(problems, id, documents, 'MISSING_LEGAL_PRESENCE_DOCUMENT', LEGAL_PRESENCE, 'A formation document of the business');
-  requireDocument(problems, id, documents, 'MISSING_OWNERSHIP_STRUCTURE_DOCUMENT', OWNERSHIP_STRUCTURE, 'A document of its ownership structure');
-  requireDocument(problems, id, documents, 'MISSING_PROOF_OF_ADDRESS_DOCUMENT', PROOF_OF_ADDRESS, 'A proof of the business address');
+  for (const [field, reason] of required)
+    if (!present(info[field])) problems.push(missingField(id, `customer.businessInfo.${field}`, reason));
+  if (!present(profile.address))
+    problems.push(missingField(id, 'customer.address', 'The address of the principal place of business is missing'));
+  requireDocument(
+    problems,
+    id,
+    documents,
+    'MISSING_LEGAL_PRESENCE_DOCUMENT',
+    LEGAL_PRESENCE,
+    'A formation document of the business',
+  );
+  requireDocument(
+    problems,
+    id,
+    documents,
+    'MISSING_OWNERSHIP_STRUCTURE_DOCUMENT',
+    OWNERSHIP_STRUCTURE,
+    'A document of its ownership structure',
+  );
+  requireDocument(
+    problems,
+    id,
+    documents,
+    'MISSING_PROOF_OF_ADDRESS_DOCUMENT',
+    PROOF_OF_ADDRESS,
+    'A proof of the business address',
+  );
   if (ownerCount === 0) {
-    problems.push({ resourceId: id, type: 'MISSING_BENEFICIAL_OWNER', reason: 'At least one beneficial owner must be added with POST /beneficial-owners' });
+    problems.push({
+      resourceId: id,
+      type: 'MISSING_BENEFICIAL_OWNER',
+      reason: 'At least one beneficial owner must be added with POST /beneficial-owners',
+    });
   }
   return problems;
 }
@@ -149,10 +218,17 @@ async function decideIndividual(tx: Tx, customer: CustomerRow): Promise<Decision
     // The identity documents on file at the first complete submission are found unusable;
     // once one has been replaced (or another uploaded), the submission goes through.
     const earlier = await store.verificationsOf(tx, customer.platform_id, customer.id);
-    const alreadyFound = earlier.some((v) => (JSON.parse(v.errors) as VerificationErrorView[]).some((e) => e.type === 'POOR_QUALITY_DOCUMENT'));
+    const alreadyFound = earlier.some((v) =>
+      (JSON.parse(v.errors) as VerificationErrorView[]).some((e) => e.type === 'POOR_QUALITY_DOCUMENT'),
+    );
     if (!alreadyFound) {
-      const identity = documents.filter((d) => IDENTITY_DOCUMENT_TYPES.includes(d.document_type as DocumentTypeValue) && d.quality_issue === null);
-      await flagPoorQuality(tx, identity.map((d) => d.id));
+      const identity = documents.filter(
+        (d) => IDENTITY_DOCUMENT_TYPES.includes(d.document_type as DocumentTypeValue) && d.quality_issue === null,
+      );
+      await flagPoorQuality(
+        tx,
+        identity.map((d) => d.id),
+      );
       return { status: 'RESOLVE_ERRORS', errors: identity.map(poorQuality) };
     }
   }
@@ -196,21 +272,37 @@ async function record(tx: Tx, now: Date, customer: CustomerRow, decision: Decisi
 }
 
 async function recordVerificationEvent(tx: Tx, now: Date, row: store.VerificationRow): Promise<void> {
-  await recordEvent(tx, { platformId: row.platform_id, type: `VERIFICATION.${row.status}`, resourceId: row.id, data: presentVerification(row), now });
+  await recordEvent(tx, {
+    platformId: row.platform_id,
+    type: `VERIFICATION.${row.status}`,
+    resourceId: row.id,
+    data: presentVerification(row),
+    now,
+  });
 }
 
 function checkSubmittable(customer: CustomerRow): void {
   const kind = customer.customer_type === 'INDIVIDUAL' ? 'kycStatus' : 'kybStatus';
   if (DECIDED.has(customer.status)) {
     throw invalidInput(
-      [{ field: 'customerId', message: `names a customer whose ${kind} is already ${customer.status}; a decided customer cannot be submitted again` }],
+      [
+        {
+          field: 'customerId',
+          message: `names a customer whose ${kind} is already ${customer.status}; a decided customer cannot be submitted again`,
+        },
+      ],
       `Customer ${customer.id} has already been ${customer.status.toLowerCase()}`,
     );
   }
   const unverified = unverifiedContactChannels(customer);
   if (unverified.length > 0) {
     throw invalidInput(
-      [{ field: 'customerId', message: `names a customer whose ${unverified.join(' and ')} must be verified first (verify-email, verify-phone)` }],
+      [
+        {
+          field: 'customerId',
+          message: `names a customer whose ${unverified.join(' and ')} must be verified first (verify-email, verify-phone)`,
+        },
+      ],
       'Contact verification is not complete',
     );
   }
@@ -221,7 +313,10 @@ export async function createVerification(ctx: Ctx, customerId: string) {
   return ctx.db.transaction(async (tx) => {
     const customer = await activeCustomer(tx, ctx.platformId, customerId);
     checkSubmittable(customer);
-    const decision = customer.customer_type === 'INDIVIDUAL' ? await decideIndividual(tx, customer) : await decideBusiness(tx, customer);
+    const decision =
+      customer.customer_type === 'INDIVIDUAL'
+        ? await decideIndividual(tx, customer)
+        : await decideBusiness(tx, customer);
     return presentVerification(await record(tx, ctx.now, customer, decision));
   });
 }
@@ -236,7 +331,12 @@ export async function listVerifications(
   ctx: Ctx,
   query: { customerId?: string | undefined; verificationStatus?: string | undefined } & PageRequest,
 ) {
-  const result = await store.listVerifications(ctx.db.k, ctx.platformId, { customerId: query.customerId, status: query.verificationStatus }, query);
+  const result = await store.listVerifications(
+    ctx.db.k,
+    ctx.platformId,
+    { customerId: query.customerId, status: query.verificationStatus },
+    query,
+  );
   return toPage(result, presentVerification);
 }
 
@@ -262,7 +362,9 @@ export async function createCustomerKycLink(
     const customer = await activeCustomer(tx, ctx.platformId, customerId);
     const unverified = unverifiedContactChannels(customer);
     if (unverified.length > 0) {
-      throw apiError('CONFLICT', `The customer's ${unverified.join(' and ')} must be verified before KYC can start`, { unverified });
+      throw apiError('CONFLICT', `The customer's ${unverified.join(' and ')} must be verified before KYC can start`, {
+        unverified,
+      });
     }
     const now = iso(ctx.now);
     const token = randomBytes(24).toString('base64url');
@@ -306,7 +408,8 @@ export async function describeKycLink(deps: Deps, linkId: string, token: string)
     customerStatus: customer?.status ?? 'DELETED',
     linkStatus: link.status,
     expiresAt: link.expires_at,
-    usable: link.status === 'OPEN' && link.expires_at > iso(now) && customer !== undefined && !DECIDED.has(customer.status),
+    usable:
+      link.status === 'OPEN' && link.expires_at > iso(now) && customer !== undefined && !DECIDED.has(customer.status),
   };
 }
 
@@ -353,7 +456,10 @@ export async function completeKycLink(
       await store.insertVerification(tx, row);
       await recordVerificationEvent(tx, now, row);
     }
-    await store.updateKycLink(tx, link.id, { status: outcome === 'complete' ? 'COMPLETED' : 'REJECTED', updated_at: iso(now) });
+    await store.updateKycLink(tx, link.id, {
+      status: outcome === 'complete' ? 'COMPLETED' : 'REJECTED',
+      updated_at: iso(now),
+    });
     return { customer: await presentCustomerRow(tx, decided), redirectUri: link.redirect_uri };
   });
 }

@@ -9,8 +9,17 @@ export async function insertVerification(q: Queryable, row: VerificationRow): Pr
   await q.insertInto('verifications').values(row).execute();
 }
 
-export async function findVerification(q: Queryable, platformId: string, id: string): Promise<VerificationRow | undefined> {
-  return q.selectFrom('verifications').selectAll().where('platform_id', '=', platformId).where('id', '=', id).executeTakeFirst();
+export async function findVerification(
+  q: Queryable,
+  platformId: string,
+  id: string,
+): Promise<VerificationRow | undefined> {
+  return q
+    .selectFrom('verifications')
+    .selectAll()
+    .where('platform_id', '=', platformId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 export async function listVerifications(
@@ -26,7 +35,11 @@ export async function listVerifications(
 }
 
 /** Every verification of a customer, oldest first. */
-export async function verificationsOf(q: Queryable, platformId: string, customerId: string): Promise<VerificationRow[]> {
+export async function verificationsOf(
+  q: Queryable,
+  platformId: string,
+  customerId: string,
+): Promise<VerificationRow[]> {
   return q
     .selectFrom('verifications')
     .selectAll()
@@ -37,7 +50,11 @@ export async function verificationsOf(q: Queryable, platformId: string, customer
     .execute();
 }
 
-export async function updateVerification(q: Queryable, id: string, changes: Pick<VerificationRow, 'status' | 'updated_at'>): Promise<void> {
+export async function updateVerification(
+  q: Queryable,
+  id: string,
+  changes: Pick<VerificationRow, 'status' | 'updated_at'>,
+): Promise<void> {
   await q.updateTable('verifications').set(changes).where('id', '=', id).execute();
 }
 
@@ -49,6 +66,10 @@ export async function findKycLink(q: Queryable, id: string): Promise<KycLinkRow 
   return q.selectFrom('kyc_links').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function updateKycLink(q: Queryable, id: string, changes: Pick<KycLinkRow, 'status' | 'updated_at'>): Promise<void> {
+export async function updateKycLink(
+  q: Queryable,
+  id: string,
+  changes: Pick<KycLinkRow, 'status' | 'updated_at'>,
+): Promise<void> {
   await q.updateTable('kyc_links').set(changes).where('id', '=', id).execute();
 }
