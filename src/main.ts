@@ -151,7 +151,8 @@ async function start(config: Config): Promise<void> {
         .split('\n')
         .map((line) => `    ${line}`),
       '',
-    ].join('\n') + '\n',
+      '',
+    ].join('\n'),
   );
 }
 

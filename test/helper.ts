@@ -96,7 +96,7 @@ function tenant(app: FastifyInstance, credentials: Credentials): Tenant {
       headers,
       ...(payload !== undefined ? { payload } : {}),
     });
-    let body: unknown = undefined;
+    let body: unknown;
     if (response.body !== '') {
       try {
         body = JSON.parse(response.body);

@@ -27,6 +27,7 @@ const migrationAttemptsMax = 5;
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
 /** `schema`: the PostgreSQL schema that holds railyard's tables when it is not the default. */
+// biome-ignore lint/suspicious/noExplicitAny: migrations run before (and below) the typed schema
 export async function migrateToLatest(db: Kysely<any>, schema?: string): Promise<void> {
   const migrator = new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
   let { error, results } = await migrator.migrateToLatest();

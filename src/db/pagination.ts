@@ -99,6 +99,7 @@ function closePage<Row extends { created_at: string; id: string }>(
  */
 export async function paginate<Row extends { created_at: string; id: string }>(
   // note: Kysely's builder types do not survive being passed through a generic helper.
+  // biome-ignore lint/suspicious/noExplicitAny: see the note above
   query: SelectQueryBuilder<any, any, Row>,
   table: string,
   page: PageRequest,

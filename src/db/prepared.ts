@@ -6,6 +6,7 @@ import { CompiledQuery, type Compilable, type Kysely, type QueryResult } from 'k
 import { directExecutor, type Queryable } from './index.js';
 import type { Database } from './schema.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: a placeholder stands for a value of any column type
 type Param = (name: string) => any;
 
 const SENTINEL = '\u0001railyard-param:';

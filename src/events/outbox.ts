@@ -105,7 +105,10 @@ export async function recordEvents(tx: Queryable, events: EventInput[]): Promise
   const targets = new Map<string, WebhookTarget>();
   for (const [i, row] of rows.entries()) {
     let target = targets.get(row.platform_id);
-    if (target === undefined) targets.set(row.platform_id, (target = await webhookTarget(tx, row.platform_id)));
+    if (target === undefined) {
+      target = await webhookTarget(tx, row.platform_id);
+      targets.set(row.platform_id, target);
+    }
     await scheduleDelivery(tx, row, events[i]!.now, target);
   }
   return rows.map((row) => row.id);

@@ -28,7 +28,10 @@ function afterRestOfBody(request: FastifyRequest, reply: FastifyReply, answer: (
   // with the rest of the body unread.
   reply.removeHeader('connection');
   const raw = request.raw;
-  if (raw.complete || raw.destroyed) return answer();
+  if (raw.complete || raw.destroyed) {
+    answer();
+    return;
+  }
   let discarded = 0;
   let answered = false;
   const once = () => {

@@ -5,7 +5,7 @@
 
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import type { TSchema } from '@sinclair/typebox';
-import { ADMIN_PREFIX, API_VERSION, BASE_PATH } from '../config.js';
+import { type ADMIN_PREFIX, API_VERSION, BASE_PATH } from '../config.js';
 import { isOperationSchema, type OperationSchema } from './route.js';
 import { components } from './schemas.js';
 
@@ -69,7 +69,8 @@ export class OpenApiCollector {
               content: { 'application/json': { schema: toOpenApi(body) } },
             };
       }
-      (paths[path] ??= {})[method] = {
+      paths[path] ??= {};
+      paths[path][method] = {
         operationId: schema.operationId,
         tags: schema.tags,
         summary: schema.summary,

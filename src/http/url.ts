@@ -88,7 +88,7 @@ function readQueryLeniently(query: Record<string, unknown>): void {
  * preValidation hook of every route: refuses path parameters that name nothing and query
  * values holding U+0000. An operation that declares no 400 reads its query leniently instead.
  */
-export function checkUrl(request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void {
+export function checkUrl(request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) {
   const params = unusableParams(request);
   if (params.length > 0) return done(unusableParamError(request, params));
   const schema = request.routeOptions.schema;

@@ -63,6 +63,7 @@ export interface ExternalJobKind<Payload> extends JobKindBase {
 
 export type JobKind<Payload> = TransactionalJobKind<Payload> | ExternalJobKind<Payload>;
 
+// biome-ignore lint/suspicious/noExplicitAny: each kind has a payload type of its own
 const KINDS = new Map<string, JobKind<any>>();
 
 /** What the job runner of a store offers to scheduling (see JobRunner). */

@@ -332,7 +332,7 @@ export class Books {
         amount: legs.sendingAmount - legs.fees,
       },
     ];
-    this.feeEntries(legs, 1n).forEach((entry) => sendingEntries.push(entry));
+    sendingEntries.push(...this.feeEntries(legs, 1n));
     await this.post('CONVERT', send, transactionId, sendingEntries);
     await this.post('PAYOUT', receive, transactionId, [
       {
@@ -386,7 +386,7 @@ export class Books {
       },
       { accountId: to.accountId, bucket: 'AVAILABLE', amount: legs.sendingAmount },
     ];
-    this.feeEntries(legs, -1n).forEach((entry) => sendingEntries.push(entry));
+    sendingEntries.push(...this.feeEntries(legs, -1n));
     await this.post('CONVERT_REVERSE', send, transactionId, sendingEntries);
   }
 

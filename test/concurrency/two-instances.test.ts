@@ -407,7 +407,14 @@ describe.skipIf(!databaseUrl)('two instances on one PostgreSQL under concurrent 
         await Promise.all(targets.map((server) => advance(server, ADVANCE_SECONDS)));
       }
     })();
-    await Promise.all([...workers, advancer].map((p) => p.catch((err) => ((failed = true), Promise.reject(err)))));
+    await Promise.all(
+      [...workers, advancer].map((p) =>
+        p.catch((err) => {
+          failed = true;
+          throw err;
+        }),
+      ),
+    );
     expect(wrong).toEqual([]);
     // The advances during the traffic ran 005 outcomes while requests were in flight.
     const [ranDuringTraffic] = await query(

@@ -28,7 +28,10 @@ const open: Receiver[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((r) => r.close()));
 });
-const track = (receiver: Receiver) => (open.push(receiver), receiver);
+const track = (receiver: Receiver) => {
+  open.push(receiver);
+  return receiver;
+};
 
 describe('webhook types', () => {
   it('are exactly the WebhookType enum of the reference', () => {
@@ -96,7 +99,7 @@ describe('delivery of recorded events', () => {
 
   it('keeps the receiver answer excerpt, and a slow receiver does not hold up the others', async () => {
     const t = await build({ counterpartyRules: true });
-    const receiver = track(
+    track(
       await receiverFor(t, (hit) =>
         hit.type === 'TEST' ? { status: 204 } : { status: 200, body: { ok: hit.id }, delayMs: 300 },
       ),

@@ -163,7 +163,13 @@ export async function startReceiver(
           () => reject(new Error(`the receiver got ${hits.length} requests, expected ${count}`)),
           timeoutMs,
         );
-        waiters.push({ count, resolve: () => (clearTimeout(timer), resolve()) });
+        waiters.push({
+          count,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        });
       });
     },
     release(status = 200) {

@@ -184,7 +184,9 @@ function encode(op: Operation, shape: Shape): Encoded {
   if (query !== '') {
     for (const pair of query.split('&')) {
       const [name, value = ''] = pair.split('=');
-      (queryMap[decode(name!)] ??= []).push(decode(value));
+      const key = decode(name!);
+      queryMap[key] ??= [];
+      queryMap[key].push(decode(value));
     }
   }
   const lowered = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));

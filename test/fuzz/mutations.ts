@@ -172,7 +172,8 @@ const QUERY_VALUES: [string, string][] = [
 function nodes(value: unknown, path: (string | number)[] = []): { path: (string | number)[]; value: unknown }[] {
   const out: { path: (string | number)[]; value: unknown }[] = [];
   if (Array.isArray(value)) {
-    value.slice(0, 2).forEach((item, i) => out.push({ path: [...path, i], value: item }, ...nodes(item, [...path, i])));
+    for (const [i, item] of value.slice(0, 2).entries())
+      out.push({ path: [...path, i], value: item }, ...nodes(item, [...path, i]));
   } else if (value !== null && typeof value === 'object') {
     for (const [key, item] of Object.entries(value))
       out.push({ path: [...path, key], value: item }, ...nodes(item, [...path, key]));
@@ -437,7 +438,10 @@ export function mutationsOf(
       ],
     ];
     for (const [what, next] of whole)
-      variant(`body: ${what}`, 'body', (s) => (next === undefined ? delete s.body : (s.body = next)));
+      variant(`body: ${what}`, 'body', (s) => {
+        if (next === undefined) delete s.body;
+        else s.body = next;
+      });
   }
   return out;
 }

@@ -79,6 +79,7 @@ function prepare(node: any, key?: string): any {
       ...(out.allOf ?? []),
       ...tags.map((tag) => ({
         if: { properties: { [prop]: { const: tag } }, required: [prop] },
+        // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then, not a promise
         then: { $ref: `ref.json${mapping[tag]}` },
       })),
     ];

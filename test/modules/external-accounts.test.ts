@@ -15,7 +15,10 @@ function fieldsOf(reply: { body: { details?: { errors?: { field: string }[] } } 
 // The tests run once per account type share one server (a fresh store costs a schema and its
 // migrations on PostgreSQL); each gets a platform of its own, so none sees another's accounts.
 let shared: Promise<TestApp> | undefined;
-const freshPlatform = async () => (await (shared ??= build())).newPlatform();
+const freshPlatform = async () => {
+  shared ??= build();
+  return (await shared).newPlatform();
+};
 
 describe('POST /platform/external-accounts', () => {
   it.each(ACCOUNT_TYPES.map((def) => def.accountType))('registers a valid %s account', async (accountType) => {

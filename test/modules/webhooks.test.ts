@@ -22,7 +22,10 @@ const open: Receiver[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((r) => r.close()));
 });
-const track = (receiver: Receiver) => (open.push(receiver), receiver);
+const track = (receiver: Receiver) => {
+  open.push(receiver);
+  return receiver;
+};
 
 describe('PATCH /config (webhookEndpoint)', () => {
   it('sends a TEST webhook to a new endpoint, once, and none when the endpoint stays or is cleared', async () => {

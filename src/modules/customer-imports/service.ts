@@ -318,7 +318,7 @@ async function importRow(ctx: Ctx, jobId: string, file: ParsedFile, index: numbe
   const line = index + 2; // the header is line 1
   const correlationId = typeof body.platformCustomerId === 'string' ? body.platformCustomerId : `row ${line}`;
   try {
-    let prepared;
+    let prepared: Awaited<ReturnType<typeof prepareCustomer>>;
     try {
       prepared = await prepareCustomer(ctx, body);
     } catch (err) {

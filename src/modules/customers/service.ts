@@ -5,7 +5,7 @@ import { isUniqueViolation, type Queryable, type Tx } from '../../db/index.js';
 import { toPage, type PageRequest } from '../../db/pagination.js';
 import { recordEvent } from '../../events/outbox.js';
 import type { Ctx } from '../../http/context.js';
-import { apiError, invalidInput, ApiError, type FieldError } from '../../http/errors.js';
+import { apiError, invalidInput, type ApiError, type FieldError } from '../../http/errors.js';
 import { prune } from '../../http/schemas.js';
 import { createValidators, toFieldErrors } from '../../http/validation.js';
 import { newId } from '../../ids.js';
@@ -17,7 +17,6 @@ import {
   BusinessCustomerCreateRequest,
   BusinessCustomerUpdateRequest,
   CustomerCreateRequest,
-  CustomerUpdateRequest,
   IndividualCustomerCreateRequest,
   IndividualCustomerUpdateRequest,
   type CustomerInput,

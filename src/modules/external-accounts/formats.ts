@@ -22,7 +22,7 @@ export function checkIban(iban: string): string | null {
 
 /** The two check digits that make `country + digits + bban` a valid IBAN. */
 export function ibanCheckDigits(country: string, bban: string): string {
-  return String(98 - mod97(bban + country + '00')).padStart(2, '0');
+  return String(98 - mod97(`${bban}${country}00`)).padStart(2, '0');
 }
 
 /** ABA routing number: weights 3, 7, 1 over the nine digits must sum to a multiple of 10. */

@@ -69,6 +69,7 @@ export type AccountScope = { customerId: string | null } | 'anyCustomer' | 'any'
 
 type ByIdParams = { platformId: string; id: string; customerId?: string };
 
+// biome-ignore lint/suspicious/noExplicitAny: a placeholder stands for a value of any column type
 const liveById = (k: Queryable, param: (name: string) => any) =>
   k
     .selectFrom('external_accounts')

@@ -336,6 +336,7 @@ export function presentInternalAccount(row: store.InternalAccountView) {
     fundingPaymentInstructions: fundingInstructions(row),
     ...(row.type === 'EMBEDDED_WALLET' ? { privateEnabled: false } : {}),
     createdAt: row.created_at,
+    // biome-ignore lint/complexity/useMathMinMax: ISO timestamps, compared as text
     updatedAt: row.balance_updated_at > row.updated_at ? row.balance_updated_at : row.updated_at,
   };
 }
