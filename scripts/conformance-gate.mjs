@@ -27,7 +27,9 @@ for (const op of report.operations) {
     const deviation = allowed.get(`${op.operationId} ${status}`);
     if (deviation === undefined) {
       refusedHere += found.count;
-      problems.push(`${op.operation} (${op.operationId}): ${found.count} answer(s) with status ${status}, which the reference does not declare`);
+      problems.push(
+        `${op.operation} (${op.operationId}): ${found.count} answer(s) with status ${status}, which the reference does not declare`,
+      );
     } else if (found.errorSchema === null || found.schemaErrors.length > 0) {
       refusedHere += found.count;
       problems.push(
@@ -42,16 +44,22 @@ for (const op of report.operations) {
   // What is left once the undeclared statuses are counted: responses that fail their schema.
   const otherwise = op.calls - op.conformingResponses - allowedHere - refusedHere;
   if (otherwise > 0) {
-    problems.push(`${op.operation} (${op.operationId}): ${otherwise} response(s) do not conform: ${JSON.stringify(op.responseSchemaFailures)}`);
+    problems.push(
+      `${op.operation} (${op.operationId}): ${otherwise} response(s) do not conform: ${JSON.stringify(op.responseSchemaFailures)}`,
+    );
   }
   if (op.requestBodyFailures?.acceptedWith2xx > 0) {
-    problems.push(`${op.operation} (${op.operationId}): ${op.requestBodyFailures.acceptedWith2xx} invalid request(s) accepted with 2xx`);
+    problems.push(
+      `${op.operation} (${op.operationId}): ${op.requestBodyFailures.acceptedWith2xx} invalid request(s) accepted with 2xx`,
+    );
   }
 }
 
 const t = report.totals;
 if (problems.length === 0 && t.responses - t.responsesConforming !== allowedResponses) {
-  problems.push(`${t.responses - t.responsesConforming} responses do not conform, of which ${allowedResponses} are allowed deviations`);
+  problems.push(
+    `${t.responses - t.responsesConforming} responses do not conform, of which ${allowedResponses} are allowed deviations`,
+  );
 }
 if (problems.length === 0 && t.invalidRequestsAcceptedWith2xx > 0) {
   problems.push(`${t.invalidRequestsAcceptedWith2xx} invalid request(s) accepted with 2xx`);
