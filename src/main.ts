@@ -107,7 +107,7 @@ async function start(config: Config): Promise<void> {
     if (code === 'EACCES') throw new StartupError(`cannot listen on ${config.host}:${config.port}: permission denied`);
     throw err;
   }
-  deps.jobs?.start();
+  await deps.jobs?.start();
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;

@@ -30,8 +30,9 @@ export const RETRY_WINDOW_MS = 7 * 24 * 60 * 60_000;
 export const RESPONSE_EXCERPT_CHARS_MAX = 1000;
 // A bound only: the 7-day window ends a round after 341 tries.
 const DELIVERY_JOB_ATTEMPTS_MAX = 1000;
-// Longer than the longest try (the 30 s timeout), so a live instance never loses its claim.
-const DELIVERY_LEASE_MS = 90_000;
+// The runner renews it every LEASE_RENEW_MS while a try runs, so a live instance keeps its
+// claim through the longest try (the 30 s timeout) and a dead one's lapses within 15 s.
+const DELIVERY_LEASE_MS = 15_000;
 const USER_AGENT = 'railyard-webhooks/0.1';
 
 /** The wait before the next try after `failedTries` failed tries of the current round. */

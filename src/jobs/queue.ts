@@ -309,6 +309,39 @@ export async function markRunning(
     .execute();
 }
 
+/**
+ * Extends the leases this instance holds on running jobs, so that a live instance keeps its
+ * claim through a long try while a dead one's lapses soon: `leases` maps each job id to the
+ * moment its lease should now end.
+ */
+export async function renewLeases(k: Queryable, instanceId: string, leases: Map<string, number>): Promise<void> {
+  const byEnd = new Map<number, string[]>();
+  for (const [id, until] of leases) byEnd.set(until, [...(byEnd.get(until) ?? []), id]);
+  for (const [until, ids] of byEnd) {
+    await k
+      .updateTable('jobs')
+      .set({ locked_until_ms: until })
+      .where('id', 'in', ids)
+      .where('locked_by', '=', instanceId)
+      .where('status', '=', 'RUNNING')
+      .execute();
+  }
+}
+
+/**
+ * Hands back every job a process left RUNNING. Only for the embedded store, which one process
+ * owns: at its start no other process can be running anything, so whatever is RUNNING was
+ * under way when the last one died and is due again now rather than when its lease ends.
+ */
+export async function releaseAbandonedJobs(k: Queryable, now: Date): Promise<number> {
+  const result = await k
+    .updateTable('jobs')
+    .set({ status: 'PENDING', locked_by: null, locked_until_ms: null, updated_at: iso(now) })
+    .where('status', '=', 'RUNNING')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
 /** Records a failed attempt: retried after a delay, or FAILED once the attempts run out. */
 export async function markFailedAttempt(
   tx: Queryable,

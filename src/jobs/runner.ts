@@ -18,6 +18,8 @@ import {
   markFailedAttempt,
   markRunning,
   registerRunner,
+  releaseAbandonedJobs,
+  renewLeases,
   toJob,
   unfinishedDueChanges,
   type ClaimedRow,
@@ -35,6 +37,12 @@ export const ADOPTED_JOBS_IN_FLIGHT_MAX = 256;
 export const CLOCK_ADVANCE_WAIT_MS_MAX = 10_000;
 /** The pause between two looks at the due jobs other instances hold. */
 const ELSEWHERE_POLL_MS = 20;
+/**
+ * How often an instance extends the leases of the external jobs it is running. A lease lasts
+ * a few of these, so an instance that dies (SIGKILL, a lost machine) gives its jobs up within
+ * seconds, while a live one keeps them through a try of any length.
+ */
+export const LEASE_RENEW_MS = 4_000;
 
 type Outcome = 'ran' | 'none';
 
@@ -52,6 +60,9 @@ export class JobRunner {
   private adoptedInFlight = 0;
   /** Settles at the next wake-up (a run waiting on external jobs also looks for new work then). */
   private wakeSignal: { promise: Promise<void>; resolve: () => void } | undefined;
+  /** The external jobs running here, each with the length of its kind's lease. */
+  private readonly held = new Map<string, number>();
+  private renewTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly deps: Deps,
@@ -71,9 +82,38 @@ export class JobRunner {
     });
   }
 
-  start(): void {
+  /**
+   * Starts the background loop. On the embedded store, first hands back the jobs a previous
+   * process left RUNNING (it died mid-try: see releaseAbandonedJobs).
+   */
+  async start(): Promise<void> {
     this.stopping = false;
+    if (this.deps.db.dialect === 'sqlite') {
+      const released = await releaseAbandonedJobs(this.deps.db.k, new Date(this.deps.clock.nowMs()));
+      if (released > 0) this.log.info({ jobs: released }, 'took back jobs a previous process left running');
+    }
     this.schedulePoll(JOB_POLL_MS);
+  }
+
+  /** Keeps the leases of the external jobs running here from lapsing while they run. */
+  private hold(id: string, leaseMs: number): void {
+    this.held.set(id, leaseMs);
+    if (this.renewTimer !== undefined) return;
+    this.renewTimer = setInterval(() => {
+      const wallNowMs = this.deps.clock.nowMs();
+      const leases = new Map([...this.held].map(([jobId, ms]) => [jobId, wallNowMs + ms]));
+      renewLeases(this.deps.db.k, this.instanceId, leases).catch((err) =>
+        this.log.warn({ err }, 'could not renew job leases'),
+      );
+    }, LEASE_RENEW_MS);
+    this.renewTimer.unref();
+  }
+
+  private release(id: string): void {
+    this.held.delete(id);
+    if (this.held.size > 0 || this.renewTimer === undefined) return;
+    clearInterval(this.renewTimer);
+    this.renewTimer = undefined;
   }
 
   /** Asks the background loop to look for due jobs now (after a commit that scheduled some). */
@@ -273,6 +313,7 @@ export class JobRunner {
   private async runExternal(row: ClaimedRow, prepared: unknown): Promise<void> {
     const kind = jobKind(row.kind);
     if (kind?.mode !== 'external') return;
+    this.hold(row.id, kind.leaseMs);
     const now = platformNow(this.deps.clock, Number(row.clock_offset_ms));
     let markedDone = false;
     const markDoneIn = async (tx: Queryable) => {
@@ -295,6 +336,8 @@ export class JobRunner {
     } catch (err) {
       // The store went away (shutdown): the lease lapses and another run takes the job over.
       this.log.error({ err, jobId: row.id, kind: row.kind }, 'could not record the end of a job');
+    } finally {
+      this.release(row.id);
     }
   }
 

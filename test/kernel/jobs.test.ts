@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { Tx } from '../../src/db/index.js';
 import { defineJob, markDone } from '../../src/jobs/queue.js';
+import { LEASE_RENEW_MS } from '../../src/jobs/runner.js';
 import { recordEvent } from '../../src/events/outbox.js';
 import { platformNowOf } from '../../src/modules/platform/service.js';
 import { build, databaseUrl, type TestApp } from '../helper.js';
@@ -259,4 +260,60 @@ describe.skipIf(!databaseUrl)('POST /_railyard/clock/advance with another instan
     expect((await jobOf(t, 'held-long')).status).toBe('PENDING');
     await elsewhere.done;
   });
+});
+
+// An external job that runs until the test lets it finish.
+let finishSlow: (() => void) | undefined;
+const slow = defineJob<{ label: string }>('test.slow-external', {
+  mode: 'external',
+  leaseMs: 15_000,
+  async run() {
+    await new Promise<void>((resolve) => (finishSlow = resolve));
+  },
+});
+
+describe('leases of external jobs', () => {
+  it('are renewed while the job runs, so a long try keeps its claim', async () => {
+    const t = await build();
+    await schedule(t, slow as unknown as typeof touch, 'long-try', 0);
+    const running = t.runDueJobs();
+    const leaseEnd = async () =>
+      Number(
+        (
+          await t.deps.db.k
+            .selectFrom('jobs')
+            .select('locked_until_ms')
+            .where('kind', '=', 'test.slow-external')
+            .executeTakeFirstOrThrow()
+        ).locked_until_ms,
+      );
+    for (let i = 0; i < 200 && finishSlow === undefined; i++) await sleep(10);
+    expect((await jobOf(t, 'long-try')).status).toBe('RUNNING');
+    const first = await leaseEnd();
+    await sleep(LEASE_RENEW_MS + 1_000);
+    // Still running, and its lease now ends later than it did: renewed, not left to lapse.
+    expect(await leaseEnd()).toBeGreaterThan(first);
+    finishSlow!();
+    await running;
+    expect(await jobOf(t, 'long-try')).toMatchObject({ status: 'DONE', locked_by: null });
+  });
+
+  it.skipIf(databaseUrl)(
+    'on the embedded store, a job a dead process left RUNNING is due again when the runner starts',
+    async () => {
+      const t = await build();
+      await schedule(t, external as unknown as typeof touch, 'left-running', 30);
+      // The previous process claimed it for a minute, then died (its store is this one).
+      await leaseElsewhere(t, 'left-running', 60_000);
+      await t.deps.jobs!.start();
+      expect(await jobOf(t, 'left-running')).toMatchObject({ status: 'PENDING', locked_by: null });
+      // Due 30 s from now by the sandbox clock: the advance runs it (or the started runner's
+      // poll does, once the clock has moved; either way once).
+      await t.advanceClock(31);
+      for (let i = 0; i < 200 && (await jobOf(t, 'left-running')).status !== 'DONE'; i++) await sleep(10);
+      await t.deps.jobs!.stop();
+      expect(await jobOf(t, 'left-running')).toMatchObject({ status: 'DONE', locked_by: null });
+      expect(outside.filter((label) => label === 'left-running')).toHaveLength(1);
+    },
+  );
 });
