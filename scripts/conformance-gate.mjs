@@ -1,77 +1,123 @@
-// CI's verdict on the conformance report (openapi-conformance check --report): every response
-// conforms to the reference and no invalid request was accepted, except the statuses railyard
-// knowingly answers outside the reference, each listed with its reason in
-// src/http/reference-deviations.json. Such a response must still be the reference's error
-// envelope for its status (the tool checks it against Error<status>).
+// CI's verdict on a conformance report (openapi-conformance check --report FILE): every
+// recorded response conforms to the reference and no invalid request was accepted with 2xx,
+// except the statuses railyard knowingly answers outside the reference, each listed with its
+// reason in src/http/reference-deviations.json (operationId, method, path, status, why). Such
+// a response is allowed only if its body is the reference's error envelope for that status:
+// the tool checks an undeclared status's body against the Error<status> schema the reference
+// uses elsewhere, and the gate fails when that check failed or there is no such schema.
+// Anything else fails the gate, and so do log lines the tool could not read and a report with
+// no responses at all. Requests that match no operation are counted, not judged (as the tool's
+// own --fail-on-nonconforming does).
 //
-//   node scripts/conformance-gate.mjs <report.json>
+//   node scripts/conformance-gate.mjs <report.json> [deviations.json]
 
 import { readFileSync } from 'node:fs';
 
-const reportPath = process.argv[2];
+const [reportPath, deviationsPath = new URL('../src/http/reference-deviations.json', import.meta.url)] =
+  process.argv.slice(2);
 if (!reportPath) {
-  console.error('usage: node scripts/conformance-gate.mjs <report.json>');
+  console.error('usage: node scripts/conformance-gate.mjs <report.json> [deviations.json]');
   process.exit(2);
 }
 const report = JSON.parse(readFileSync(reportPath, 'utf8'));
-const deviations = JSON.parse(readFileSync(new URL('../src/http/reference-deviations.json', import.meta.url), 'utf8'));
-const allowed = new Map(deviations.undeclaredStatuses.map((d) => [`${d.operationId} ${d.status}`, d]));
+const deviations = JSON.parse(readFileSync(deviationsPath, 'utf8'));
+if (report.tool !== 'openapi-conformance' || !report.totals || !Array.isArray(report.operations)) {
+  console.error(`conformance gate: ${reportPath} is not an openapi-conformance report`);
+  process.exit(2);
+}
 
 const problems = [];
-const used = [];
+const fail = (line) => problems.push(line);
+const errorList = (errors) =>
+  (errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message}${e.path ? ` [${e.path}]` : ''}`).join('; ');
+
+// The deviations railyard declares, by operationId and status.
+const allowed = new Map();
+for (const d of deviations.undeclaredStatuses ?? []) {
+  const key = `${d.operationId} ${d.status}`;
+  if (!d.operationId || !d.method || !d.path || !Number.isInteger(d.status) || !d.why) {
+    fail(
+      `reference-deviations.json: an entry lacks operationId, method, path, an integer status or why: ${JSON.stringify(d)}`,
+    );
+  } else if (allowed.has(key)) {
+    fail(`reference-deviations.json: ${key} is listed twice`);
+  } else {
+    allowed.set(key, { ...d, seen: 0, refused: 0 });
+  }
+}
+
 let allowedResponses = 0;
+let explained = 0;
+let acceptedWith2xx = 0;
 for (const op of report.operations) {
-  let allowedHere = 0;
-  let refusedHere = 0;
+  const name = `${op.operation} (${op.operationId})`;
   for (const [status, found] of Object.entries(op.undeclaredStatuses ?? {})) {
+    explained += found.count;
     const deviation = allowed.get(`${op.operationId} ${status}`);
+    let refusal = null;
     if (deviation === undefined) {
-      refusedHere += found.count;
-      problems.push(
-        `${op.operation} (${op.operationId}): ${found.count} answer(s) with status ${status}, which the reference does not declare`,
-      );
-    } else if (found.errorSchema === null || found.schemaErrors.length > 0) {
-      refusedHere += found.count;
-      problems.push(
-        `${op.operation} (${op.operationId}): status ${status} is an allowed deviation, but its body is not the ${found.errorSchema ?? 'error'} envelope: ${JSON.stringify(found.schemaErrors)}`,
-      );
+      refusal = `${found.count} response(s) with status ${status}, which the reference does not declare and reference-deviations.json does not list`;
+    } else if (`${deviation.method.toUpperCase()} ${deviation.path}` !== op.operation) {
+      refusal = `reference-deviations.json lists ${deviation.operationId} as ${deviation.method} ${deviation.path}`;
+    } else if (found.errorSchema === null) {
+      refusal = `status ${status} is an allowed deviation, but the reference has no Error${status} envelope to check its ${found.count} body(ies) against`;
+    } else if (found.schemaErrors.length > 0) {
+      // The tool keeps the distinct errors, not which response had them: all of them fail.
+      refusal = `status ${status} is an allowed deviation, but not every body of its ${found.count} response(s) is the ${found.errorSchema} envelope: ${errorList(found.schemaErrors)}`;
+    }
+    if (refusal !== null) {
+      fail(`${name}: ${refusal}`);
+      if (deviation !== undefined) deviation.refused += found.count;
     } else {
-      allowedHere += found.count;
-      used.push(`${op.operationId} ${status} x${found.count}: ${deviation.why}`);
+      deviation.seen += found.count;
+      allowedResponses += found.count;
     }
   }
-  allowedResponses += allowedHere;
-  // What is left once the undeclared statuses are counted: responses that fail their schema.
-  const otherwise = op.calls - op.conformingResponses - allowedHere - refusedHere;
-  if (otherwise > 0) {
-    problems.push(
-      `${op.operation} (${op.operationId}): ${otherwise} response(s) do not conform: ${JSON.stringify(op.responseSchemaFailures)}`,
-    );
+  for (const [status, f] of Object.entries(op.responseSchemaFailures?.byStatus ?? {})) {
+    explained += f.count;
+    fail(`${name}: ${f.count} response(s) with status ${status} do not conform: ${errorList(f.errors)}`);
   }
-  if (op.requestBodyFailures?.acceptedWith2xx > 0) {
-    problems.push(
-      `${op.operation} (${op.operationId}): ${op.requestBodyFailures.acceptedWith2xx} invalid request(s) accepted with 2xx`,
-    );
+  const accepted = op.requestBodyFailures?.acceptedWith2xx ?? 0;
+  acceptedWith2xx += accepted;
+  if (accepted > 0) {
+    const examples = op.requestBodyFailures.errors.filter((e) => e.accepted);
+    fail(`${name}: ${accepted} invalid request(s) accepted with 2xx: ${errorList(examples)}`);
   }
 }
 
 const t = report.totals;
-if (problems.length === 0 && t.responses - t.responsesConforming !== allowedResponses) {
-  problems.push(
-    `${t.responses - t.responsesConforming} responses do not conform, of which ${allowedResponses} are allowed deviations`,
+if (t.responses === 0) fail('the report holds no responses: nothing was recorded');
+if (t.responses - t.responsesConforming !== explained) {
+  fail(
+    `the report's totals do not add up: ${t.responses - t.responsesConforming} non-conforming responses, ${explained} found per operation`,
   );
 }
-if (problems.length === 0 && t.invalidRequestsAcceptedWith2xx > 0) {
-  problems.push(`${t.invalidRequestsAcceptedWith2xx} invalid request(s) accepted with 2xx`);
+if (t.invalidRequestsAcceptedWith2xx !== acceptedWith2xx) {
+  fail(
+    `the report's totals do not add up: ${t.invalidRequestsAcceptedWith2xx} invalid requests accepted with 2xx, ${acceptedWith2xx} found per operation`,
+  );
 }
+if (t.malformedLogLines > 0)
+  fail(`${t.malformedLogLines} line(s) of the exchange log could not be read, so were not checked`);
+if (t.proxyErrors > 0) fail(`${t.proxyErrors} proxy error(s)`);
 
 console.log(
-  `conformance gate: ${t.responsesConforming}/${t.responses} responses conform, ${allowedResponses} more are allowed deviations; ` +
-    `${t.invalidRequestsAcceptedWith2xx} invalid requests accepted`,
+  `conformance gate: ${t.responsesConforming}/${t.responses} responses conform, ${allowedResponses} more are allowed deviations, ` +
+    `${t.responses - t.responsesConforming - allowedResponses} are not; ${t.invalidRequestsAcceptedWith2xx} invalid requests accepted with 2xx; ` +
+    `${t.unmatchedRequests} requests matched no operation (not judged)`,
 );
-for (const line of used) console.log(`  allowed: ${line}`);
+for (const d of allowed.values()) {
+  if (d.seen > 0)
+    console.log(`  allowed: ${d.method} ${d.path} (${d.operationId}) -> ${d.status}, x${d.seen}: ${d.why}`);
+  if (d.refused > 0)
+    console.log(
+      `  listed, but refused (see below): ${d.method} ${d.path} (${d.operationId}) -> ${d.status}, x${d.refused}`,
+    );
+  if (d.seen + d.refused === 0)
+    console.log(`  listed, not seen in this run: ${d.method} ${d.path} (${d.operationId}) -> ${d.status}`);
+}
 if (problems.length > 0) {
-  console.error('conformance gate: FAILED');
+  console.error(`conformance gate: FAILED, ${problems.length} problem(s):`);
   for (const line of problems) console.error(`  ✗ ${line}`);
   process.exit(1);
 }
