@@ -101,15 +101,15 @@ describe('delivery of recorded events', () => {
     const t = await build({ counterpartyRules: true });
     track(
       await receiverFor(t, (hit) =>
-        hit.type === 'TEST' ? { status: 204 } : { status: 200, body: { ok: hit.id }, delayMs: 300 },
+        hit.type === 'TEST' ? { status: 204 } : { status: 200, body: { ok: hit.id }, delayMs: 1_000 },
       ),
     );
     await t.runDueJobs();
     for (let i = 0; i < 8; i++) await activateWallet(t);
     const started = performance.now();
     expect(await t.runDueJobs()).toBe(8);
-    // Eight answers of 300 ms each, taken side by side.
-    expect(performance.now() - started).toBeLessThan(8 * 300);
+    // Eight answers of a second each, taken side by side: one after another would take eight.
+    expect(performance.now() - started).toBeLessThan(8 * 1_000);
     const logged = await deliveries(t, '?type=EXTERNAL_ACCOUNT.STATUS_UPDATED');
     expect(logged).toHaveLength(8);
     for (const item of logged) {
@@ -441,11 +441,10 @@ describe('the background runner', () => {
     const receiver = track(await receiverFor(t));
     t.deps.jobs!.start();
     try {
-      await receiver.waitFor(1, 2000);
-      const started = performance.now();
+      await receiver.waitFor(1, 10_000);
       await activateWallet(t);
-      await receiver.waitFor(2, 2000);
-      expect(performance.now() - started).toBeLessThan(1000);
+      // Nothing here runs the jobs or moves the clock: only the runner can deliver it.
+      await receiver.waitFor(2, 10_000);
       expect(receiver.hits[1]!.type).toBe('EXTERNAL_ACCOUNT.STATUS_UPDATED');
       expectAllConform(receiver);
     } finally {
