@@ -47,6 +47,7 @@ import { umaProviderRoutes } from './modules/uma-providers/routes.js';
 import { cryptoRoutes } from './modules/crypto/routes.js';
 import { quoteRoutes } from './modules/quotes/routes.js';
 import { webhookDeliveryRoutes, webhookRoutes } from './modules/webhooks/routes.js';
+import { walletAuthRoutes } from './modules/wallet-auth/routes.js';
 import { railyardRoutes } from './sandbox/routes.js';
 
 declare module 'fastify' {
@@ -197,6 +198,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       await grid.register(customerExternalAccountRoutes);
       await grid.register(directoryRoutes);
       await grid.register(internalAccountRoutes);
+      await grid.register(walletAuthRoutes);
       await grid.register(transferRoutes);
       await grid.register(transactionRoutes);
       await grid.register(webhookRoutes);

@@ -238,6 +238,8 @@ export interface InternalAccountsTable {
   type: string;
   currency: string;
   status: string;
+  /** EMBEDDED_WALLET: 1 when wallet privacy is on (set through a signed PATCH). */
+  private_enabled?: number;
   created_at: string;
   updated_at: string;
 }
@@ -451,6 +453,80 @@ export interface Database {
   incoming_payment_approvals: IncomingPaymentApprovalsTable;
   receiver_lookups: ReceiverLookupsTable;
   quotes: QuotesTable;
+  wallet_orgs: WalletOrgsTable;
+  wallet_credentials: WalletCredentialsTable;
+  wallet_sessions: WalletSessionsTable;
+  wallet_requests: WalletRequestsTable;
+  delegated_keys: DelegatedKeysTable;
+}
+
+export interface WalletOrgsTable {
+  platform_id: string;
+  organization_id: string;
+  signer_private_key: string;
+  signer_public_key: string;
+  created_at: string;
+}
+
+export interface WalletCredentialsTable {
+  id: string;
+  platform_id: string;
+  account_id: string;
+  /** EMAIL_OTP, SMS_OTP, PASSKEY or OAUTH. */
+  type: string;
+  nickname: string;
+  credential_id: string | null;
+  /** JSON StoredPasskey (crypto/webauthn.ts). */
+  passkey: string | null;
+  registration_challenge: string | null;
+  /** JSON OidcIdentity (crypto/oidc.ts). */
+  oidc_identity: string | null;
+  otp_target_key: string | null;
+  otp_expires_at: string | null;
+  otp_failed_attempts: number;
+  revoked_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WalletSessionsTable {
+  id: string;
+  platform_id: string;
+  account_id: string;
+  credential_id: string;
+  public_key: string;
+  expires_at: string;
+  revoked_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WalletRequestsTable {
+  id: string;
+  platform_id: string;
+  account_id: string;
+  operation: string;
+  target: string;
+  body_hash: string;
+  payload: string;
+  signer: string;
+  data: string;
+  expires_at: string;
+  used_at: string | null;
+  created_at: string;
+}
+
+export interface DelegatedKeysTable {
+  id: string;
+  platform_id: string;
+  account_id: string;
+  card_id: string;
+  funding_source_id: string;
+  public_key: string;
+  nickname: string;
+  status: string;
+  created_at: string;
+  updated_at: string;
 }
 
 export type PlatformRow = Selectable<PlatformsTable>;

@@ -90,6 +90,19 @@ export function beneficiaryVerificationFor(primaryIdentifier: string): Beneficia
 export const SANDBOX_VALID_SIGNATURE = 'sandbox-valid-signature';
 
 // ---------------------------------------------------------------------------------------
+// Embedded-wallet logins (SERVICE-SPEC.md, Authentication: sandbox specifics). HPKE, the
+// stamps and WebAuthn run for real; what the sandbox fixes is the one-time code, a legacy
+// passkey signature that skips the WebAuthn check, and an OIDC literal it no longer takes
+// (not JWT-shaped, so 400 like any malformed token).
+
+/** The code every EMAIL_OTP and SMS_OTP challenge accepts; any other is 401 `Invalid OTP code`. */
+export const SANDBOX_OTP_CODE = '000000';
+/** As a passkey assertion's `signature`: accepted without the WebAuthn check (credential and challenge still must match). */
+export const SANDBOX_VALID_PASSKEY_SIGNATURE = 'sandbox-valid-passkey-signature';
+/** Refused: the sandbox once took it as an OIDC token. */
+export const SANDBOX_RETIRED_OIDC_TOKEN = 'sandbox-valid-oidc-token';
+
+// ---------------------------------------------------------------------------------------
 // Customer onboarding. Names select outcomes by their last three characters, taken as they
 // are (a name has no domain part).
 

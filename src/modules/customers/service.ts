@@ -12,6 +12,7 @@ import { newId } from '../../ids.js';
 import { CONTACT_VERIFICATION_CODE, individualKycFor } from '../../sandbox/magic.js';
 import { ownersByCustomer, type BeneficialOwnerView } from '../beneficial-owners/service.js';
 import { provisionInternalAccounts } from '../internal-accounts/service.js';
+import { bootstrapWalletCredentials } from '../wallet-auth/service.js';
 import { readPlatformConfig } from '../platform/service.js';
 import {
   BusinessCustomerCreateRequest,
@@ -544,6 +545,7 @@ export async function createPreparedCustomer(
       if (conflict !== undefined) throw conflict;
       await store.insertCustomer(tx, row);
       await provisionInternalAccounts(tx, { platformId: row.platform_id, customerId: row.id, now: ctx.now });
+      await bootstrapWalletCredentials(tx, row.platform_id, row.id, row.email, ctx.now);
       await recordStatusEvent(tx, ctx.now, row);
       const view = presentCustomer(row);
       if (alsoInTx !== undefined) await alsoInTx(tx, view);

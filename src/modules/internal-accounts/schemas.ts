@@ -105,6 +105,14 @@ const PaymentBitcoinDepositAddressInfo = component(
   }),
 );
 
+export const PaymentEmbeddedWalletInfo = component(
+  'PaymentEmbeddedWalletInfo',
+  Type.Object({
+    accountType: StringEnum(['EMBEDDED_WALLET']),
+    payloadToSign: Type.String(),
+  }),
+);
+
 const variants = {
   USD_ACCOUNT: PaymentUsdAccountInfo,
   EUR_ACCOUNT: PaymentEurAccountInfo,
@@ -120,6 +128,7 @@ const variants = {
   PLASMA_WALLET: PaymentPlasmaWalletInfo,
   LIGHTNING: PaymentLightningInvoiceInfo,
   BITCOIN_L1: PaymentBitcoinDepositAddressInfo,
+  EMBEDDED_WALLET: PaymentEmbeddedWalletInfo,
 };
 
 export const PaymentInstructions = component(

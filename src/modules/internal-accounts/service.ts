@@ -334,7 +334,7 @@ export function presentInternalAccount(row: store.InternalAccountView) {
     balance: money(available, row.currency),
     totalBalance: money(available + held, row.currency),
     fundingPaymentInstructions: fundingInstructions(row),
-    ...(row.type === 'EMBEDDED_WALLET' ? { privateEnabled: false } : {}),
+    ...(row.type === 'EMBEDDED_WALLET' ? { privateEnabled: Number(row.private_enabled ?? 0) === 1 } : {}),
     createdAt: row.created_at,
     // biome-ignore lint/complexity/useMathMinMax: ISO timestamps, compared as text
     updatedAt: row.balance_updated_at > row.updated_at ? row.balance_updated_at : row.updated_at,
@@ -371,6 +371,11 @@ export async function findInternalAccount(
   id: string,
 ): Promise<store.InternalAccountView | undefined> {
   return store.findInternalAccount(q, platformId, id);
+}
+
+/** Turns an EMBEDDED_WALLET's privacy on or off (the caller checked the type and the signature). */
+export async function setWalletPrivacy(tx: Queryable, platformId: string, id: string, enabled: boolean, now: Date) {
+  await store.setPrivateEnabled(tx, platformId, id, enabled, iso(now));
 }
 
 /** The owner's internal account in `currency`: the one a payment to that owner in that currency credits. */

@@ -93,3 +93,18 @@ export async function listPlatformAccounts(
   if (filters.type !== undefined) query = query.where('internal_accounts.type', '=', filters.type);
   return query.orderBy('internal_accounts.created_at').orderBy('internal_accounts.id').execute();
 }
+
+export async function setPrivateEnabled(
+  q: Queryable,
+  platformId: string,
+  id: string,
+  enabled: boolean,
+  nowIso: string,
+): Promise<void> {
+  await q
+    .updateTable('internal_accounts')
+    .set({ private_enabled: enabled ? 1 : 0, updated_at: nowIso })
+    .where('platform_id', '=', platformId)
+    .where('id', '=', id)
+    .execute();
+}

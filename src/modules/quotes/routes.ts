@@ -73,7 +73,13 @@ export const quoteRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Execute a quote funded from an account',
         permission: 'TRANSACT',
         params: QuoteIdParams,
-        headers: IdempotencyHeaders,
+        headers: Type.Composite([
+          IdempotencyHeaders,
+          Type.Object({
+            'grid-wallet-signature': Type.Optional(Type.String()),
+            'service-wallet-signature': Type.Optional(Type.String()),
+          }),
+        ]),
         bodyOptional: true,
         body: Type.Ref(ExecuteQuoteRequest),
         success: { 200: Type.Ref(Quote) },
@@ -88,6 +94,7 @@ export const quoteRoutes: FastifyPluginAsyncTypebox = async (app) => {
           request.params.quoteId,
           request.body,
           request.headers['idempotency-key'],
+          request.headers['grid-wallet-signature'] ?? request.headers['service-wallet-signature'],
         ),
       ),
   );

@@ -28,6 +28,7 @@ import { newId } from '../../ids.js';
 import { defineJob } from '../../jobs/queue.js';
 import { plainObject } from '../../json.js';
 import { openSystemAccounts } from '../../ledger/index.js';
+import { checkQuoteSignature, quotePayloadToSign } from '../wallet-auth/actions.js';
 import { railFor, type QuotePayout } from '../../rails/index.js';
 import {
   AMOUNT_MAX,
@@ -792,6 +793,41 @@ function realtimeInstructions(quoteId: string, conversion: Conversion, cryptoNet
   ];
 }
 
+/** A payment from an embedded wallet: the payload its holder signs to release it (POST /quotes/{id}/execute). */
+async function walletInstructions(
+  tx: Queryable,
+  ctx: Ctx,
+  quoteId: string,
+  wallet: InternalAccountView,
+  conversion: Conversion,
+) {
+  const payloadToSign = await quotePayloadToSign(ctx, tx, {
+    id: quoteId,
+    sourceAccountId: wallet.id,
+    totalSendingAmount: conversion.totalSending,
+    currency: conversion.sendingCurrency,
+  });
+  return [
+    {
+      instructionsNotes:
+        'Stamp payloadToSign, exactly as given, with the key of a live session of the source wallet, and send the stamp as Grid-Wallet-Signature on POST /quotes/{quoteId}/execute.',
+      isPlatformAccount: false,
+      accountOrWalletInfo: { accountType: 'EMBEDDED_WALLET', payloadToSign },
+    },
+  ];
+}
+
+/** The source wallet and payload to sign of a quote paid from an embedded wallet; undefined for any other quote. */
+function walletSigning(quote: store.QuoteRow): { accountId: string; payloadToSign: string } | undefined {
+  const instructions = parseJson<{ accountOrWalletInfo?: { accountType?: string; payloadToSign?: string } }[]>(
+    quote.payment_instructions,
+  );
+  const wallet = instructions?.find((i) => i.accountOrWalletInfo?.accountType === 'EMBEDDED_WALLET');
+  if (wallet === undefined) return undefined;
+  const source = JSON.parse(quote.source) as { accountId: string };
+  return { accountId: source.accountId, payloadToSign: wallet.accountOrWalletInfo!.payloadToSign! };
+}
+
 /** A new challenge; it lasts SCA_CHALLENGE_TTL_MS, but never past the quote it authorizes. */
 function newChallenge(quoteExpiresAt: string, now: Date): ScaChallengeView {
   const expiresAt = iso(new Date(now.getTime() + SCA_CHALLENGE_TTL_MS));
@@ -1024,7 +1060,9 @@ export async function createQuote(
       payment_instructions:
         source.funding === 'REALTIME_FUNDING' && !sca
           ? JSON.stringify(realtimeInstructions(quoteId, conversion, realtimeNetwork(input)))
-          : null,
+          : source.internal?.type === 'EMBEDDED_WALLET' && !sca
+            ? JSON.stringify(await walletInstructions(tx, ctx, quoteId, source.internal, conversion))
+            : null,
       sca_challenge: sca ? JSON.stringify(newChallenge(iso(expiresAt), now)) : null,
       sender_customer_info: input.senderCustomerInfo !== undefined ? JSON.stringify(input.senderCustomerInfo) : null,
       expires_at: iso(expiresAt),
@@ -1066,7 +1104,14 @@ export async function executeQuote(
   quoteId: string,
   body: { scaFactor?: string | undefined } | undefined,
   idempotencyKey: string | undefined,
+  walletSignature?: string | undefined,
 ): Promise<Reply> {
+  // A payment from an embedded wallet needs its holder's stamp; a refusal changes nothing.
+  const found = await store.findQuote(ctx.db.k, ctx.platformId, quoteId);
+  const signing = found !== undefined ? walletSigning(found) : undefined;
+  if (signing !== undefined && found!.status === 'PENDING') {
+    await checkQuoteSignature(ctx, signing.accountId, signing.payloadToSign, walletSignature);
+  }
   return runCommand(
     ctx,
     { operationId: 'executeQuote', idempotencyKey, request: { quoteId, body: body ?? {} }, conflictCode: 'CONFLICT' },

@@ -1,0 +1,275 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { type StoredPasskey, verifyPasskeyAssertion, verifyPasskeyRegistration } from '../../src/crypto/webauthn.js';
+import { SoftAuthenticator } from '../fixtures/authenticator.js';
+
+const registrationChallenge = () => randomBytes(32).toString('base64url');
+const assertionChallenge = () => randomBytes(32).toString('hex');
+
+async function registered(options?: {
+  origin?: string;
+}): Promise<{ device: SoftAuthenticator; passkey: StoredPasskey }> {
+  const device = new SoftAuthenticator(options);
+  const challenge = registrationChallenge();
+  const result = await verifyPasskeyRegistration({ ...device.register(challenge), challenge });
+  if (!result.ok) throw new Error(`registration failed: ${result.reason}`);
+  return { device, passkey: result.value };
+}
+
+function tamper(text: string): string {
+  const bytes = Buffer.from(text, 'base64url');
+  bytes[bytes.length - 1]! ^= 0x01;
+  return bytes.toString('base64url');
+}
+
+describe('verifyPasskeyRegistration', () => {
+  it('accepts a none attestation and stores the credential', async () => {
+    const device = new SoftAuthenticator();
+    const challenge = registrationChallenge();
+    const result = await verifyPasskeyRegistration({ ...device.register(challenge), challenge });
+    expect(result).toEqual({
+      ok: true,
+      value: {
+        credentialId: device.credentialId,
+        publicKey: expect.any(String),
+        counter: 0,
+        transports: ['internal'],
+        origin: 'https://wallet.example.com',
+        rpId: 'wallet.example.com',
+      },
+    });
+  });
+
+  it('accepts http on localhost with a port, bound to the host', async () => {
+    const { passkey } = await registered({ origin: 'http://localhost:5173' });
+    expect(passkey.origin).toBe('http://localhost:5173');
+    expect(passkey.rpId).toBe('localhost');
+  });
+
+  it('refuses another challenge', async () => {
+    const device = new SoftAuthenticator();
+    const result = await verifyPasskeyRegistration({
+      ...device.register(registrationChallenge()),
+      challenge: registrationChallenge(),
+    });
+    expect(result).toEqual({ ok: false, reason: 'passkey challenge does not match' });
+  });
+
+  it('refuses plain http off localhost', async () => {
+    const device = new SoftAuthenticator({ origin: 'http://wallet.example.com' });
+    const challenge = registrationChallenge();
+    const result = await verifyPasskeyRegistration({ ...device.register(challenge), challenge });
+    expect(result).toEqual({ ok: false, reason: 'passkey origin must be https (or http on localhost)' });
+  });
+
+  it('refuses an origin whose host is not the RP id the authenticator hashed', async () => {
+    const device = new SoftAuthenticator();
+    const challenge = registrationChallenge();
+    const result = await verifyPasskeyRegistration({
+      ...device.register(challenge, { origin: 'https://evil.example.net' }),
+      challenge,
+    });
+    expect(result).toEqual({ ok: false, reason: 'passkey RP id does not match the origin' });
+  });
+
+  it('refuses an attestation without the user presence flag', async () => {
+    const device = new SoftAuthenticator();
+    const challenge = registrationChallenge();
+    const result = await verifyPasskeyRegistration({
+      ...device.register(challenge, { userPresent: false }),
+      challenge,
+    });
+    expect(result).toEqual({ ok: false, reason: 'user presence flag not set' });
+  });
+
+  it('refuses a credential id other than the one in the attestation', async () => {
+    const device = new SoftAuthenticator();
+    const challenge = registrationChallenge();
+    const result = await verifyPasskeyRegistration({
+      ...device.register(challenge),
+      credentialId: randomBytes(32).toString('base64url'),
+      challenge,
+    });
+    expect(result).toEqual({ ok: false, reason: 'credential id does not match' });
+  });
+
+  it('refuses malformed input without throwing', async () => {
+    const device = new SoftAuthenticator();
+    const challenge = registrationChallenge();
+    const good = device.register(challenge);
+    expect(await verifyPasskeyRegistration({ ...good, clientDataJson: '*** not base64 ***', challenge })).toEqual({
+      ok: false,
+      reason: 'passkey clientDataJSON is not valid base64url',
+    });
+    expect(await verifyPasskeyRegistration({ ...good, attestationObject: 'a', challenge })).toEqual({
+      ok: false,
+      reason: 'passkey attestationObject is not valid base64url',
+    });
+    expect(
+      await verifyPasskeyRegistration({
+        ...good,
+        clientDataJson: Buffer.from('{oops').toString('base64url'),
+        challenge,
+      }),
+    ).toEqual({ ok: false, reason: 'passkey clientDataJSON is not valid client data' });
+    const notCbor = await verifyPasskeyRegistration({
+      ...good,
+      attestationObject: Buffer.from('not cbor at all').toString('base64url'),
+      challenge,
+    });
+    expect(notCbor).toEqual({ ok: false, reason: 'passkey attestationObject is not a valid attestation' });
+    const truncated = await verifyPasskeyRegistration({
+      ...good,
+      attestationObject: Buffer.from(good.attestationObject, 'base64url').subarray(0, 60).toString('base64url'),
+      challenge,
+    });
+    expect(truncated).toEqual({ ok: false, reason: expect.any(String) });
+  });
+});
+
+describe('verifyPasskeyAssertion', () => {
+  it('accepts a signed assertion and the counter advances', async () => {
+    const { device, passkey } = await registered();
+    const first = assertionChallenge();
+    expect(await verifyPasskeyAssertion(device.assert(first), passkey, first)).toEqual({
+      ok: true,
+      value: { newCounter: 1 },
+    });
+    const second = assertionChallenge();
+    const stored = { ...passkey, counter: 1 };
+    expect(await verifyPasskeyAssertion(device.assert(second), stored, second)).toEqual({
+      ok: true,
+      value: { newCounter: 2 },
+    });
+  });
+
+  it('accepts an authenticator that keeps its counter at zero', async () => {
+    const { device, passkey } = await registered();
+    const challenge = assertionChallenge();
+    expect(await verifyPasskeyAssertion(device.assert(challenge, { counter: 0 }), passkey, challenge)).toEqual({
+      ok: true,
+      value: { newCounter: 0 },
+    });
+  });
+
+  it('refuses another challenge', async () => {
+    const { device, passkey } = await registered();
+    const result = await verifyPasskeyAssertion(device.assert(assertionChallenge()), passkey, assertionChallenge());
+    expect(result).toEqual({ ok: false, reason: 'passkey challenge does not match' });
+  });
+
+  it('refuses an origin other than the registration', async () => {
+    const { device, passkey } = await registered();
+    const challenge = assertionChallenge();
+    const result = await verifyPasskeyAssertion(
+      device.assert(challenge, { origin: 'https://evil.example.net' }),
+      passkey,
+      challenge,
+    );
+    expect(result).toEqual({ ok: false, reason: 'passkey origin does not match the registration' });
+  });
+
+  it('refuses an RP id other than the registration', async () => {
+    const { passkey } = await registered();
+    const device = new SoftAuthenticator({ rpId: 'example.com' });
+    const challenge = assertionChallenge();
+    const stolen = { ...passkey, credentialId: device.credentialId };
+    const result = await verifyPasskeyAssertion(device.assert(challenge), stolen, challenge);
+    expect(result).toEqual({ ok: false, reason: 'passkey RP id does not match the registration' });
+  });
+
+  it('refuses an assertion without the user presence flag', async () => {
+    const { device, passkey } = await registered();
+    const challenge = assertionChallenge();
+    const result = await verifyPasskeyAssertion(device.assert(challenge, { userPresent: false }), passkey, challenge);
+    expect(result).toEqual({ ok: false, reason: 'user presence flag not set' });
+  });
+
+  it('refuses a signature by another key', async () => {
+    const { device, passkey } = await registered();
+    const challenge = assertionChallenge();
+    const result = await verifyPasskeyAssertion(device.assert(challenge, { signWith: 'other' }), passkey, challenge);
+    expect(result).toEqual({ ok: false, reason: 'passkey signature does not verify' });
+  });
+
+  it('refuses authenticator data changed after signing', async () => {
+    const { device, passkey } = await registered();
+    const challenge = assertionChallenge();
+    const assertion = device.assert(challenge);
+    const result = await verifyPasskeyAssertion(
+      { ...assertion, authenticatorData: tamper(assertion.authenticatorData) },
+      passkey,
+      challenge,
+    );
+    expect(result).toEqual({ ok: false, reason: 'passkey signature does not verify' });
+  });
+
+  it('refuses a replayed assertion and a counter that goes back', async () => {
+    const { device, passkey } = await registered();
+    const challenge = assertionChallenge();
+    const assertion = device.assert(challenge);
+    const first = await verifyPasskeyAssertion(assertion, passkey, challenge);
+    expect(first).toEqual({ ok: true, value: { newCounter: 1 } });
+    const after = { ...passkey, counter: 1 };
+    expect(await verifyPasskeyAssertion(assertion, after, challenge)).toEqual({
+      ok: false,
+      reason: 'signature counter did not increase',
+    });
+    const next = assertionChallenge();
+    expect(await verifyPasskeyAssertion(device.assert(next, { counter: 0 }), after, next)).toEqual({
+      ok: false,
+      reason: 'signature counter did not increase',
+    });
+  });
+
+  it('refuses client data of a registration', async () => {
+    const { device, passkey } = await registered();
+    const challenge = assertionChallenge();
+    const { clientDataJson } = device.register(Buffer.from(challenge, 'utf8').toString('base64url'));
+    const result = await verifyPasskeyAssertion({ ...device.assert(challenge), clientDataJson }, passkey, challenge);
+    expect(result).toEqual({ ok: false, reason: 'passkey type is not webauthn.get' });
+  });
+
+  it('refuses a credential id other than the stored one', async () => {
+    const { device, passkey } = await registered();
+    const challenge = assertionChallenge();
+    const result = await verifyPasskeyAssertion(
+      { ...device.assert(challenge), credentialId: randomBytes(32).toString('base64url') },
+      passkey,
+      challenge,
+    );
+    expect(result).toEqual({ ok: false, reason: 'credential id does not match' });
+  });
+
+  it('refuses malformed input without throwing', async () => {
+    const { device, passkey } = await registered();
+    const challenge = assertionChallenge();
+    const good = device.assert(challenge);
+    expect(await verifyPasskeyAssertion({ ...good, signature: '!!!' }, passkey, challenge)).toEqual({
+      ok: false,
+      reason: 'passkey signature is not valid base64url',
+    });
+    expect(await verifyPasskeyAssertion({ ...good, authenticatorData: 'abc$' }, passkey, challenge)).toEqual({
+      ok: false,
+      reason: 'passkey authenticatorData is not valid base64url',
+    });
+    const notDer = await verifyPasskeyAssertion(
+      { ...good, signature: Buffer.from('not a DER signature').toString('base64url') },
+      passkey,
+      challenge,
+    );
+    expect(notDer).toEqual({ ok: false, reason: 'passkey signature does not verify' });
+    const shortAuthData = await verifyPasskeyAssertion(
+      { ...good, authenticatorData: Buffer.from('short').toString('base64url') },
+      passkey,
+      challenge,
+    );
+    expect(shortAuthData).toEqual({ ok: false, reason: 'Authenticator data was 5 bytes, expected at least 37 bytes' });
+    const badKey = await verifyPasskeyAssertion(
+      good,
+      { ...passkey, counter: 0, publicKey: Buffer.from('not a key').toString('base64url') },
+      challenge,
+    );
+    expect(badKey).toEqual({ ok: false, reason: 'stored passkey public key is not a COSE key' });
+  });
+});
