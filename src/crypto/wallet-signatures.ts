@@ -7,9 +7,14 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { base58Decode } from '../modules/external-accounts/formats.js';
 
+const SIGNATURE_TEXT_MAX = 256;
+
 /** Every reading of a signature string as bytes: hex (0x optional), base58, base64. */
 function decodings(text: string): Uint8Array[] {
   const trimmed = text.trim();
+  // No encoding of a 64- or 65-byte signature is longer; base58 decoding is quadratic, so a
+  // long string is refused before it costs seconds.
+  if (trimmed.length > SIGNATURE_TEXT_MAX) return [];
   const out: Uint8Array[] = [];
   const hex = trimmed.replace(/^0x/, '');
   if (/^[0-9a-fA-F]+$/.test(hex) && hex.length % 2 === 0) out.push(Buffer.from(hex, 'hex'));

@@ -111,7 +111,10 @@ function requestProblem(error: FastifyError): ApiError | null {
 
 export function installErrorHandling(app: FastifyInstance, validators: Validators): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    if (error instanceof ApiError) return send(reply, error.toBody());
+    if (error instanceof ApiError) {
+      if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
+      return send(reply, error.toBody());
+    }
     if (error.validation) {
       const root = error.validationContext === 'body' ? validators.body : validators.text;
       const errors = toFieldErrors(error.validation as never, root);

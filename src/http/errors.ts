@@ -139,6 +139,8 @@ export interface ErrorBody {
 
 export class ApiError extends Error {
   readonly status: ErrorStatus;
+  /** Seconds for a Retry-After header (429). */
+  retryAfterSeconds?: number;
   constructor(
     readonly code: ErrorCode,
     message: string,

@@ -3,8 +3,11 @@
 // An operation without a row here fails the suite, so a new operation is not done until it
 // has one (and passes the fuzzing that follows).
 
+import { randomUUID } from 'node:crypto';
 import { accountBody } from '../fixtures/accounts.js';
 import { businessBody, individualBody, JPEG, ownerBody, PDF, uniqueId } from '../fixtures/customers.js';
+import { googleClaims, mintOidcToken } from '../fixtures/oidc.js';
+import { clientKey, otpLogin, sealOtp, signed } from '../fixtures/wallet.js';
 import type { Tenant, TestApp } from '../helper.js';
 
 export interface FilePart {
@@ -34,6 +37,11 @@ export interface BaselineRow {
   renew?: 'success' | 'always';
   /** Run after every other operation (it changes settings the others rely on). */
   last?: boolean;
+  /**
+   * The status the baseline answers when no request of this operation can succeed in
+   * railyard yet (the reason says why); the mutations are then checked for refusals only.
+   */
+  refusedBaseline?: { status: number; why: string };
   /**
    * A refusal the reference itself says changes something, recognised by its answer; the
    * baseline is made again after one.
@@ -68,8 +76,18 @@ export interface World {
   verification: any;
   importJobId: string;
   delivery: any;
+  /** A customer's EMBEDDED_WALLET (of euCustomer: email and phone), with two credentials and a live session. */
+  wallet: { accountId: string; emailCredentialId: string; smsCredentialId: string; sessionId: string };
+  /** A delegated key row of that wallet (written directly: railyard has no cards to make one through the API). */
+  delegatedKeyId: string;
   /** Request helpers on this world's platform that fail loudly. */
   post(path: string, body?: unknown, expected?: number): Promise<any>;
+}
+
+/** An OIDC token the sandbox accepts now (a new subject each time, so each registers). */
+function freshOidcToken(): string {
+  const now = Math.floor(Date.now() / 1000);
+  return mintOidcToken(googleClaims(Date.now(), { sub: String(now * 1000 + Math.floor(Math.random() * 1000)) }));
 }
 
 const MXN_ACCOUNT = () => accountBody('MXN_ACCOUNT', '000');
@@ -155,6 +173,15 @@ export async function buildWorld(t: TestApp, tenant: Tenant): Promise<World> {
   const delivery = jsonOf(await tenant.raw('GET', '/_railyard/webhooks/deliveries?limit=1'), 'GET deliveries').data[0];
   if (delivery === undefined) throw new Error('fuzz world: no webhook delivery');
 
+  const euWallet = (
+    await get(`/customers/internal-accounts?customerId=${encodeURIComponent(euCustomer.id)}&type=EMBEDDED_WALLET`)
+  ).data[0];
+  const emailCredential = (await get(`/auth/credentials?accountId=${euWallet.id}`)).data[0];
+  const { session, key } = await otpLogin(tenant, emailCredential.id);
+  const sms = await signed(tenant, 'POST', '/auth/credentials', key, { type: 'SMS_OTP', accountId: euWallet.id });
+  const smsCredential = jsonOf(sms.reply, 'POST /auth/credentials (signed)', 201);
+  const delegatedKeyId = await insertDelegatedKey(t, tenant.platformId, euWallet.id);
+
   return {
     t,
     tenant,
@@ -175,8 +202,37 @@ export async function buildWorld(t: TestApp, tenant: Tenant): Promise<World> {
     verification,
     importJobId: imported.jobId,
     delivery,
+    wallet: {
+      accountId: euWallet.id,
+      emailCredentialId: emailCredential.id,
+      smsCredentialId: smsCredential.id,
+      sessionId: session.id,
+    },
+    delegatedKeyId,
     post,
   };
+}
+
+/** A delegated key as card issuing will make them (cards are not built yet). */
+export async function insertDelegatedKey(t: TestApp, platformId: string, accountId: string): Promise<string> {
+  const id = `DelegatedKey:${randomUUID()}`;
+  const now = new Date().toISOString();
+  await t.deps.db.k
+    .insertInto('delegated_keys')
+    .values({
+      id,
+      platform_id: platformId,
+      account_id: accountId,
+      card_id: `Card:${randomUUID()}`,
+      funding_source_id: `CardFundingSource:${randomUUID()}`,
+      public_key: clientKey().publicKey,
+      nickname: 'Card payments key',
+      status: 'ACTIVE',
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+  return id;
 }
 
 export function quoteBody(sourceAccountId: string, destinationAccountId: string) {
@@ -585,6 +641,46 @@ export const BASELINES: Record<string, BaselineRow> = {
   },
   getExchangeRates: {
     make: () => ({ query: { sourceCurrency: 'USD', destinationCurrency: 'MXN', sendingAmount: '10000' } }),
+  },
+
+  // Embedded wallets
+  listAuthCredentials: { make: (w) => ({ query: { accountId: w.wallet.accountId } }) },
+  createAuthCredential: {
+    make: (w) => ({
+      body: { type: 'OAUTH', accountId: w.wallet.accountId, oidcToken: freshOidcToken() },
+    }),
+    renew: 'always',
+  },
+  revokeAuthCredential: { make: (w) => ({ params: { id: w.wallet.smsCredentialId } }) },
+  challengeAuthCredential: { make: (w) => ({ params: { id: w.wallet.emailCredentialId }, body: {} }) },
+  verifyAuthCredential: {
+    make: async (w) => {
+      const challenge = await w.post(`/auth/credentials/${w.wallet.emailCredentialId}/challenge`, {});
+      const bundle = await sealOtp(challenge.otpEncryptionTargetBundle, '000000', clientKey());
+      return { params: { id: w.wallet.emailCredentialId }, body: { type: 'EMAIL_OTP', encryptedOtpBundle: bundle } };
+    },
+    renew: 'always',
+  },
+  listAuthSessions: { make: (w) => ({ query: { accountId: w.wallet.accountId } }) },
+  revokeAuthSession: { make: (w) => ({ params: { id: w.wallet.sessionId } }) },
+  refreshAuthSession: {
+    make: (w) => ({ params: { id: w.wallet.sessionId }, body: { clientPublicKey: clientKey().publicKey } }),
+  },
+  listDelegatedKeys: { make: (w) => ({ query: { accountId: w.wallet.accountId } }) },
+  createDelegatedKey: {
+    make: (w) => ({
+      body: { cardId: `Card:${randomUUID()}`, internalAccountId: w.wallet.accountId, nickname: 'Card payments key' },
+    }),
+    refusedBaseline: { status: 404, why: 'railyard has no cards yet, so no cardId names one' },
+  },
+  getDelegatedKeyById: { make: (w) => ({ params: { id: w.delegatedKeyId } }) },
+  revokeDelegatedKey: {
+    make: async (w) => ({ params: { id: await insertDelegatedKey(w.t, w.tenant.platformId, w.wallet.accountId) } }),
+    renew: 'success',
+  },
+  updateInternalAccount: { make: (w) => ({ params: { id: w.wallet.accountId }, body: { privateEnabled: true } }) },
+  exportInternalAccount: {
+    make: (w) => ({ params: { id: w.wallet.accountId }, body: { clientPublicKey: clientKey().publicKeyUncompressed } }),
   },
 
   // Railyard's own endpoints

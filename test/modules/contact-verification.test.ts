@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createCustomer, individualBody } from '../fixtures/customers.js';
+import { loginToCustomerWallet, signed } from '../fixtures/wallet.js';
 import { build, type Tenant } from '../helper.js';
 
 async function europeanCustomer(t: Tenant) {
@@ -91,8 +92,10 @@ describe('POST /customers/{customerId}/verify-email and /verify-phone', () => {
       body: { customerType: 'INDIVIDUAL', email: customer.email },
     });
     expect(unchanged.body.contactVerification.email).toBe('VERIFIED');
-    const changed = await t.api('PATCH', `/customers/${customer.id}`, {
-      body: { customerType: 'INDIVIDUAL', email: 'lena@example.de' },
+    const { key } = await loginToCustomerWallet(t, customer.id);
+    const { reply: changed } = await signed(t, 'PATCH', `/customers/${customer.id}`, key, {
+      customerType: 'INDIVIDUAL',
+      email: 'lena@example.de',
     });
     expect(changed.body.contactVerification.email).toBe('PENDING');
   });

@@ -7,6 +7,7 @@ import {
   individualBody,
   officeAddress,
 } from '../fixtures/customers.js';
+import { loginToCustomerWallet, signed } from '../fixtures/wallet.js';
 import { build, ManualClock } from '../helper.js';
 
 function fieldsOf(reply: { body: { details?: { errors?: { field: string }[] } } }): string[] {
@@ -345,15 +346,15 @@ describe('PATCH /customers/{customerId}', () => {
   it('changes the given fields and keeps the others', async () => {
     const t = await build();
     const created = await createCustomer(t, individualBody('Noor Haddad'));
-    const reply = await t.api('PATCH', `/customers/${created.id}`, {
-      body: {
-        customerType: 'INDIVIDUAL',
-        email: 'noor@example.org',
-        currencies: ['USDC'],
-        address: { ...homeAddress, line1: '1 New Street' },
-        umaAddress: '$noor@pay.example.com',
-        netWorthRange: 'RANGE_1M_5M',
-      },
+    // The customer's wallet logs in with its email, so a new email is signed by a wallet session.
+    const { key } = await loginToCustomerWallet(t, created.id);
+    const { reply } = await signed(t, 'PATCH', `/customers/${created.id}`, key, {
+      customerType: 'INDIVIDUAL',
+      email: 'noor@example.org',
+      currencies: ['USDC'],
+      address: { ...homeAddress, line1: '1 New Street' },
+      umaAddress: '$noor@pay.example.com',
+      netWorthRange: 'RANGE_1M_5M',
     });
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({

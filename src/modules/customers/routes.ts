@@ -16,6 +16,8 @@ import {
   type CustomerInput,
 } from './schemas.js';
 import * as service from './service.js';
+import { SignedRequestChallenge, SignedRetryHeaders } from '../wallet-auth/schemas.js';
+import { signedHeaders } from '../wallet-auth/signing.js';
 
 const tag = 'Customers';
 const contactTag = 'Contact Verification';
@@ -115,18 +117,23 @@ export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Update a customer',
         permission: 'MANAGE',
         params: CustomerIdParams,
+        headers: SignedRetryHeaders,
         body: Type.Ref(CustomerUpdateRequest),
-        success: { 200: Type.Ref(CustomerOneOf) },
+        success: { 200: Type.Ref(CustomerOneOf), 202: Type.Ref(SignedRequestChallenge) },
         errors: [400, 401, 404, 409, 424, 500],
       }),
     },
-    async (request) =>
-      service.updateCustomerById(
+    async (request, reply) => {
+      const result = await service.updateCustomerById(
         request.ctx,
         request.params.customerId,
         request.body as CustomerInput,
         attachedFieldErrors(request.validationError),
-      ),
+        signedHeaders(request.headers),
+      );
+      reply.code(result.status);
+      return result.body;
+    },
   );
 
   app.delete(

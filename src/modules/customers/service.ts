@@ -12,7 +12,8 @@ import { newId } from '../../ids.js';
 import { CONTACT_VERIFICATION_CODE, individualKycFor } from '../../sandbox/magic.js';
 import { ownersByCustomer, type BeneficialOwnerView } from '../beneficial-owners/service.js';
 import { provisionInternalAccounts } from '../internal-accounts/service.js';
-import { bootstrapWalletCredentials } from '../wallet-auth/service.js';
+import { bootstrapWalletCredentials, contactChangeStep } from '../wallet-auth/service.js';
+import type { SignedHeaders } from '../wallet-auth/signing.js';
 import { readPlatformConfig } from '../platform/service.js';
 import {
   BusinessCustomerCreateRequest,
@@ -603,7 +604,8 @@ export async function updateCustomerById(
   customerId: string,
   body: CustomerInput,
   schemaErrors: FieldError[],
-): Promise<CustomerView> {
+  headers: SignedHeaders = {},
+): Promise<{ status: 200 | 202; body: unknown }> {
   const existing = await activeCustomer(ctx.db.k, ctx.platformId, customerId);
   const rules = await ruleContext(ctx);
   const errors = [...schemaErrors, ...(isObject(body) ? ruleErrors(body, rules, 'update') : [])];
@@ -623,8 +625,24 @@ export async function updateCustomerById(
     ) as CustomerInput,
   );
 
+  // A new email or phone number that a wallet logs in with is a signed request (wallet-auth).
+  const newEmail = str(patch.email);
+  const newPhone = str(patch.phoneNumber);
+  const wallet = await contactChangeStep(
+    ctx,
+    customerId,
+    {
+      email: newEmail !== undefined && newEmail !== existing.email ? newEmail : undefined,
+      phoneNumber: newPhone !== undefined && newPhone !== existing.phone_number ? newPhone : undefined,
+    },
+    patch,
+    headers,
+  );
+  if (wallet.kind === 'challenge') return { status: 202, body: wallet.body };
+
   const updated = await ctx.db
     .transaction(async (tx) => {
+      if (wallet.kind === 'signed') await wallet.finish(tx);
       const row = await activeCustomer(tx, ctx.platformId, customerId);
       const profile = customerProfile(row);
       if (type === 'INDIVIDUAL') {
@@ -666,7 +684,7 @@ export async function updateCustomerById(
       if (!isUniqueViolation(err)) throw err;
       throw apiError('UMA_ADDRESS_EXISTS', 'A concurrent request took this UMA address');
     });
-  return presentCustomerRow(ctx.db.k, updated);
+  return { status: 200, body: await presentCustomerRow(ctx.db.k, updated) };
 }
 
 /** Deletes a customer; it stays listable with isIncludingDeleted and answers 410 to a second delete. */

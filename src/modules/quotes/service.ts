@@ -1109,7 +1109,8 @@ export async function executeQuote(
   // A payment from an embedded wallet needs its holder's stamp; a refusal changes nothing.
   const found = await store.findQuote(ctx.db.k, ctx.platformId, quoteId);
   const signing = found !== undefined ? walletSigning(found) : undefined;
-  if (signing !== undefined && found!.status === 'PENDING') {
+  // (An expired or executed quote is refused as such below, not for its signature.)
+  if (signing !== undefined && found!.status === 'PENDING' && iso(ctx.now) < found!.expires_at) {
     await checkQuoteSignature(ctx, signing.accountId, signing.payloadToSign, walletSignature);
   }
   return runCommand(

@@ -106,8 +106,8 @@ export async function exportWallet(ctx: Ctx, id: string, body: { clientPublicKey
   const key = normalizePoint(body.clientPublicKey);
   if (key === null) throw invalid('clientPublicKey', 'is not a point of P-256');
   const expected = { operation: 'exportInternalAccount', target: account.id, body };
-  const org = await walletOrg(ctx);
   if (!isRetry(headers)) {
+    const org = await walletOrg(ctx);
     const challenge = await issueChallenge(ctx, ctx.db.k, {
       ...expected,
       accountId: account.id,
@@ -123,6 +123,7 @@ export async function exportWallet(ctx: Ctx, id: string, body: { clientPublicKey
   }
   const accepted = await checkRetry(ctx, headers, expected);
   await ctx.db.transaction((tx) => consumeChallenge(ctx, tx, accepted));
+  const org = await walletOrg(ctx);
   const mnemonic = walletMnemonic(org.signer.privateKey, account.id);
   return {
     status: 200,

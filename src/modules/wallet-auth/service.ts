@@ -15,7 +15,7 @@ import { checkOidcClaims, decodeOidcToken, oidcNonceFor, type OidcIdentity } fro
 import { generateKeyPair, isCompressedHex, normalizePoint } from '../../crypto/p256.js';
 import { openOtpAttempt, otpTargetBundle, sealSessionKey } from '../../crypto/wallet-envelopes.js';
 import { type StoredPasskey, verifyPasskeyAssertion, verifyPasskeyRegistration } from '../../crypto/webauthn.js';
-import type { Queryable, Tx } from '../../db/index.js';
+import { isUniqueViolation, type Queryable, type Tx } from '../../db/index.js';
 import type { Ctx } from '../../http/context.js';
 import { apiError, invalidInput } from '../../http/errors.js';
 import { newId } from '../../ids.js';
@@ -32,6 +32,7 @@ import {
   isRetry,
   issueChallenge,
   pendingRequest,
+  SIGNED_REQUEST_TTL_MS,
   type SignedHeaders,
   unauthorized,
   walletOrg,
@@ -44,6 +45,20 @@ import * as store from './store.js';
 export const SESSION_TTL_MS = 15 * 60_000;
 /** How long an OTP code stays good when the platform's embeddedWalletConfig sets no expirationSeconds. */
 const OTP_TTL_SECONDS_DEFAULT = 300;
+/** Wrong codes one OTP challenge takes before it is spent (then 429 until a new challenge). */
+const OTP_ATTEMPTS_MAX = 5;
+/** What a 429 for a spent code tells the client to wait: none, really; a new challenge is what it needs. */
+const OTP_RETRY_AFTER_SECONDS = 1;
+
+function tooManyAttempts() {
+  const error = apiError(
+    'RATE_LIMITED',
+    `This OTP code took ${OTP_ATTEMPTS_MAX} wrong attempts and is spent: request a new one with POST /auth/credentials/{id}/challenge`,
+  );
+  error.retryAfterSeconds = OTP_RETRY_AFTER_SECONDS;
+  return error;
+}
+
 /** How long a passkey login challenge waits for its assertion. */
 const PASSKEY_CHALLENGE_TTL_MS = 5 * 60_000;
 
@@ -157,7 +172,12 @@ async function prepareCredential(
     case 'EMAIL_OTP':
     case 'SMS_OTP': {
       if (existing.some((c) => c.type === input.type)) {
-        throw invalid('type', `cannot be ${input.type}: the account already has an ${input.type} credential`);
+        const message = `cannot be ${input.type}: the account already has an ${input.type} credential`;
+        throw apiError(
+          input.type === 'EMAIL_OTP' ? 'EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS' : 'SMS_OTP_CREDENTIAL_ALREADY_EXISTS',
+          `type ${message}`,
+          { errors: [{ field: 'type', message }] },
+        );
       }
       const contact = await otpContact(ctx, q, account, input.type);
       return input.type === 'EMAIL_OTP'
@@ -216,7 +236,10 @@ async function prepareCredential(
       const checked = await verifyPasskeyRegistration({ ...attestation, challenge });
       if (!checked.ok) throw unauthorized('UNAUTHORIZED', checked.reason);
       if (existing.some((c) => c.credential_id === checked.value.credentialId)) {
-        throw invalid('attestation.credentialId', 'is already registered on this account');
+        const message = 'is already registered on this account';
+        throw apiError('PASSKEY_CREDENTIAL_ALREADY_EXISTS', `attestation.credentialId ${message}`, {
+          errors: [{ field: 'attestation.credentialId', message }],
+        });
       }
       return {
         type: 'PASSKEY',
@@ -266,7 +289,13 @@ async function insertPrepared(ctx: Ctx, tx: Tx, accountId: string, prepared: Pre
     created_at: now,
     updated_at: now,
   };
-  await store.insertCredential(tx, row);
+  try {
+    await store.insertCredential(tx, row);
+  } catch (err) {
+    // A registration with the same challenge committed since this one checked it.
+    if (prepared.registrationChallenge === undefined || !isUniqueViolation(err)) throw err;
+    throw unauthorized('UNAUTHORIZED', 'this registration challenge was already used');
+  }
   return row;
 }
 
@@ -283,6 +312,7 @@ export async function createCredential(ctx: Ctx, input: CredentialCreateInput, h
 
   if (existing.length === 0 && !isRetry(headers)) {
     const row = await ctx.db.transaction(async (tx) => {
+      await store.lockWallet(tx, ctx.platformId, account.id);
       // Two first registrations at once: the second finds the first and must be signed.
       if ((await store.accountCredentials(tx, ctx.platformId, account.id)).length > 0) return undefined;
       return insertPrepared(ctx, tx, account.id, prepared);
@@ -304,6 +334,7 @@ export async function createCredential(ctx: Ctx, input: CredentialCreateInput, h
   const org = await walletOrg(ctx);
   const body = await ctx.db.transaction(async (tx) => {
     await consumeChallenge(ctx, tx, accepted);
+    await store.lockWallet(tx, ctx.platformId, account.id);
     const now = await store.accountCredentials(tx, ctx.platformId, account.id);
     // Checked again: another credential of this type may have come in between the legs.
     const again = await prepareCredential(ctx, tx, account, input, now);
@@ -511,7 +542,12 @@ async function verifyOtp(
   }
   const key = normalizePoint(attempt.publicKey);
   if (key === null) throw unauthorized('UNAUTHORIZED', 'the public_key sealed with the code is not a P-256 public key');
-  if (attempt.otpCode !== SANDBOX_OTP_CODE) throw unauthorized('UNAUTHORIZED', 'Invalid OTP code');
+  if (credential.otp_failed_attempts >= OTP_ATTEMPTS_MAX) throw tooManyAttempts();
+  if (attempt.otpCode !== SANDBOX_OTP_CODE) {
+    // Counted, so that guessing ends: after OTP_ATTEMPTS_MAX wrong codes this one is spent.
+    await store.countFailedOtp(ctx.db.k, ctx.platformId, credential.id);
+    throw unauthorized('UNAUTHORIZED', 'Invalid OTP code');
+  }
   const org = await walletOrg(ctx);
   const requestId = newId('Request');
   const token = verificationToken(org, {
@@ -529,6 +565,8 @@ async function verifyOtp(
     payload: token,
     signer: { kind: 'key', publicKey: key.compressed },
     data: { publicKey: key.compressed, targetKey: credential.otp_target_key },
+    // The retry must come while the code is still good: the challenge ends with it.
+    ttlMs: Math.min(SIGNED_REQUEST_TTL_MS, Date.parse(credential.otp_expires_at) - ctx.now.getTime()),
   });
   return { status: 202, body: withType(challenge, credential.type as AuthMethodType) };
 }
@@ -571,7 +609,8 @@ async function verifyPasskey(
   const data = JSON.parse(request.data) as { clientPublicKey: string; challenge: string };
   const assertion = input.assertion!;
   const stored = JSON.parse(credential.passkey!) as StoredPasskey;
-  let counter = stored.counter;
+  // The legacy sandbox signature skips WebAuthn: no counter is read, none is checked or stored.
+  let counter: number | undefined;
   if (assertion.signature === SANDBOX_VALID_PASSKEY_SIGNATURE) {
     if (assertion.credentialId.replace(/=+$/, '') !== stored.credentialId.replace(/=+$/, '')) {
       throw unauthorized('UNAUTHORIZED', 'credential id does not match');
@@ -587,10 +626,10 @@ async function verifyPasskey(
     if (current === undefined) throw notFound('Authentication credential');
     const latest = JSON.parse(current.passkey!) as StoredPasskey;
     // Another login with this passkey since we read it: its counter must still be behind ours.
-    if (counter !== 0 && latest.counter >= counter)
+    if (counter !== undefined && counter !== 0 && latest.counter >= counter)
       throw unauthorized('UNAUTHORIZED', 'signature counter did not increase');
     await store.updateCredential(tx, ctx.platformId, credential.id, {
-      passkey: JSON.stringify({ ...latest, counter }),
+      ...(counter !== undefined ? { passkey: JSON.stringify({ ...latest, counter }) } : {}),
       updated_at: iso(ctx.now),
     });
     return openSession(ctx, tx, { ...current, updated_at: iso(ctx.now) }, data.clientPublicKey);
@@ -625,6 +664,7 @@ export async function revokeCredential(ctx: Ctx, id: string, headers: SignedHead
   const accepted = await checkRetry(ctx, headers, expected);
   await ctx.db.transaction(async (tx) => {
     await consumeChallenge(ctx, tx, accepted);
+    await store.lockWallet(tx, ctx.platformId, credential.account_id);
     if (lastOne(await store.accountCredentials(tx, ctx.platformId, credential.account_id))) throw refuseLast();
     const now = iso(ctx.now);
     await store.updateCredential(tx, ctx.platformId, credential.id, { revoked_at: now, updated_at: now });
@@ -710,4 +750,82 @@ export async function refreshSession(ctx: Ctx, id: string, body: { clientPublicK
     return openSession(ctx, tx, credential, body.clientPublicKey);
   });
   return { status: 201, body: refreshed };
+}
+
+// ------------------------------------------------------------------------------- customer contact changes
+
+/**
+ * A change of a customer's email (or phone number) that its wallets log in with: the
+ * EMAIL_OTP (SMS_OTP) credentials of its wallets must change with it, so the wallet holder
+ * signs the change. Answers what the update must do: nothing more (no such credential), a
+ * 202 to answer, or the checked retry and the credentials to rename in its transaction.
+ */
+export async function contactChangeStep(
+  ctx: Ctx,
+  customerId: string,
+  change: { email?: string | undefined; phoneNumber?: string | undefined },
+  body: unknown,
+  headers: SignedHeaders,
+): Promise<
+  { kind: 'none' } | { kind: 'challenge'; body: unknown } | { kind: 'signed'; finish: (tx: Tx) => Promise<void> }
+> {
+  const tied = async (q: Queryable, type: 'EMAIL_OTP' | 'SMS_OTP') => {
+    const out: store.CredentialRow[] = [];
+    for (const account of await ownerAccounts(q, ctx.platformId, customerId)) {
+      if (account.type !== 'EMBEDDED_WALLET') continue;
+      out.push(...(await store.accountCredentials(q, ctx.platformId, account.id)).filter((c) => c.type === type));
+    }
+    return out;
+  };
+  const emailTied = change.email !== undefined ? await tied(ctx.db.k, 'EMAIL_OTP') : [];
+  const phoneTied = change.phoneNumber !== undefined ? await tied(ctx.db.k, 'SMS_OTP') : [];
+  const changing = change.email !== undefined || change.phoneNumber !== undefined;
+  // A signed retry whose credentials are all gone since its challenge still answers for them.
+  if (emailTied.length === 0 && phoneTied.length === 0 && !(changing && isRetry(headers))) return { kind: 'none' };
+  if (change.email !== undefined && change.phoneNumber !== undefined) {
+    throw invalidInput([
+      { field: 'email', message: "changes a wallet's login: change email and phoneNumber in separate requests" },
+      { field: 'phoneNumber', message: "changes a wallet's login: change email and phoneNumber in separate requests" },
+    ]);
+  }
+  const type = change.email !== undefined ? 'EMAIL_OTP' : 'SMS_OTP';
+  const credentials = type === 'EMAIL_OTP' ? emailTied : phoneTied;
+  const value = (type === 'EMAIL_OTP' ? change.email : change.phoneNumber)!;
+  const expected = { operation: 'updateCustomerById', target: customerId, body };
+  const ids = credentials.map((c) => c.id).sort();
+  if (!isRetry(headers)) {
+    const accountId = credentials[0]!.account_id;
+    const org = await walletOrg(ctx);
+    const userId = walletUserId(accountId);
+    const challenge = await issueChallenge(ctx, ctx.db.k, {
+      ...expected,
+      accountId,
+      payload: activityPayload(
+        org,
+        type === 'EMAIL_OTP' ? 'ACTIVITY_TYPE_UPDATE_USER_EMAIL' : 'ACTIVITY_TYPE_UPDATE_USER_PHONE_NUMBER',
+        type === 'EMAIL_OTP' ? { userEmail: value, userId } : { userId, userPhoneNumber: value },
+        ctx.now,
+      ),
+      signer: { kind: 'session' },
+      data: { credentialIds: ids },
+    });
+    return { kind: 'challenge', body: challenge };
+  }
+  const accepted = await checkRetry(ctx, headers, expected);
+  return {
+    kind: 'signed',
+    finish: async (tx) => {
+      await consumeChallenge(ctx, tx, accepted);
+      const now = (await tied(tx, type)).map((c) => c.id).sort();
+      if (JSON.stringify(now) !== JSON.stringify(accepted.data.credentialIds)) {
+        throw apiError(
+          'EMAIL_OTP_CREDENTIAL_SET_CHANGED',
+          'The wallet credentials this change applies to changed after the challenge was issued; start again',
+        );
+      }
+      for (const id of now) {
+        await store.updateCredential(tx, ctx.platformId, id, { nickname: value, updated_at: iso(ctx.now) });
+      }
+    },
+  };
 }

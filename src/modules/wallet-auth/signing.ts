@@ -224,7 +224,16 @@ export async function checkStamp(
   if (header === undefined || header.trim() === '') {
     throw unauthorized('WALLET_SIGNATURE_MISSING', 'Grid-Wallet-Signature is required for this wallet action');
   }
-  if (header.trim() === SANDBOX_VALID_SIGNATURE) return {};
+  if (header.trim() === SANDBOX_VALID_SIGNATURE) {
+    // The legacy value stands in for the signature only: the wallet must still have a live session.
+    if (
+      signer.kind === 'session' &&
+      (await store.liveSessions(ctx.db.k, ctx.platformId, accountId, iso(ctx.now))).length === 0
+    ) {
+      throw unauthorized('WALLET_SIGNATURE_INVALID', 'the wallet has no live session to sign with');
+    }
+    return {};
+  }
   const stamp = parseStamp(header);
   if ('malformed' in stamp)
     throw unauthorized('WALLET_SIGNATURE_MALFORMED', `Grid-Wallet-Signature: ${stamp.malformed}`);

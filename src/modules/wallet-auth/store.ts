@@ -31,6 +31,22 @@ export async function insertOrg(q: Queryable, row: WalletOrgRow): Promise<void> 
 
 // ------------------------------------------------------------------------------- credentials
 
+/**
+ * Serializes changes to one wallet's credentials (on PostgreSQL a row lock on the wallet's
+ * internal account; SQLite transactions are exclusive already), so checks such as "the
+ * first credential" or "not the last one" hold until the transaction ends.
+ */
+export async function lockWallet(q: Queryable, platformId: string, accountId: string): Promise<void> {
+  if (!onPostgres(q)) return;
+  await q
+    .selectFrom('internal_accounts')
+    .select('id')
+    .where('platform_id', '=', platformId)
+    .where('id', '=', accountId)
+    .forUpdate()
+    .execute();
+}
+
 export async function insertCredential(q: Queryable, row: WalletCredentialsTable): Promise<void> {
   await q.insertInto('wallet_credentials').values(row).execute();
 }
@@ -91,6 +107,15 @@ export async function updateCredential(
   await q
     .updateTable('wallet_credentials')
     .set(patch)
+    .where('platform_id', '=', platformId)
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function countFailedOtp(q: Queryable, platformId: string, id: string): Promise<void> {
+  await q
+    .updateTable('wallet_credentials')
+    .set((eb) => ({ otp_failed_attempts: eb('otp_failed_attempts', '+', 1) }))
     .where('platform_id', '=', platformId)
     .where('id', '=', id)
     .execute();
