@@ -10,13 +10,8 @@ import { normalizePoint } from '../../crypto/p256.js';
 import { sealExport } from '../../crypto/wallet-envelopes.js';
 import type { Queryable } from '../../db/index.js';
 import type { Ctx } from '../../http/context.js';
-import { apiError, invalidInput } from '../../http/errors.js';
-import {
-  findInternalAccount,
-  type InternalAccountView,
-  presentInternalAccount,
-  setWalletPrivacy,
-} from '../internal-accounts/service.js';
+import { apiError } from '../../http/errors.js';
+import { findInternalAccount, presentInternalAccount, setWalletPrivacy } from '../internal-accounts/service.js';
 import {
   activityPayload,
   checkRetry,
@@ -28,19 +23,7 @@ import {
   walletOrg,
 } from './signing.js';
 import * as store from './store.js';
-
-const ACCOUNT_ID = /^InternalAccount:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-function invalid(field: string, message: string) {
-  return invalidInput([{ field, message }]);
-}
-
-async function walletAccount(ctx: Ctx, id: string): Promise<InternalAccountView> {
-  const account = await findInternalAccount(ctx.db.k, ctx.platformId, id);
-  if (account === undefined) throw apiError('REFERENCE_NOT_FOUND', 'Internal account not found');
-  if (account.type !== 'EMBEDDED_WALLET') throw invalid('id', 'must be an EMBEDDED_WALLET internal account');
-  return account;
-}
+import { ACCOUNT_ID, invalid, walletAccount } from './wallet.js';
 
 /** A stand-in address of the wallet on the Spark network (stable per account). */
 function walletAddress(accountId: string): string {
@@ -55,7 +38,7 @@ export async function updateWallet(
   body: { privateEnabled?: boolean | undefined },
   headers: SignedHeaders,
 ) {
-  const account = await walletAccount(ctx, id);
+  const account = await walletAccount(ctx, ctx.db.k, id, 'id');
   if (body.privateEnabled === undefined)
     throw invalid('privateEnabled', 'is required: the request changes nothing without it');
   const expected = { operation: 'updateInternalAccount', target: account.id, body };
@@ -102,7 +85,7 @@ function walletMnemonic(signerPrivateKey: string, accountId: string): string {
 }
 
 export async function exportWallet(ctx: Ctx, id: string, body: { clientPublicKey: string }, headers: SignedHeaders) {
-  const account = await walletAccount(ctx, id);
+  const account = await walletAccount(ctx, ctx.db.k, id, 'id');
   const key = normalizePoint(body.clientPublicKey);
   if (key === null) throw invalid('clientPublicKey', 'is not a point of P-256');
   const expected = { operation: 'exportInternalAccount', target: account.id, body };

@@ -30,6 +30,7 @@ import {
   SignedRequestChallenge,
   SignedRetryHeaders,
 } from './schemas.js';
+import * as logins from './logins.js';
 import * as service from './service.js';
 import { signedHeaders } from './signing.js';
 
@@ -118,7 +119,7 @@ export const walletAuthRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) =>
       answer(
         reply,
-        await service.verifyCredential(
+        await logins.verifyCredential(
           request.ctx,
           request.params.id,
           request.body as CredentialVerifyInput,
@@ -142,7 +143,7 @@ export const walletAuthRoutes: FastifyPluginAsyncTypebox = async (app) => {
         errors: [400, 401, 404, 429, 500],
       }),
     },
-    async (request) => service.challengeCredential(request.ctx, request.params.id, request.body ?? {}),
+    async (request) => logins.challengeCredential(request.ctx, request.params.id, request.body ?? {}),
   );
 
   app.get(
