@@ -13,7 +13,7 @@ import Fastify, {
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import sjson from 'secure-json-parse';
 import { ADMIN_PREFIX, BASE_PATH } from './config.js';
-import { authenticate, cachedPrincipal, checkPermission, type Principal } from './http/auth.js';
+import { authenticate, authenticateAgent, cachedPrincipal, checkPermission, type Principal } from './http/auth.js';
 import type { Ctx, Deps, Permission } from './http/context.js';
 import {
   answerClientError,
@@ -48,6 +48,7 @@ import { cryptoRoutes } from './modules/crypto/routes.js';
 import { quoteRoutes } from './modules/quotes/routes.js';
 import { webhookDeliveryRoutes, webhookRoutes } from './modules/webhooks/routes.js';
 import { walletAuthRoutes } from './modules/wallet-auth/routes.js';
+import { agentRoutes } from './modules/agents/routes.js';
 import { railyardRoutes } from './sandbox/routes.js';
 
 declare module 'fastify' {
@@ -151,6 +152,22 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   const authHook = (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
     const schema = request.routeOptions.schema;
     if (!isOperationSchema(schema) || schema['x-permission'] === null) return done();
+    if (schema['x-auth'] === 'agent') {
+      authenticateAgent(deps, request.headers.authorization).then((agent) => {
+        request.ctx = {
+          deps,
+          db: deps.db,
+          platformId: agent.platformId,
+          settings: agent.settings,
+          tokenId: null,
+          agent: { id: agent.agentId, customerId: agent.customerId },
+          now: agent.now,
+          log: request.log,
+        };
+        done();
+      }, done);
+      return;
+    }
     const needed = schema['x-permission'];
     const declares403 = schema.response[403] !== undefined;
     try {
@@ -208,6 +225,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       await grid.register(umaProviderRoutes);
       await grid.register(cryptoRoutes);
       await grid.register(quoteRoutes);
+      await grid.register(agentRoutes);
       if (options.extraRoutes) await grid.register(options.extraRoutes);
       grid.get('/openapi.json', async () => openapi.document());
     },

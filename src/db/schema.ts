@@ -458,6 +458,51 @@ export interface Database {
   wallet_sessions: WalletSessionsTable;
   wallet_requests: WalletRequestsTable;
   delegated_keys: DelegatedKeysTable;
+  agents: AgentsTable;
+  agent_device_codes: AgentDeviceCodesTable;
+  agent_actions: AgentActionsTable;
+}
+
+export interface AgentsTable {
+  id: string;
+  platform_id: string;
+  customer_id: string;
+  name: string;
+  is_paused: number;
+  /** JSON AgentPolicy. */
+  policy: string;
+  token_hash: string | null;
+  connected_at: string | null;
+  deleted_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AgentDeviceCodesTable {
+  code: string;
+  platform_id: string;
+  agent_id: string;
+  expires_at: string;
+  redeemed_at: string | null;
+  invalidated_at: string | null;
+  created_at: string;
+}
+
+export interface AgentActionsTable {
+  id: string;
+  platform_id: string;
+  agent_id: string;
+  customer_id: string;
+  type: string;
+  status: string;
+  request: string;
+  quote_id: string | null;
+  transaction_id: string | null;
+  limit_amount: Int64;
+  rejection_reason: string | null;
+  failure_reason: string | null;
+  created_at: string;
+  updated_at: string;
 }
 
 export interface WalletOrgsTable {

@@ -2,7 +2,7 @@
 // id; the password is the secret, stored as a salted HMAC-SHA256 and compared in constant
 // time. A successful check builds the request's Ctx.
 
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { platformNow } from '../clock.js';
 import { apiError } from './errors.js';
@@ -139,3 +139,55 @@ export function checkPermission(principal: Principal, needed: Permission, declar
 }
 
 export type AuthHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+
+// ------------------------------------------------------------------------------- agents
+
+/** The agent a bearer token belongs to (see modules/agents). */
+export interface AgentPrincipal {
+  platformId: string;
+  settings: PlatformSettings;
+  now: Date;
+  agentId: string;
+  customerId: string;
+}
+
+/** sha256 hex of an agent access token: what the store keeps to find (never to show) it. */
+export function agentTokenHash(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+/**
+ * `Authorization: Bearer <accessToken>` of a live agent. Never cached: deleting an agent
+ * ends its token at once, on every instance.
+ */
+export async function authenticateAgent(deps: Deps, header: string | undefined): Promise<AgentPrincipal> {
+  const match = header === undefined ? null : /^Bearer\s+([A-Za-z0-9._~+/=-]+)\s*$/i.exec(header);
+  if (match === null) {
+    throw unauthorized(
+      header === undefined
+        ? 'missing Authorization header'
+        : 'agent operations take Authorization: Bearer <accessToken> (from redeeming a device code)',
+    );
+  }
+  const row = await deps.db.k
+    .selectFrom('agents')
+    .innerJoin('platforms', 'platforms.id', 'agents.platform_id')
+    .select([
+      'agents.id',
+      'agents.platform_id',
+      'agents.customer_id',
+      'platforms.settings',
+      'platforms.clock_offset_ms',
+    ])
+    .where('agents.token_hash', '=', agentTokenHash(match[1]!))
+    .where('agents.deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (row === undefined) throw unauthorized('unknown or revoked agent access token');
+  return {
+    platformId: row.platform_id,
+    settings: JSON.parse(row.settings) as PlatformSettings,
+    now: platformNow(deps.clock, Number(row.clock_offset_ms)),
+    agentId: row.id,
+    customerId: row.customer_id,
+  };
+}

@@ -39,6 +39,8 @@ export interface Ctx {
   platformId: string;
   settings: PlatformSettings;
   tokenId: string | null;
+  /** Set when the caller is an agent (bearer token): whom it acts for. */
+  agent?: { id: string; customerId: string } | undefined;
   now: Date;
   log: FastifyBaseLogger;
 }

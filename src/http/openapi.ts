@@ -74,8 +74,15 @@ export class OpenApiCollector {
         operationId: schema.operationId,
         tags: schema.tags,
         summary: schema.summary,
-        security: schema['x-permission'] === null ? [] : [{ BasicAuth: [] }],
-        ...(schema['x-permission'] ? { 'x-railyard-permission': schema['x-permission'] } : {}),
+        security:
+          schema['x-permission'] === null
+            ? []
+            : schema['x-auth'] === 'agent'
+              ? [{ AgentAuth: [] }]
+              : [{ BasicAuth: [] }],
+        ...(schema['x-permission'] && schema['x-auth'] !== 'agent'
+          ? { 'x-railyard-permission': schema['x-permission'] }
+          : {}),
         parameters: [
           ...parameters(schema.params, 'path'),
           ...parameters(schema.querystring, 'query'),
@@ -113,6 +120,12 @@ export class OpenApiCollector {
       paths,
       components: {
         securitySchemes: {
+          AgentAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'The accessToken an agent gets by redeeming its device code (POST /agents/device-codes/{code}/redeem).',
+          },
           BasicAuth: {
             type: 'http',
             scheme: 'basic',

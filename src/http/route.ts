@@ -14,6 +14,8 @@ export interface OperationSpec {
   summary: string;
   /** null: no credentials needed. */
   permission: Permission | null;
+  /** 'agent': the caller is an agent with a bearer token (the AgentAuth scheme), not a platform. */
+  auth?: 'agent';
   /** The request body may be left out (the reference marks it not required); an absent one reads as {}. */
   bodyOptional?: boolean;
   /** Success statuses; null means no body (204). */
@@ -36,6 +38,7 @@ export interface OperationSchema {
   headers?: TSchema;
   response: Record<number, TSchema>;
   'x-permission': Permission | null;
+  'x-auth'?: 'agent';
   'x-error-statuses': ErrorStatus[];
   'x-no-body-statuses': number[];
   'x-multipart-body'?: TSchema;
@@ -66,6 +69,7 @@ export function op<
     summary: spec.summary,
     response,
     'x-permission': spec.permission,
+    ...(spec.auth ? { 'x-auth': spec.auth } : {}),
     'x-error-statuses': spec.errors,
     'x-no-body-statuses': noBody,
     ...(spec.bodyOptional ? { 'x-body-optional': true } : {}),

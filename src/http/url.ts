@@ -74,14 +74,42 @@ function unusableParamError(request: FastifyRequest, names: string[]): ApiError 
 
 /**
  * The query of an operation that declares no 400, which therefore cannot refuse it: a value
- * given twice counts once (the first), and a value holding U+0000 counts as not given.
+ * given twice counts once (the first), and a value holding U+0000, or one its parameter does
+ * not take (`limit=abc`, `limit=0`), counts as not given (so a default applies).
  */
-function readQueryLeniently(query: Record<string, unknown>): void {
+function readQueryLeniently(query: Record<string, unknown>, schema: QuerySchema | undefined): void {
   for (const [name, value] of Object.entries(query)) {
     const first = Array.isArray(value) ? value[0] : value;
-    if (typeof first === 'string' && first.includes('\u0000')) delete query[name];
-    else query[name] = first;
+    if (typeof first === 'string' && (first.includes('\u0000') || !fits(first, schema?.properties?.[name]))) {
+      delete query[name];
+    } else query[name] = first;
   }
+}
+
+interface QueryProperty {
+  type?: string;
+  enum?: unknown[];
+  minimum?: number;
+  maximum?: number;
+}
+interface QuerySchema {
+  properties?: Record<string, QueryProperty>;
+}
+
+/** Whether a query value is one its parameter takes (an integer in range, a boolean, one of an enum). */
+function fits(text: string, property: QueryProperty | undefined): boolean {
+  if (property === undefined) return true;
+  if (property.enum !== undefined && !property.enum.includes(text)) return false;
+  if (property.type === 'boolean') return text === 'true' || text === 'false';
+  if (property.type === 'integer') {
+    if (!/^-?\d{1,15}$/.test(text)) return false;
+    const n = Number(text);
+    return (
+      (property.minimum === undefined || n >= property.minimum) &&
+      (property.maximum === undefined || n <= property.maximum)
+    );
+  }
+  return true;
 }
 
 /**
@@ -94,7 +122,7 @@ export function checkUrl(request: FastifyRequest, _reply: FastifyReply, done: (e
   const schema = request.routeOptions.schema;
   if (isOperationSchema(schema) && !schema['x-error-statuses'].includes(400)) {
     if (request.query !== null && typeof request.query === 'object')
-      readQueryLeniently(request.query as Record<string, unknown>);
+      readQueryLeniently(request.query as Record<string, unknown>, schema.querystring as QuerySchema | undefined);
     return done();
   }
   if (!request.url.includes('%00')) return done();

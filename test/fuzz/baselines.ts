@@ -80,6 +80,9 @@ export interface World {
   wallet: { accountId: string; emailCredentialId: string; smsCredentialId: string; sessionId: string };
   /** A delegated key row of that wallet (written directly: railyard has no cards to make one through the API). */
   delegatedKeyId: string;
+  /** A connected agent of `individual` (its code redeemed, its bearer token) and one not yet connected. */
+  agent: { id: string; code: string; bearer: string };
+  pendingAgentId: string;
   /** Request helpers on this world's platform that fail loudly. */
   post(path: string, body?: unknown, expected?: number): Promise<any>;
 }
@@ -182,6 +185,13 @@ export async function buildWorld(t: TestApp, tenant: Tenant): Promise<World> {
   const smsCredential = jsonOf(sms.reply, 'POST /auth/credentials (signed)', 201);
   const delegatedKeyId = await insertDelegatedKey(t, tenant.platformId, euWallet.id);
 
+  const connected = await post('/agents', agentBody(individual.id));
+  const redeemed = jsonOf(
+    await tenant.api('POST', `/agents/device-codes/${connected.deviceCode.code}/redeem`, { auth: null }),
+    'POST /agents/device-codes/{code}/redeem',
+  );
+  const pendingAgent = await post('/agents', agentBody(individual.id));
+
   return {
     t,
     tenant,
@@ -209,6 +219,12 @@ export async function buildWorld(t: TestApp, tenant: Tenant): Promise<World> {
       sessionId: session.id,
     },
     delegatedKeyId,
+    agent: {
+      id: connected.agent.id,
+      code: connected.deviceCode.code,
+      bearer: `Bearer ${redeemed.accessToken}`,
+    },
+    pendingAgentId: pendingAgent.agent.id,
     post,
   };
 }
@@ -233,6 +249,25 @@ export async function insertDelegatedKey(t: TestApp, platformId: string, account
     })
     .execute();
   return id;
+}
+
+export function agentBody(customerId: string) {
+  return {
+    name: 'Household budget assistant',
+    customerId,
+    policy: {
+      permissions: [
+        'VIEW_TRANSACTIONS',
+        'CREATE_TRANSFERS',
+        'CREATE_QUOTES',
+        'EXECUTE_QUOTES',
+        'MANAGE_EXTERNAL_ACCOUNTS',
+      ],
+      defaultExecutionMode: 'AUTO',
+      spendingLimits: { currency: 'USD', perTransactionLimit: 50_000, dailyLimit: 200_000, dailyTransactionLimit: 20 },
+      approvalThresholds: { currency: 'USD', amount: 25_000 },
+    },
+  };
 }
 
 export function quoteBody(sourceAccountId: string, destinationAccountId: string) {
@@ -681,6 +716,53 @@ export const BASELINES: Record<string, BaselineRow> = {
   updateInternalAccount: { make: (w) => ({ params: { id: w.wallet.accountId }, body: { privateEnabled: true } }) },
   exportInternalAccount: {
     make: (w) => ({ params: { id: w.wallet.accountId }, body: { clientPublicKey: clientKey().publicKeyUncompressed } }),
+  },
+
+  // Agents
+  createAgent: { make: (w) => ({ body: agentBody(w.individual.id) }) },
+  listAgents: { make: (w) => ({ query: { customerId: w.individual.id, isConnected: 'true', limit: '5' } }) },
+  getAgentById: { make: (w) => ({ params: { agentId: w.agent.id } }) },
+  updateAgent: { make: (w) => ({ params: { agentId: w.agent.id }, body: { name: 'Renamed assistant' } }) },
+  deleteAgent: {
+    make: async (w) => ({ params: { agentId: (await w.post('/agents', agentBody(w.individual.id))).agent.id } }),
+    renew: 'success',
+  },
+  updateAgentPolicy: {
+    make: (w) => ({ params: { agentId: w.agent.id }, body: { spendingLimits: { perTransactionLimit: 60_000 } } }),
+  },
+  regenerateAgentDeviceCode: { make: (w) => ({ params: { agentId: w.pendingAgentId } }) },
+  getAgentDeviceCodeStatus: { make: (w) => ({ params: { code: w.agent.code } }) },
+  redeemAgentDeviceCode: {
+    make: async (w) => ({ params: { code: (await w.post('/agents', agentBody(w.individual.id))).deviceCode.code } }),
+    renew: 'success',
+  },
+  getAgentMe: { make: (w) => ({ headers: { authorization: w.agent.bearer } }) },
+  agentListExternalAccounts: {
+    make: (w) => ({ headers: { authorization: w.agent.bearer }, query: { currency: 'USD', limit: '5' } }),
+  },
+  agentCreateExternalAccount: {
+    make: (w) => ({ headers: { authorization: w.agent.bearer }, body: accountBody('USD_ACCOUNT', '000') }),
+    renew: 'always',
+  },
+  agentGetExternalAccount: {
+    make: (w) => ({ headers: { authorization: w.agent.bearer }, params: { externalAccountId: w.customerBank.id } }),
+  },
+  agentDeleteExternalAccount: {
+    make: async (w) => ({
+      headers: { authorization: w.agent.bearer },
+      params: {
+        externalAccountId: (
+          await w.post('/customers/external-accounts', {
+            ...accountBody('EUR_ACCOUNT', '000'),
+            customerId: w.individual.id,
+          })
+        ).id,
+      },
+    }),
+    renew: 'success',
+  },
+  agentListInternalAccounts: {
+    make: (w) => ({ headers: { authorization: w.agent.bearer }, query: { currency: 'USD', limit: '5' } }),
   },
 
   // Railyard's own endpoints

@@ -1,0 +1,304 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { op } from '../../http/route.js';
+import { PageQuery } from '../../http/schemas.js';
+import {
+  ExternalAccount,
+  ExternalAccountCreateRequest,
+  ExternalAccountIdParams,
+  ExternalAccountList,
+} from '../external-accounts/schemas.js';
+import { INTERNAL_ACCOUNT_TYPES, InternalAccountList } from '../internal-accounts/schemas.js';
+import { StringEnum } from '../../http/schemas.js';
+import {
+  Agent,
+  AgentCreateRequest,
+  AgentCreateResponse,
+  AgentDeviceCode,
+  AgentDeviceCodeRedeemResponse,
+  AgentDeviceCodeStatusResponse,
+  AgentIdParams,
+  AgentListQuery,
+  AgentListResponse,
+  AgentPolicyUpdateRequest,
+  AgentUpdateRequest,
+  DeviceCodeParams,
+  type PolicyInput,
+  type PolicyPatch,
+} from './schemas.js';
+import * as service from './service.js';
+
+const tag = 'Agent Management';
+const agentTag = 'Agent Operations';
+
+export const agentRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.post(
+    '/agents',
+    {
+      schema: op({
+        operationId: 'createAgent',
+        tag,
+        summary: 'Create an agent for a customer',
+        permission: 'MANAGE',
+        body: Type.Ref(AgentCreateRequest),
+        success: { 201: Type.Ref(AgentCreateResponse) },
+        errors: [400, 401, 500],
+      }),
+    },
+    async (request, reply) => {
+      reply.code(201);
+      return service.createAgent(
+        request.ctx,
+        request.body as { name: string; customerId: string; policy: PolicyInput },
+      );
+    },
+  );
+
+  app.get(
+    '/agents',
+    {
+      schema: op({
+        operationId: 'listAgents',
+        tag,
+        summary: 'List agents',
+        permission: 'VIEW',
+        querystring: AgentListQuery,
+        success: { 200: Type.Ref(AgentListResponse) },
+        errors: [400, 401, 500],
+      }),
+    },
+    async (request) => service.listAgents(request.ctx, request.query),
+  );
+
+  app.get(
+    '/agents/me',
+    {
+      schema: op({
+        operationId: 'getAgentMe',
+        tag: agentTag,
+        summary: "The calling agent's profile, policy and usage",
+        permission: 'VIEW',
+        auth: 'agent',
+        success: { 200: Type.Ref(Agent) },
+        errors: [401, 500],
+      }),
+    },
+    async (request) => service.getAgentMe(request.ctx),
+  );
+
+  app.get(
+    '/agents/me/internal-accounts',
+    {
+      schema: op({
+        operationId: 'agentListInternalAccounts',
+        tag: agentTag,
+        summary: "The agent's customer's internal accounts",
+        permission: 'VIEW',
+        auth: 'agent',
+        querystring: Type.Object({
+          currency: Type.Optional(Type.String()),
+          type: Type.Optional(StringEnum(INTERNAL_ACCOUNT_TYPES)),
+          ...PageQuery,
+        }),
+        success: { 200: Type.Ref(InternalAccountList) },
+        errors: [401, 500],
+      }),
+    },
+    async (request) => service.agentInternalAccounts(request.ctx, request.query),
+  );
+
+  app.get(
+    '/agents/me/external-accounts',
+    {
+      schema: op({
+        operationId: 'agentListExternalAccounts',
+        tag: agentTag,
+        summary: "The agent's customer's external accounts",
+        permission: 'VIEW',
+        auth: 'agent',
+        querystring: Type.Object({ currency: Type.Optional(Type.String()), ...PageQuery }),
+        success: { 200: Type.Ref(ExternalAccountList) },
+        errors: [400, 401, 500],
+      }),
+    },
+    async (request) => service.agentListExternalAccounts(request.ctx, request.query),
+  );
+
+  app.post(
+    '/agents/me/external-accounts',
+    {
+      schema: op({
+        operationId: 'agentCreateExternalAccount',
+        tag: agentTag,
+        summary: "Register an external account of the agent's customer",
+        permission: 'VIEW',
+        auth: 'agent',
+        body: Type.Ref(ExternalAccountCreateRequest),
+        success: { 201: Type.Ref(ExternalAccount) },
+        errors: [400, 401, 409, 500],
+      }),
+    },
+    async (request, reply) => {
+      const account = await service.agentCreateExternalAccount(request.ctx, request.body);
+      reply.code(201);
+      return account;
+    },
+  );
+
+  app.get(
+    '/agents/me/external-accounts/:externalAccountId',
+    {
+      schema: op({
+        operationId: 'agentGetExternalAccount',
+        tag: agentTag,
+        summary: "Get an external account of the agent's customer",
+        permission: 'VIEW',
+        auth: 'agent',
+        params: ExternalAccountIdParams,
+        success: { 200: Type.Ref(ExternalAccount) },
+        errors: [401, 404, 500],
+      }),
+    },
+    async (request) => service.agentGetExternalAccount(request.ctx, request.params.externalAccountId),
+  );
+
+  app.delete(
+    '/agents/me/external-accounts/:externalAccountId',
+    {
+      schema: op({
+        operationId: 'agentDeleteExternalAccount',
+        tag: agentTag,
+        summary: "Delete an external account of the agent's customer",
+        permission: 'VIEW',
+        auth: 'agent',
+        params: ExternalAccountIdParams,
+        success: { 204: null },
+        errors: [401, 404, 500],
+      }),
+    },
+    async (request, reply) => {
+      await service.agentDeleteExternalAccount(request.ctx, request.params.externalAccountId);
+      reply.code(204);
+    },
+  );
+
+  app.get(
+    '/agents/:agentId',
+    {
+      schema: op({
+        operationId: 'getAgentById',
+        tag,
+        summary: 'Get an agent',
+        permission: 'VIEW',
+        params: AgentIdParams,
+        success: { 200: Type.Ref(Agent) },
+        errors: [401, 404, 500],
+      }),
+    },
+    async (request) => service.getAgent(request.ctx, request.params.agentId),
+  );
+
+  app.patch(
+    '/agents/:agentId',
+    {
+      schema: op({
+        operationId: 'updateAgent',
+        tag,
+        summary: 'Rename, pause or resume an agent',
+        permission: 'MANAGE',
+        params: AgentIdParams,
+        body: Type.Ref(AgentUpdateRequest),
+        success: { 200: Type.Ref(Agent) },
+        errors: [400, 401, 404, 500],
+      }),
+    },
+    async (request) => service.updateAgent(request.ctx, request.params.agentId, request.body),
+  );
+
+  app.delete(
+    '/agents/:agentId',
+    {
+      schema: op({
+        operationId: 'deleteAgent',
+        tag,
+        summary: 'Delete an agent and end its access',
+        permission: 'MANAGE',
+        params: AgentIdParams,
+        success: { 204: null },
+        errors: [401, 404, 500],
+      }),
+    },
+    async (request, reply) => {
+      await service.deleteAgent(request.ctx, request.params.agentId);
+      reply.code(204);
+    },
+  );
+
+  app.patch(
+    '/agents/:agentId/policy',
+    {
+      schema: op({
+        operationId: 'updateAgentPolicy',
+        tag,
+        summary: "Change an agent's policy",
+        permission: 'MANAGE',
+        params: AgentIdParams,
+        body: Type.Ref(AgentPolicyUpdateRequest),
+        success: { 200: Type.Ref(Agent) },
+        errors: [400, 401, 404, 500],
+      }),
+    },
+    async (request) => service.updateAgentPolicy(request.ctx, request.params.agentId, request.body as PolicyPatch),
+  );
+
+  app.post(
+    '/agents/:agentId/device-codes',
+    {
+      schema: op({
+        operationId: 'regenerateAgentDeviceCode',
+        tag,
+        summary: 'Issue a new device code for an agent not yet connected',
+        permission: 'MANAGE',
+        params: AgentIdParams,
+        success: { 201: Type.Ref(AgentDeviceCode) },
+        errors: [400, 401, 404, 409, 500],
+      }),
+    },
+    async (request, reply) => {
+      reply.code(201);
+      return service.regenerateDeviceCode(request.ctx, request.params.agentId);
+    },
+  );
+
+  app.get(
+    '/agents/device-codes/:code/status',
+    {
+      schema: op({
+        operationId: 'getAgentDeviceCodeStatus',
+        tag,
+        summary: 'Whether a device code was redeemed',
+        permission: 'VIEW',
+        params: DeviceCodeParams,
+        success: { 200: Type.Ref(AgentDeviceCodeStatusResponse) },
+        errors: [401, 404, 500],
+      }),
+    },
+    async (request) => service.deviceCodeStatus(request.ctx, request.params.code),
+  );
+
+  app.post(
+    '/agents/device-codes/:code/redeem',
+    {
+      schema: op({
+        operationId: 'redeemAgentDeviceCode',
+        tag,
+        summary: "Redeem a device code for the agent's access token",
+        permission: null,
+        params: DeviceCodeParams,
+        success: { 200: Type.Ref(AgentDeviceCodeRedeemResponse) },
+        errors: [400, 404, 500],
+      }),
+    },
+    async (request) => service.redeemDeviceCode(request.server.deps, request.params.code),
+  );
+};
