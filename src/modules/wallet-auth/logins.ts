@@ -29,7 +29,6 @@ import {
   withType,
 } from './signing.js';
 import * as store from './store.js';
-
 import { invalid, issueOtp, notFound, openSession, presentCredential, walletUserId } from './wallet.js';
 
 /** Wrong codes one OTP challenge takes before it is spent (then 429 until a new challenge). */
