@@ -5,7 +5,6 @@
 
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { afterAll } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { ManualClock, systemClock, type Clock } from '../src/clock.js';
 import { BASE_PATH, type Config } from '../src/config.js';
@@ -114,9 +113,15 @@ function tenant(app: FastifyInstance, credentials: Credentials): Tenant {
 }
 
 const openApps: TestApp[] = [];
-afterAll(async () => {
+
+/**
+ * Closes every app the current test file built (and, on PostgreSQL, drops its schema).
+ * test/setup.ts runs it after each file: the files share one module instance of this helper
+ * (vitest.config.ts: isolate false), so a hook registered here would run after the first only.
+ */
+export async function closeOpenApps(): Promise<void> {
   await Promise.all(openApps.splice(0).map((app) => app.close()));
-});
+}
 
 export interface BuildOptions {
   clock?: Clock;
