@@ -83,6 +83,9 @@ export interface World {
   /** A connected agent of `individual` (its code redeemed, its bearer token) and one not yet connected. */
   agent: { id: string; code: string; bearer: string };
   pendingAgentId: string;
+  /** A transfer-out and a quote of `individual` (what its agent may read). */
+  customerTransaction: any;
+  customerQuote: any;
   /** Request helpers on this world's platform that fail loudly. */
   post(path: string, body?: unknown, expected?: number): Promise<any>;
 }
@@ -191,6 +194,13 @@ export async function buildWorld(t: TestApp, tenant: Tenant): Promise<World> {
     'POST /agents/device-codes/{code}/redeem',
   );
   const pendingAgent = await post('/agents', agentBody(individual.id));
+  const customerTransaction = await post('/transfer-out', {
+    source: { accountId: customerUsd.id },
+    destination: { accountId: customerBank.id },
+    amount: 1_500,
+  });
+  const customerMxn = await post('/customers/external-accounts', { ...MXN_ACCOUNT(), customerId: individual.id });
+  const customerQuote = await post('/quotes', quoteBody(customerUsd.id, customerMxn.id));
 
   return {
     t,
@@ -225,6 +235,8 @@ export async function buildWorld(t: TestApp, tenant: Tenant): Promise<World> {
       bearer: `Bearer ${redeemed.accessToken}`,
     },
     pendingAgentId: pendingAgent.agent.id,
+    customerTransaction,
+    customerQuote,
     post,
   };
 }
@@ -760,6 +772,15 @@ export const BASELINES: Record<string, BaselineRow> = {
       },
     }),
     renew: 'success',
+  },
+  agentListTransactions: {
+    make: (w) => ({ headers: { authorization: w.agent.bearer }, query: { limit: '5', sortOrder: 'asc' } }),
+  },
+  agentGetTransaction: {
+    make: (w) => ({ headers: { authorization: w.agent.bearer }, params: { transactionId: w.customerTransaction.id } }),
+  },
+  agentGetQuote: {
+    make: (w) => ({ headers: { authorization: w.agent.bearer }, params: { quoteId: w.customerQuote.id } }),
   },
   agentListInternalAccounts: {
     make: (w) => ({ headers: { authorization: w.agent.bearer }, query: { currency: 'USD', limit: '5' } }),

@@ -9,6 +9,13 @@ import {
   ExternalAccountList,
 } from '../external-accounts/schemas.js';
 import { INTERNAL_ACCOUNT_TYPES, InternalAccountList } from '../internal-accounts/schemas.js';
+import { Quote, QuoteIdParams } from '../quotes/schemas.js';
+import {
+  TransactionIdParams,
+  TransactionList,
+  TransactionListQuery,
+  TransactionOneOf,
+} from '../transactions/schemas.js';
 import { StringEnum } from '../../http/schemas.js';
 import {
   Agent,
@@ -180,6 +187,57 @@ export const agentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       await service.agentDeleteExternalAccount(request.ctx, request.params.externalAccountId);
       reply.code(204);
     },
+  );
+
+  app.get(
+    '/agents/me/transactions',
+    {
+      schema: op({
+        operationId: 'agentListTransactions',
+        tag: agentTag,
+        summary: "The agent's customer's transactions",
+        permission: 'VIEW',
+        auth: 'agent',
+        querystring: Type.Omit(TransactionListQuery, ['customerId', 'platformCustomerId']),
+        success: { 200: Type.Ref(TransactionList) },
+        errors: [400, 401, 500],
+      }),
+    },
+    async (request) => service.agentListTransactions(request.ctx, request.query),
+  );
+
+  app.get(
+    '/agents/me/transactions/:transactionId',
+    {
+      schema: op({
+        operationId: 'agentGetTransaction',
+        tag: agentTag,
+        summary: "Get a transaction of the agent's customer",
+        permission: 'VIEW',
+        auth: 'agent',
+        params: TransactionIdParams,
+        success: { 200: Type.Ref(TransactionOneOf) },
+        errors: [401, 404, 500],
+      }),
+    },
+    async (request) => service.agentGetTransaction(request.ctx, request.params.transactionId),
+  );
+
+  app.get(
+    '/agents/me/quotes/:quoteId',
+    {
+      schema: op({
+        operationId: 'agentGetQuote',
+        tag: agentTag,
+        summary: "Get a quote of the agent's customer",
+        permission: 'VIEW',
+        auth: 'agent',
+        params: QuoteIdParams,
+        success: { 200: Type.Ref(Quote) },
+        errors: [401, 404, 500],
+      }),
+    },
+    async (request) => service.agentGetQuote(request.ctx, request.params.quoteId),
   );
 
   app.get(

@@ -15,6 +15,8 @@ import { prune } from '../../http/schemas.js';
 import { newId } from '../../ids.js';
 import { customerNamedBy } from '../customers/service.js';
 import * as externalAccounts from '../external-accounts/service.js';
+import * as quotes from '../quotes/service.js';
+import * as transactions from '../transactions/service.js';
 import { findInternalAccount, listCustomerInternalAccounts } from '../internal-accounts/service.js';
 import {
   AgentPolicy,
@@ -431,4 +433,29 @@ export async function agentDeleteExternalAccount(ctx: Ctx, id: string): Promise<
   const agent = await callingAgent(ctx);
   requirePermission(agent, 'MANAGE_EXTERNAL_ACCOUNTS', false);
   await externalAccounts.deleteExternalAccount(ctx, id, { customerId: agent.customer_id });
+}
+
+// ------------------------------------------------------------------------------- transactions and quotes
+
+export async function agentListTransactions(ctx: Ctx, query: transactions.ListTransactionsQuery) {
+  const agent = await callingAgent(ctx);
+  requirePermission(agent, 'VIEW_TRANSACTIONS', false);
+  const { customerId: _c, platformCustomerId: _p, ...rest } = query;
+  return transactions.listTransactions(ctx, { ...rest, customerId: agent.customer_id });
+}
+
+export async function agentGetTransaction(ctx: Ctx, id: string) {
+  const agent = await callingAgent(ctx);
+  requirePermission(agent, 'VIEW_TRANSACTIONS', false);
+  return transactions.getCustomerTransaction(ctx, id, agent.customer_id);
+}
+
+/** Reading a quote needs a quote permission or VIEW_TRANSACTIONS. */
+export async function agentGetQuote(ctx: Ctx, id: string) {
+  const agent = await callingAgent(ctx);
+  const policy = JSON.parse(agent.policy) as PolicyInput;
+  if (!policy.permissions.some((p) => p === 'CREATE_QUOTES' || p === 'EXECUTE_QUOTES')) {
+    requirePermission(agent, 'VIEW_TRANSACTIONS', false);
+  }
+  return quotes.getCustomerQuote(ctx, id, agent.customer_id);
 }

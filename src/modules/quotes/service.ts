@@ -237,6 +237,13 @@ export async function getQuoteById(ctx: Ctx, id: string) {
   return presentQuote(await loadQuote(ctx.db.k, ctx, id));
 }
 
+/** A quote of one customer (an agent's view): another customer's quote does not exist here. */
+export async function getCustomerQuote(ctx: Ctx, id: string, customerId: string) {
+  const row = await loadQuote(ctx.db.k, ctx, id);
+  if (row.customer_id !== customerId) throw quoteNotFound(id);
+  return presentQuote(row);
+}
+
 // ----------------------------------------------------------------------------- fees
 
 /** Grid's fees plus the platform's: the request's override, else the platform's configured fee for the sending currency. */

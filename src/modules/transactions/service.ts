@@ -645,6 +645,13 @@ export async function getTransactionById(ctx: Ctx, id: string) {
   return presentTransaction(await load(ctx.db.k, ctx, id));
 }
 
+/** A transaction of one customer (an agent's view): another customer's does not exist here. */
+export async function getCustomerTransaction(ctx: Ctx, id: string, customerId: string) {
+  const row = await load(ctx.db.k, ctx, id);
+  if (row.customer_id !== customerId) throw notFound(id);
+  return presentTransaction(row);
+}
+
 export interface ListTransactionsQuery extends PageRequest {
   customerId?: string | undefined;
   platformCustomerId?: string | undefined;
