@@ -36,7 +36,7 @@ export interface CommandSpec {
 // note: the hash must stay the same text for the same request across versions (stored keys
 // are compared with it), including the order JSON.stringify gives integer-like keys, which an
 // object puts first whatever the insertion order; so the canonical form is an object again.
-function canonical(value: unknown): unknown {
+export function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (value === null || typeof value !== 'object') return value;
   return Object.fromEntries(

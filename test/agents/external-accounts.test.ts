@@ -1,22 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { accountBody } from '../fixtures/accounts.js';
 import { createCustomer, individualBody } from '../fixtures/customers.js';
-import { agentBody } from '../fuzz/baselines.js';
-import { build, type TestApp } from '../helper.js';
-
-async function connectedAgent(t: TestApp, customerId: string, permissions?: string[]) {
-  const body = agentBody(customerId);
-  if (permissions !== undefined) body.policy.permissions = permissions;
-  const created = await t.api('POST', '/agents', { body });
-  expect(created.status, created.text).toBe(201);
-  const redeemed = await t.api('POST', `/agents/device-codes/${created.body.deviceCode.code}/redeem`, { auth: null });
-  const headers = { authorization: `Bearer ${redeemed.body.accessToken}` };
-  return {
-    id: created.body.agent.id as string,
-    api: (method: string, path: string, body?: unknown) =>
-      t.api(method, path, { auth: null, headers, ...(body === undefined ? {} : { body }) }),
-  };
-}
+import { connectedAgent } from '../fixtures/agents.js';
+import { build } from '../helper.js';
 
 describe("an agent's external accounts", () => {
   it("creates, lists, reads and deletes its customer's accounts, and sees no other", async () => {

@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { accountBody } from '../fixtures/accounts.js';
 import { createCustomer, individualBody } from '../fixtures/customers.js';
-import { agentBody, quoteBody } from '../fuzz/baselines.js';
+import { quoteBody } from '../fuzz/baselines.js';
+import { connectedAgent } from '../fixtures/agents.js';
 import { build, type TestApp } from '../helper.js';
-
-async function connectedAgent(t: TestApp, customerId: string, permissions?: string[]) {
-  const body = agentBody(customerId);
-  if (permissions !== undefined) body.policy.permissions = permissions;
-  const created = await t.api('POST', '/agents', { body });
-  const redeemed = await t.api('POST', `/agents/device-codes/${created.body.deviceCode.code}/redeem`, { auth: null });
-  const headers = { authorization: `Bearer ${redeemed.body.accessToken}` };
-  return (method: string, path: string) => t.api(method, path, { auth: null, headers });
-}
 
 /** A customer with USD, a bank account, two transfer-outs and a quote. */
 async function customerWithMoney(t: TestApp, name: string) {
@@ -42,7 +34,7 @@ describe("an agent's transactions and quotes", () => {
     const t = await build();
     const mine = await customerWithMoney(t, 'Eva Lund');
     const theirs = await customerWithMoney(t, 'Finn Osei');
-    const agent = await connectedAgent(t, mine.customer.id);
+    const agent = (await connectedAgent(t, mine.customer.id)).api;
 
     const desc = await agent('GET', '/agents/me/transactions');
     expect(desc.status, desc.text).toBe(200);
@@ -74,13 +66,13 @@ describe("an agent's transactions and quotes", () => {
   it('needs VIEW_TRANSACTIONS for transactions, and a quote permission or VIEW_TRANSACTIONS for quotes', async () => {
     const t = await build();
     const mine = await customerWithMoney(t, 'Gia Holm');
-    const mover = await connectedAgent(t, mine.customer.id, ['CREATE_TRANSFERS']);
+    const mover = (await connectedAgent(t, mine.customer.id, ['CREATE_TRANSFERS'])).api;
     const refused = await mover('GET', '/agents/me/transactions');
     expect(refused.status).toBe(401);
     expect(refused.body.details.requiredPermission).toBe('VIEW_TRANSACTIONS');
     expect((await mover('GET', `/agents/me/transactions/${mine.transfers[0]!.id}`)).status).toBe(401);
     expect((await mover('GET', `/agents/me/quotes/${mine.quote.id}`)).status).toBe(401);
-    const quoter = await connectedAgent(t, mine.customer.id, ['CREATE_QUOTES']);
+    const quoter = (await connectedAgent(t, mine.customer.id, ['CREATE_QUOTES'])).api;
     expect((await quoter('GET', `/agents/me/quotes/${mine.quote.id}`)).status).toBe(200);
   });
 });

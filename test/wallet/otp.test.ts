@@ -1,24 +1,18 @@
 import { Buffer } from 'node:buffer';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { build, type TestApp } from '../helper.js';
-import { type ClientKey, clientKey, customerWallet, otpLogin, sealOtp, signed } from '../fixtures/wallet.js';
+import {
+  type ClientKey,
+  clientKey,
+  customerWallet,
+  otpLogin,
+  sealOtp,
+  signed,
+  signsFor,
+  walletState,
+} from '../fixtures/wallet.js';
 
 const UNKNOWN_CREDENTIAL = 'AuthMethod:01950000-0000-7000-8000-000000000000';
-
-/** The wallet's credentials and live sessions, for "nothing changed" checks. */
-async function walletState(t: TestApp, accountId: string) {
-  const credentials = await t.api('GET', `/auth/credentials?accountId=${accountId}`);
-  const sessions = await t.api('GET', `/auth/sessions?accountId=${accountId}`);
-  expect(credentials.status).toBe(200);
-  expect(sessions.status).toBe(200);
-  return { credentials: credentials.body.data as any[], sessions: sessions.body.data as any[] };
-}
-
-/** A signed wallet action (the privacy setting) stamped by `key`: 200 when the key is a live session's. */
-async function signsFor(t: TestApp, accountId: string, key: ClientKey) {
-  const { reply } = await signed(t, 'PATCH', `/internal-accounts/${accountId}`, key, { privateEnabled: true });
-  return reply;
-}
 
 /** Challenge and first leg of an OTP login: answers the 202, the body to retry and the TEK. */
 async function firstLeg(t: TestApp, credentialId: string, type = 'EMAIL_OTP', key = clientKey()) {

@@ -1,25 +1,18 @@
 import { ApiKeyStamper } from '@turnkey/api-key-stamper';
 import { decryptCredentialBundle, getPublicKey } from '@turnkey/crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { build, type Reply, type Tenant, type TestApp } from '../helper.js';
-import { type ClientKey, clientKey, customerWallet, otpLogin, signed } from '../fixtures/wallet.js';
+import { build, type Reply, type TestApp } from '../helper.js';
+import {
+  type ClientKey,
+  clientKey,
+  customerWallet,
+  otpLogin,
+  signed,
+  signsFor,
+  walletState,
+} from '../fixtures/wallet.js';
 
 const UNKNOWN_SESSION = 'Session:01950000-0000-7000-8000-000000000000';
-
-/** The wallet's credentials and live sessions, for "nothing changed" checks. */
-async function walletState(t: Tenant, accountId: string) {
-  const credentials = await t.api('GET', `/auth/credentials?accountId=${accountId}`);
-  const sessions = await t.api('GET', `/auth/sessions?accountId=${accountId}`);
-  expect(credentials.status).toBe(200);
-  expect(sessions.status).toBe(200);
-  return { credentials: credentials.body.data as any[], sessions: sessions.body.data as any[] };
-}
-
-/** A signed wallet action (the privacy setting) stamped by `key`: 200 when the key is a live session's. */
-async function signsFor(t: TestApp, accountId: string, key: ClientKey) {
-  const { reply } = await signed(t, 'PATCH', `/internal-accounts/${accountId}`, key, { privateEnabled: true });
-  return reply;
-}
 
 function expect401(reply: Reply, code: string) {
   expect(reply.status, reply.text).toBe(401);

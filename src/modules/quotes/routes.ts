@@ -16,6 +16,7 @@ import {
   ScaAuthorization,
 } from './schemas.js';
 import * as service from './service.js';
+import { signedHeaders } from '../wallet-auth/signing.js';
 
 const tag = 'Cross-Currency Transfers';
 
@@ -94,7 +95,7 @@ export const quoteRoutes: FastifyPluginAsyncTypebox = async (app) => {
           request.params.quoteId,
           request.body,
           request.headers['idempotency-key'],
-          request.headers['grid-wallet-signature'] ?? request.headers['service-wallet-signature'],
+          signedHeaders(request.headers).signature,
         ),
       ),
   );

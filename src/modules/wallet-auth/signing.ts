@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import { iso } from '../../clock.js';
 import type { Queryable, Tx } from '../../db/index.js';
+import { canonical } from '../../http/command.js';
 import type { Ctx } from '../../http/context.js';
 import { apiError, type ErrorCode } from '../../http/errors.js';
 import { newId } from '../../ids.js';
@@ -87,24 +88,13 @@ export async function walletOrg(ctx: Ctx, q: Queryable = ctx.db.k): Promise<Wall
  */
 export function activityPayload(org: WalletOrg, type: string, parameters: Record<string, unknown>, now: Date): string {
   return JSON.stringify(
-    sortKeys({ organizationId: org.organizationId, parameters, timestampMs: String(now.getTime()), type }),
-  );
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.keys(value as object)
-      .sort()
-      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-      .map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]),
+    canonical({ organizationId: org.organizationId, parameters, timestampMs: String(now.getTime()), type }),
   );
 }
 
 export function bodyHash(body: unknown): string {
   return createHash('sha256')
-    .update(JSON.stringify(sortKeys(body ?? {})))
+    .update(JSON.stringify(canonical(body ?? {})))
     .digest('hex');
 }
 
