@@ -128,13 +128,34 @@ async function checkTransfer(
   return { amount, ...rail };
 }
 
-async function transfer(tx: Tx, ctx: Ctx, plan: TransferPlan): Promise<TransactionView> {
-  const internal = await findInternalAccount(tx, ctx.platformId, plan.internalAccountId);
-  if (internal === undefined) throw referenceNotFound(plan.internalField, 'internal', plan.internalAccountId);
-  const external = await findTransferCounterparty(tx, ctx.platformId, plan.externalAccountId, true);
-  if (external === undefined) throw referenceNotFound(plan.externalField, 'external', plan.externalAccountId);
-  const checked = await checkTransfer(tx, ctx, plan, internal, external);
+/** A transfer whose checks passed (steps 1 to 5): nothing is written yet. */
+export interface PreparedTransfer {
+  plan: TransferPlan;
+  internal: InternalAccountView;
+  external: TransferCounterparty;
+  amount: bigint;
+  paymentRail: string | null;
+  railSelectionMode: 'AUTO' | 'MANUAL' | null;
+}
 
+/**
+ * Runs the checks of a transfer. With `customerId` (an agent acting for its customer),
+ * an account of anyone else does not exist here: 404 like an unknown one.
+ */
+async function prepare(tx: Tx, ctx: Ctx, plan: TransferPlan, customerId?: string): Promise<PreparedTransfer> {
+  const internal = await findInternalAccount(tx, ctx.platformId, plan.internalAccountId);
+  if (internal === undefined || (customerId !== undefined && internal.customer_id !== customerId))
+    throw referenceNotFound(plan.internalField, 'internal', plan.internalAccountId);
+  const external = await findTransferCounterparty(tx, ctx.platformId, plan.externalAccountId, true);
+  if (external === undefined || (customerId !== undefined && external.customerId !== customerId))
+    throw referenceNotFound(plan.externalField, 'external', plan.externalAccountId);
+  const checked = await checkTransfer(tx, ctx, plan, internal, external);
+  return { plan, internal, external, ...checked };
+}
+
+/** Starts a prepared transfer: step 6 (the balance) and the transaction with its timeline. */
+export async function executeTransfer(tx: Tx, ctx: Ctx, prepared: PreparedTransfer): Promise<TransactionView> {
+  const { plan, internal, external } = prepared;
   const payment = { direction: plan.direction, counterpartyIdentifier: external.primaryIdentifier };
   const timeline = railFor(payment).plan(payment);
   try {
@@ -148,9 +169,9 @@ async function transfer(tx: Tx, ctx: Ctx, plan: TransferPlan): Promise<Transacti
         internalAccountId: internal.id,
         externalAccountId: external.id,
         currency: internal.currency,
-        amount: checked.amount,
-        paymentRail: checked.paymentRail,
-        railSelectionMode: checked.railSelectionMode,
+        amount: prepared.amount,
+        paymentRail: prepared.paymentRail,
+        railSelectionMode: prepared.railSelectionMode,
         details: plan.details,
         internalAccount: internal,
       },
@@ -162,25 +183,49 @@ async function transfer(tx: Tx, ctx: Ctx, plan: TransferPlan): Promise<Transacti
   }
 }
 
+function outPlan(input: TransferOutInput): TransferPlan {
+  const details: TransferPlan['details'] = {};
+  if (input.remittanceInformation !== undefined) details.remittanceInformation = input.remittanceInformation;
+  if (input.purposeOfPayment !== undefined) details.purposeOfPayment = input.purposeOfPayment;
+  return {
+    direction: 'OUTGOING',
+    internalField: 'source.accountId',
+    externalField: 'destination.accountId',
+    internalAccountId: input.source.accountId,
+    externalAccountId: input.destination.accountId,
+    amount: input.amount,
+    requestedRail: input.destination.paymentRail,
+    details,
+  };
+}
+
+function inPlan(input: TransferInInput): TransferPlan {
+  return {
+    direction: 'INCOMING',
+    internalField: 'destination.accountId',
+    externalField: 'source.accountId',
+    internalAccountId: input.destination.accountId,
+    externalAccountId: input.source.accountId,
+    amount: input.amount,
+    details: {},
+  };
+}
+
+export function prepareTransferOut(tx: Tx, ctx: Ctx, input: TransferOutInput, customerId?: string) {
+  return prepare(tx, ctx, outPlan(input), customerId);
+}
+
+export function prepareTransferIn(tx: Tx, ctx: Ctx, input: TransferInInput, customerId?: string) {
+  return prepare(tx, ctx, inPlan(input), customerId);
+}
+
 export async function createTransferOut(
   ctx: Ctx,
   input: TransferOutInput,
   idempotencyKey: string | undefined,
 ): Promise<Reply> {
   return runCommand(ctx, { operationId: 'createTransferOut', idempotencyKey, request: input }, async (tx) => {
-    const details: TransferPlan['details'] = {};
-    if (input.remittanceInformation !== undefined) details.remittanceInformation = input.remittanceInformation;
-    if (input.purposeOfPayment !== undefined) details.purposeOfPayment = input.purposeOfPayment;
-    const body = await transfer(tx, ctx, {
-      direction: 'OUTGOING',
-      internalField: 'source.accountId',
-      externalField: 'destination.accountId',
-      internalAccountId: input.source.accountId,
-      externalAccountId: input.destination.accountId,
-      amount: input.amount,
-      requestedRail: input.destination.paymentRail,
-      details,
-    });
+    const body = await executeTransfer(tx, ctx, await prepareTransferOut(tx, ctx, input));
     return { status: 201, body };
   });
 }
@@ -191,15 +236,7 @@ export async function createTransferIn(
   idempotencyKey: string | undefined,
 ): Promise<Reply> {
   return runCommand(ctx, { operationId: 'createTransferIn', idempotencyKey, request: input }, async (tx) => {
-    const body = await transfer(tx, ctx, {
-      direction: 'INCOMING',
-      internalField: 'destination.accountId',
-      externalField: 'source.accountId',
-      internalAccountId: input.destination.accountId,
-      externalAccountId: input.source.accountId,
-      amount: input.amount,
-      details: {},
-    });
+    const body = await executeTransfer(tx, ctx, await prepareTransferIn(tx, ctx, input));
     return { status: 201, body };
   });
 }
