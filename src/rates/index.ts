@@ -196,6 +196,17 @@ export function convertUpInverse(received: bigint, rate: Decimal, from: string, 
   return exp >= 0 ? ceilDiv(received, rate.mantissa * pow10(exp)) : ceilDiv(received * pow10(-exp), rate.mantissa);
 }
 
+/**
+ * What an amount (smallest units of `from`) is worth in smallest units of `to` at the
+ * mid-market rate, rounded up: how a limit set in one currency measures an amount in another.
+ */
+export function valueAtMidRate(amount: bigint, from: string, to: string, at: Date): bigint {
+  if (from === to) return amount;
+  const rate = toDecimal(midRate(from, to, at));
+  const exp = unitExponent(rate, from, to);
+  return exp >= 0 ? amount * rate.mantissa * pow10(exp) : ceilDiv(amount * rate.mantissa, pow10(-exp));
+}
+
 /** A fee in basis points of an amount, rounded up. */
 export function bpsOf(amount: bigint, bps: bigint): bigint {
   return ceilDiv(amount * bps, 10_000n);

@@ -83,9 +83,15 @@ export interface World {
   /** A connected agent of `individual` (its code redeemed, its bearer token) and one not yet connected. */
   agent: { id: string; code: string; bearer: string };
   pendingAgentId: string;
-  /** A transfer-out and a quote of `individual` (what its agent may read). */
+  /** A transfer-out and a quote of `individual` (what its agent may read), and its MXN bank account. */
   customerTransaction: any;
   customerQuote: any;
+  customerMxn: any;
+  /** Agents of `individual` for money actions: one whose actions run at once (limits out of the way), one whose wait. */
+  moneyAgent: { id: string; bearer: string };
+  approvalAgent: { id: string; bearer: string };
+  /** An action of moneyAgent. */
+  agentActionId: string;
   /** Request helpers on this world's platform that fail loudly. */
   post(path: string, body?: unknown, expected?: number): Promise<any>;
 }
@@ -201,6 +207,21 @@ export async function buildWorld(t: TestApp, tenant: Tenant): Promise<World> {
   });
   const customerMxn = await post('/customers/external-accounts', { ...MXN_ACCOUNT(), customerId: individual.id });
   const customerQuote = await post('/quotes', quoteBody(customerUsd.id, customerMxn.id));
+  const roomyLimits = { currency: 'USD', perTransactionLimit: 1_000_000_000, dailyTransactionLimit: 1_000_000 };
+  const moneyAgent = await fuzzAgent(tenant, post, individual.id, { spendingLimits: roomyLimits });
+  const approvalAgent = await fuzzAgent(tenant, post, individual.id, {
+    spendingLimits: roomyLimits,
+    defaultExecutionMode: 'APPROVAL_REQUIRED',
+  });
+  const agentAction = jsonOf(
+    await tenant.api('POST', '/agents/me/transfer-out', {
+      auth: null,
+      headers: { authorization: moneyAgent.bearer },
+      body: { source: { accountId: customerUsd.id }, destination: { accountId: customerBank.id }, amount: 1_200 },
+    }),
+    'POST /agents/me/transfer-out',
+    201,
+  );
 
   return {
     t,
@@ -237,8 +258,39 @@ export async function buildWorld(t: TestApp, tenant: Tenant): Promise<World> {
     pendingAgentId: pendingAgent.agent.id,
     customerTransaction,
     customerQuote,
+    customerMxn,
+    moneyAgent,
+    approvalAgent,
+    agentActionId: agentAction.id,
     post,
   };
+}
+
+/** A connected agent of a customer with `policy` over agentBody's. */
+async function fuzzAgent(
+  tenant: Tenant,
+  post: World['post'],
+  customerId: string,
+  policy: Record<string, unknown>,
+): Promise<{ id: string; bearer: string }> {
+  const body = agentBody(customerId);
+  const created = await post('/agents', { ...body, policy: { ...body.policy, ...policy } });
+  const redeemed = jsonOf(
+    await tenant.api('POST', `/agents/device-codes/${created.deviceCode.code}/redeem`, { auth: null }),
+    'POST /agents/device-codes/{code}/redeem',
+  );
+  return { id: created.agent.id, bearer: `Bearer ${redeemed.accessToken}` };
+}
+
+/** An action of the approval agent, waiting for the platform's decision. */
+async function heldAction(w: World): Promise<{ agentId: string; actionId: string }> {
+  const reply = await w.tenant.api('POST', '/agents/me/transfer-out', {
+    auth: null,
+    headers: { authorization: w.approvalAgent.bearer },
+    body: { source: { accountId: w.customerUsd.id }, destination: { accountId: w.customerBank.id }, amount: 900 },
+  });
+  const action = jsonOf(reply, 'POST /agents/me/transfer-out (held)', 201);
+  return { agentId: w.approvalAgent.id, actionId: action.id };
 }
 
 /** A delegated key as card issuing will make them (cards are not built yet). */
@@ -784,6 +836,47 @@ export const BASELINES: Record<string, BaselineRow> = {
   },
   agentListInternalAccounts: {
     make: (w) => ({ headers: { authorization: w.agent.bearer }, query: { currency: 'USD', limit: '5' } }),
+  },
+  listAgentApprovals: {
+    make: (w) => ({ query: { agentId: w.approvalAgent.id, limit: '5', sortOrder: 'asc' } }),
+  },
+  approveAgentAction: { make: async (w) => ({ params: await heldAction(w) }), renew: 'success' },
+  rejectAgentAction: {
+    make: async (w) => ({ params: await heldAction(w), body: { reason: 'Not before payday' } }),
+    renew: 'success',
+  },
+  agentCreateQuote: {
+    make: (w) => ({
+      headers: { authorization: w.moneyAgent.bearer, 'idempotency-key': uniqueId('fuzz-agent-quote') },
+      body: quoteBody(w.customerUsd.id, w.customerMxn.id),
+    }),
+    renew: 'always',
+  },
+  agentExecuteQuote: {
+    make: async (w) => ({
+      headers: { authorization: w.moneyAgent.bearer },
+      params: { quoteId: (await w.post('/quotes', quoteBody(w.customerUsd.id, w.customerMxn.id))).id },
+    }),
+    renew: 'success',
+  },
+  agentCreateTransferOut: {
+    make: (w) => ({
+      headers: { authorization: w.moneyAgent.bearer, 'idempotency-key': uniqueId('fuzz-agent-out') },
+      body: { source: { accountId: w.customerUsd.id }, destination: { accountId: w.customerBank.id }, amount: 1_500 },
+    }),
+    renew: 'always',
+  },
+  agentCreateTransferIn: {
+    make: (w) => ({
+      headers: { authorization: w.moneyAgent.bearer },
+      body: { source: { accountId: w.customerBank.id }, destination: { accountId: w.customerUsd.id }, amount: 2_000 },
+    }),
+  },
+  agentListActions: {
+    make: (w) => ({ headers: { authorization: w.moneyAgent.bearer }, query: { status: 'APPROVED', limit: '5' } }),
+  },
+  agentGetAction: {
+    make: (w) => ({ headers: { authorization: w.moneyAgent.bearer }, params: { actionId: w.agentActionId } }),
   },
 
   // Railyard's own endpoints

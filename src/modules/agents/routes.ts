@@ -1,7 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { sendReply } from '../../http/command.js';
 import { op } from '../../http/route.js';
-import { PageQuery } from '../../http/schemas.js';
+import { IdempotencyHeaders, PageQuery } from '../../http/schemas.js';
+import { attachedFieldErrors } from '../../http/validation.js';
+import { signedHeaders } from '../wallet-auth/signing.js';
+import { TransferInRequest, TransferOutRequest } from '../transfers/schemas.js';
+import type { QuoteInput } from '../quotes/service.js';
+import * as actions from './actions.js';
 import {
   ExternalAccount,
   ExternalAccountCreateRequest,
@@ -9,7 +15,7 @@ import {
   ExternalAccountList,
 } from '../external-accounts/schemas.js';
 import { INTERNAL_ACCOUNT_TYPES, InternalAccountList } from '../internal-accounts/schemas.js';
-import { Quote, QuoteIdParams } from '../quotes/schemas.js';
+import { Quote, QuoteIdParams, QuoteRequest } from '../quotes/schemas.js';
 import {
   TransactionIdParams,
   TransactionList,
@@ -18,6 +24,13 @@ import {
 } from '../transactions/schemas.js';
 import { StringEnum } from '../../http/schemas.js';
 import {
+  ActionIdParams,
+  AgentAction,
+  AgentActionListResponse,
+  AgentActionParams,
+  AgentActionRejectRequest,
+  AgentActionsQuery,
+  AgentApprovalsQuery,
   Agent,
   AgentCreateRequest,
   AgentCreateResponse,
@@ -238,6 +251,199 @@ export const agentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }),
     },
     async (request) => service.agentGetQuote(request.ctx, request.params.quoteId),
+  );
+
+  app.get(
+    '/agents/approvals',
+    {
+      schema: op({
+        operationId: 'listAgentApprovals',
+        tag,
+        summary: 'Agent actions waiting for approval',
+        permission: 'VIEW',
+        querystring: AgentApprovalsQuery,
+        success: { 200: Type.Ref(AgentActionListResponse) },
+        errors: [400, 401, 500],
+      }),
+    },
+    async (request) => actions.listApprovals(request.ctx, request.query),
+  );
+
+  app.post(
+    '/agents/:agentId/actions/:actionId/approve',
+    {
+      schema: op({
+        operationId: 'approveAgentAction',
+        tag,
+        summary: 'Approve an agent action and run it',
+        permission: 'TRANSACT',
+        params: AgentActionParams,
+        success: { 200: Type.Ref(AgentAction) },
+        errors: [400, 401, 404, 409, 500],
+      }),
+    },
+    async (request) => actions.approveAction(request.ctx, request.params.agentId, request.params.actionId),
+  );
+
+  app.post(
+    '/agents/:agentId/actions/:actionId/reject',
+    {
+      schema: op({
+        operationId: 'rejectAgentAction',
+        tag,
+        summary: 'Reject an agent action',
+        permission: 'TRANSACT',
+        params: AgentActionParams,
+        bodyOptional: true,
+        body: Type.Ref(AgentActionRejectRequest),
+        success: { 200: Type.Ref(AgentAction) },
+        errors: [400, 401, 404, 409, 500],
+      }),
+    },
+    async (request) =>
+      actions.rejectAction(
+        request.ctx,
+        request.params.agentId,
+        request.params.actionId,
+        (request.body as { reason?: string } | undefined)?.reason,
+      ),
+  );
+
+  app.post(
+    '/agents/me/quotes',
+    {
+      schema: op({
+        operationId: 'agentCreateQuote',
+        tag: agentTag,
+        summary: "Quote a cross-currency payment for the agent's customer",
+        permission: 'TRANSACT',
+        auth: 'agent',
+        headers: IdempotencyHeaders,
+        body: Type.Ref(QuoteRequest),
+        success: { 201: Type.Ref(Quote) },
+        errors: [400, 401, 403, 412, 424, 500],
+      }),
+      // The schema's findings join the service's own checks, so one 400 names every field.
+      attachValidation: true,
+    },
+    async (request, reply) =>
+      sendReply(
+        reply,
+        await actions.agentCreateQuote(
+          request.ctx,
+          request.body as QuoteInput,
+          request.headers['idempotency-key'],
+          attachedFieldErrors(request.validationError, { schema: IdempotencyHeaders, value: request.headers }),
+        ),
+      ),
+  );
+
+  app.post(
+    '/agents/me/quotes/:quoteId/execute',
+    {
+      schema: op({
+        operationId: 'agentExecuteQuote',
+        tag: agentTag,
+        summary: "Execute a quote of the agent's customer, or ask for approval to",
+        permission: 'TRANSACT',
+        auth: 'agent',
+        params: QuoteIdParams,
+        headers: Type.Composite([
+          IdempotencyHeaders,
+          Type.Object({ 'grid-wallet-signature': Type.Optional(Type.String()) }),
+        ]),
+        success: { 200: Type.Ref(AgentAction) },
+        errors: [400, 401, 403, 404, 409, 500],
+      }),
+    },
+    async (request, reply) =>
+      sendReply(
+        reply,
+        await actions.agentExecuteQuote(
+          request.ctx,
+          request.params.quoteId,
+          request.headers['idempotency-key'],
+          signedHeaders(request.headers).signature,
+        ),
+      ),
+  );
+
+  app.post(
+    '/agents/me/transfer-out',
+    {
+      schema: op({
+        operationId: 'agentCreateTransferOut',
+        tag: agentTag,
+        summary: "Send money from the agent's customer's internal account to its external account",
+        permission: 'TRANSACT',
+        auth: 'agent',
+        headers: IdempotencyHeaders,
+        body: Type.Ref(TransferOutRequest),
+        success: { 201: Type.Ref(AgentAction) },
+        errors: [400, 401, 403, 404, 500],
+      }),
+    },
+    async (request, reply) =>
+      sendReply(
+        reply,
+        await actions.agentCreateTransferOut(request.ctx, request.body, request.headers['idempotency-key']),
+      ),
+  );
+
+  app.post(
+    '/agents/me/transfer-in',
+    {
+      schema: op({
+        operationId: 'agentCreateTransferIn',
+        tag: agentTag,
+        summary: "Pull money from the agent's customer's bank account into its internal account",
+        permission: 'TRANSACT',
+        auth: 'agent',
+        headers: IdempotencyHeaders,
+        body: Type.Ref(TransferInRequest),
+        success: { 201: Type.Ref(AgentAction) },
+        errors: [400, 401, 403, 404, 500],
+      }),
+    },
+    async (request, reply) =>
+      sendReply(
+        reply,
+        await actions.agentCreateTransferIn(request.ctx, request.body, request.headers['idempotency-key']),
+      ),
+  );
+
+  app.get(
+    '/agents/me/actions',
+    {
+      schema: op({
+        operationId: 'agentListActions',
+        tag: agentTag,
+        summary: "The agent's own actions",
+        permission: 'VIEW',
+        auth: 'agent',
+        querystring: AgentActionsQuery,
+        success: { 200: Type.Ref(AgentActionListResponse) },
+        errors: [401, 500],
+      }),
+    },
+    async (request) => actions.agentListActions(request.ctx, request.query),
+  );
+
+  app.get(
+    '/agents/me/actions/:actionId',
+    {
+      schema: op({
+        operationId: 'agentGetAction',
+        tag: agentTag,
+        summary: "Get one of the agent's actions",
+        permission: 'VIEW',
+        auth: 'agent',
+        params: ActionIdParams,
+        success: { 200: Type.Ref(AgentAction) },
+        errors: [401, 404, 500],
+      }),
+    },
+    async (request) => actions.agentGetAction(request.ctx, request.params.actionId),
   );
 
   app.get(

@@ -1,5 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { DateTime, PageOf, PageQuery, CreatedUpdatedQuery, StringEnum, component } from '../../http/schemas.js';
+import { Quote } from '../quotes/schemas.js';
+import { TransactionOneOf } from '../transactions/schemas.js';
 
 export const AGENT_PERMISSIONS = [
   'VIEW_TRANSACTIONS',
@@ -191,3 +193,66 @@ export const AgentListQuery = Type.Object({
 
 export const AgentIdParams = Type.Object({ agentId: Type.String() });
 export const DeviceCodeParams = Type.Object({ code: Type.String() });
+
+// ------------------------------------------------------------------------------- actions
+
+export const AGENT_ACTION_STATUSES = ['PENDING_APPROVAL', 'APPROVED', 'REJECTED', 'FAILED'] as const;
+export type AgentActionStatusValue = (typeof AGENT_ACTION_STATUSES)[number];
+export const AGENT_ACTION_TYPES = ['EXECUTE_QUOTE', 'TRANSFER_OUT', 'TRANSFER_IN'] as const;
+export type AgentActionTypeValue = (typeof AGENT_ACTION_TYPES)[number];
+
+export const AgentActionStatus = component('AgentActionStatus', StringEnum(AGENT_ACTION_STATUSES));
+export const AgentActionType = component('AgentActionType', StringEnum(AGENT_ACTION_TYPES));
+
+export const AgentTransferDetails = component(
+  'AgentTransferDetails',
+  Type.Object({
+    amount: Type.Integer(),
+    currency: Type.String(),
+    sourceAccountId: Type.String(),
+    destinationAccountId: Type.String(),
+  }),
+);
+
+export const AgentAction = component(
+  'AgentAction',
+  Type.Object({
+    id: Type.String(),
+    agentId: Type.String(),
+    customerId: Type.String(),
+    platformCustomerId: Type.String(),
+    status: Type.Ref(AgentActionStatus),
+    type: Type.Ref(AgentActionType),
+    quote: Type.Optional(Type.Ref(Quote)),
+    transferDetails: Type.Optional(Type.Ref(AgentTransferDetails)),
+    transaction: Type.Optional(Type.Ref(TransactionOneOf)),
+    rejectionReason: Type.Optional(Type.String()),
+    createdAt: DateTime,
+    updatedAt: DateTime,
+  }),
+);
+
+export const AgentActionListResponse = PageOf('AgentActionListResponse', Type.Ref(AgentAction));
+
+export const AgentActionRejectRequest = component(
+  'AgentActionRejectRequest',
+  Type.Object({ reason: Type.Optional(Type.String({ maxLength: 1000 })) }),
+);
+
+export const AgentApprovalsQuery = Type.Object({
+  agentId: Type.Optional(Type.String()),
+  customerId: Type.Optional(Type.String()),
+  startDate: Type.Optional(DateTime),
+  endDate: Type.Optional(DateTime),
+  ...PageQuery,
+  sortOrder: Type.Optional(StringEnum(['asc', 'desc'], { default: 'desc' })),
+});
+
+export const AgentActionsQuery = Type.Object({
+  // Inline rather than a $ref: this query is read leniently (no 400 declared), value by value.
+  status: Type.Optional(StringEnum(AGENT_ACTION_STATUSES)),
+  ...PageQuery,
+});
+
+export const AgentActionParams = Type.Object({ agentId: Type.String(), actionId: Type.String() });
+export const ActionIdParams = Type.Object({ actionId: Type.String() });

@@ -123,24 +123,32 @@ function startOfMonth(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
 }
 
-/** What the agent has spent (in its limit currency) today and this month, UTC, on the sandbox clock. */
-export async function agentUsage(q: Queryable, row: store.AgentRow, now: Date) {
+/** What agents have spent (in their limit currency) today and this month, UTC, on the sandbox clock. */
+async function usageOfAgents(q: Queryable, platformId: string, agentIds: string[], now: Date) {
   const day = startOfDay(now);
   const month = startOfMonth(now);
-  const today = await store.usageSince(q, row.platform_id, row.id, iso(day));
-  const thisMonth = await store.usageSince(q, row.platform_id, row.id, iso(month));
+  const sums = await store.usageOf(q, platformId, agentIds, iso(day), iso(month));
   const nextDay = new Date(day.getTime() + 86_400_000);
   const nextMonth = new Date(Date.UTC(month.getUTCFullYear(), month.getUTCMonth() + 1, 1));
-  return {
-    dailyTransactionCount: today.count,
-    dailySpend: today.amount,
-    dailyResetDate: nextDay.toISOString().slice(0, 10),
-    monthlySpend: thisMonth.amount,
-    monthlyResetMonth: nextMonth.toISOString().slice(0, 7),
+  return (agentId: string) => {
+    const sum = sums.get(agentId);
+    return {
+      dailyTransactionCount: sum?.dailyCount ?? 0,
+      dailySpend: sum?.dailyAmount ?? 0,
+      dailyResetDate: nextDay.toISOString().slice(0, 10),
+      monthlySpend: sum?.monthlyAmount ?? 0,
+      monthlyResetMonth: nextMonth.toISOString().slice(0, 7),
+    };
   };
 }
 
-async function presentAgent(q: Queryable, row: store.AgentRow, now: Date) {
+export async function agentUsage(q: Queryable, row: store.AgentRow, now: Date) {
+  return (await usageOfAgents(q, row.platform_id, [row.id], now))(row.id);
+}
+
+type Usage = Awaited<ReturnType<typeof agentUsage>>;
+
+function presentAgentWith(row: store.AgentRow, usage: Usage) {
   return {
     id: row.id,
     name: row.name,
@@ -148,10 +156,14 @@ async function presentAgent(q: Queryable, row: store.AgentRow, now: Date) {
     isPaused: Number(row.is_paused) === 1,
     isConnected: row.connected_at !== null,
     policy: JSON.parse(row.policy) as PolicyInput,
-    usage: await agentUsage(q, row, now),
+    usage,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+async function presentAgent(q: Queryable, row: store.AgentRow, now: Date) {
+  return presentAgentWith(row, await agentUsage(q, row, now));
 }
 
 function presentDeviceCode(row: store.DeviceCodeRow) {
@@ -210,9 +222,9 @@ export async function createAgent(ctx: Ctx, input: { name: string; customerId: s
 
 export async function listAgents(ctx: Ctx, query: store.AgentFilters & PageRequest) {
   const page = await store.listAgents(ctx.db.k, ctx.platformId, query, query);
-  const data = [];
-  for (const row of page.rows) data.push(await presentAgent(ctx.db.k, row, ctx.now));
-  return { ...toPage(page, (x) => x), data };
+  const ids = page.rows.map((row) => row.id);
+  const usage = await usageOfAgents(ctx.db.k, ctx.platformId, ids, ctx.now);
+  return toPage(page, (row) => presentAgentWith(row, usage(row.id)));
 }
 
 async function liveAgent(ctx: Ctx, q: Queryable, id: string, forUpdate = false): Promise<store.AgentRow> {
@@ -320,7 +332,7 @@ export async function deviceCodeStatus(ctx: Ctx, code: string) {
 export async function redeemDeviceCode(deps: Deps, code: string) {
   const token = `agt_${randomBytes(32).toString('base64url')}`;
   return deps.db.transaction(async (tx) => {
-    const row = await store.findDeviceCode(tx, code);
+    const row = await store.findDeviceCode(tx, code, true);
     if (row === undefined) throw notFound('Device code');
     const now = platformNow(deps.clock, Number(row.clock_offset_ms));
     const agent = await store.findAgent(tx, row.platform_id, row.agent_id, true);
@@ -347,8 +359,8 @@ export async function redeemDeviceCode(deps: Deps, code: string) {
 // ------------------------------------------------------------------------------- the agent itself
 
 /** The calling agent (ctx.agent is set by the bearer-token check). */
-export async function callingAgent(ctx: Ctx): Promise<store.AgentRow> {
-  const row = await store.findAgent(ctx.db.k, ctx.platformId, ctx.agent!.id);
+export async function callingAgent(ctx: Ctx, q: Queryable = ctx.db.k, forUpdate = false): Promise<store.AgentRow> {
+  const row = await store.findAgent(q, ctx.platformId, ctx.agent!.id, forUpdate);
   if (row === undefined)
     throw apiError('UNAUTHORIZED', 'The agent was deleted', { reason: 'unknown or revoked agent access token' });
   return row;

@@ -31,7 +31,13 @@ import { railFor } from '../../rails/index.js';
 import { decimalToNumber, decimalToString, parseDecimal, type Conversion } from '../../rates/index.js';
 import { SCA_SANDBOX_CODE } from '../../sandbox/magic.js';
 import { findCustomerRow } from '../customers/service.js';
-import { currencyObject, findOwnerAccountIn, ledgerRefusal } from '../internal-accounts/service.js';
+import {
+  currencyObject,
+  findInternalAccount,
+  findOwnerAccountIn,
+  ledgerRefusal,
+} from '../internal-accounts/service.js';
+import { findTransferCounterparty } from '../external-accounts/service.js';
 import { readPlatformConfig } from '../platform/service.js';
 import {
   executeQuoteTransaction,
@@ -48,6 +54,8 @@ import {
 import * as store from './store.js';
 
 import {
+  type DestinationPlan,
+  type SourcePlan,
   inScaRegion,
   newChallenge,
   usableInternal,
@@ -116,6 +124,12 @@ async function loadQuoteForChange(tx: Tx, ctx: Ctx, id: string) {
   const first = await loadQuote(tx, ctx, id);
   const transaction = await lockQuoteTransaction(tx, ctx.platformId, first.transaction_id);
   return { quote: await loadQuote(tx, ctx, id), transaction };
+}
+
+/** A quote as shown, read through `q` (for a resource that embeds it). */
+export async function presentQuoteById(q: Queryable, platformId: string, id: string) {
+  const row = await store.findQuote(q, platformId, id);
+  return row === undefined ? undefined : presentQuote(row);
 }
 
 export async function getQuoteById(ctx: Ctx, id: string) {
@@ -261,117 +275,159 @@ export async function createQuote(
 ): Promise<Reply> {
   checkCombinations(input, schemaErrors);
   return runCommand(ctx, { operationId: 'createQuote', idempotencyKey, request: input }, async (tx) => {
-    const { source, destination } = await planSides(tx, ctx, input);
-    if (destination.destinationId === (source.internal?.id ?? source.external?.id))
-      throw invalid('destination.accountId', 'is the source account');
-    checkCurrencies(input, source.currency, destination.currency);
-    const config = await readPlatformConfig(tx, ctx.platformId);
-    const conversion = convert(
-      input,
-      source.currency,
-      destination.currency,
-      feeSchedule(config, input, source.currency, ctx.now),
-      ctx.now,
-    );
-    checkLimits(config, conversion, destination.lookup);
-
-    const quoteId = newId('Quote');
-    const transactionId = newId('Transaction');
-    const now = ctx.now;
-    const sca = source.funding === 'REALTIME_FUNDING' && inScaRegion(source.customer);
-    const expiresAt = new Date(now.getTime() + (destination.instant ? INSTANT_QUOTE_TTL_MS : STANDARD_QUOTE_TTL_MS));
-    const rateDetails = rateDetailsOf(conversion, now);
-    for (const currency of [conversion.sendingCurrency, conversion.receivingCurrency]) {
-      await openSystemAccounts(tx, { platformId: ctx.platformId, currency, now });
-    }
-    const fundsAccountId = source.internal?.id ?? suspenseAccountId(ctx.platformId, conversion.sendingCurrency);
-    const transactionConversion: TransactionConversion = {
-      quoteId,
-      funding: source.funding,
-      ...(source.funding === 'REALTIME_FUNDING' && source.customerId !== null
-        ? { sourceCustomerId: source.customerId }
-        : {}),
-      receivingCurrency: conversion.receivingCurrency,
-      receivingAmount: conversion.totalReceiving.toString(),
-      exchangeRate: decimalToNumber(conversion.rate),
-      fees: conversion.fees.toString(),
-      platformFees: conversion.platformFees.toString(),
-      platformFeeAccountId:
-        conversion.platformFees > 0n
-          ? ((await findOwnerAccountIn(tx, ctx.platformId, null, conversion.sendingCurrency))?.id ?? null)
-          : null,
-      rateDetails,
-      destinationType: destination.payout.destinationType === 'UMA_ADDRESS' ? 'UMA_ADDRESS' : 'ACCOUNT',
-      ...(input.description !== undefined ? { description: input.description } : {}),
-      payout: destination.payout,
-    };
-    const transaction = await openQuoteTransaction(
-      tx,
-      {
-        id: transactionId,
-        platformId: ctx.platformId,
-        customerId: source.customerId,
-        platformCustomerId: await platformCustomerIdOf(tx, ctx.platformId, source.customerId),
-        status: sca ? 'PENDING_AUTHORIZATION' : 'PENDING',
-        fundsAccountId,
-        sourceAccountId: source.internal?.id ?? source.external?.id ?? fundsAccountId,
-        destinationId: destination.destinationId,
-        currency: conversion.sendingCurrency,
-        amount: conversion.totalSending,
-        paymentRail: destination.paymentRail,
-        railSelectionMode: destination.railSelectionMode,
-        remittanceInformation: input.remittanceInformation,
-        purposeOfPayment: input.purposeOfPayment,
-        conversion: transactionConversion,
-      },
-      now,
-    );
-
-    let quote: store.QuoteRow = {
-      id: quoteId,
-      platform_id: ctx.platformId,
-      customer_id: source.customerId,
-      transaction_id: transactionId,
-      lookup_id: input.lookupId ?? null,
-      source: JSON.stringify(source.presented),
-      destination: JSON.stringify(destination.presented),
-      locked_side: input.lockedCurrencySide,
-      locked_amount: String(input.lockedCurrencyAmount),
-      sending_currency: conversion.sendingCurrency,
-      receiving_currency: conversion.receivingCurrency,
-      sending_amount: conversion.totalSending.toString(),
-      receiving_amount: conversion.totalReceiving.toString(),
-      exchange_rate: decimalToString(conversion.rate),
-      fees: conversion.fees.toString(),
-      platform_fees: conversion.platformFees.toString(),
-      rate_details: JSON.stringify(rateDetails),
-      payment_instructions:
-        source.funding === 'REALTIME_FUNDING' && !sca
-          ? JSON.stringify(realtimeInstructions(quoteId, conversion, realtimeNetwork(input)))
-          : source.internal?.type === 'EMBEDDED_WALLET' && !sca
-            ? JSON.stringify(await walletInstructions(tx, ctx, quoteId, source.internal, conversion))
-            : null,
-      sca_challenge: sca ? JSON.stringify(newChallenge(iso(expiresAt), now)) : null,
-      sender_customer_info: input.senderCustomerInfo !== undefined ? JSON.stringify(input.senderCustomerInfo) : null,
-      expires_at: iso(expiresAt),
-      created_at: iso(now),
-      updated_at: iso(now),
-      status: sca ? 'PENDING_AUTHORIZATION' : 'PENDING',
-    };
-    const { status: _status, ...stored } = quote;
-    await store.insertQuote(tx, stored);
-    await quoteExpiryJob.schedule(tx, {
-      platformId: ctx.platformId,
-      payload: { quoteId, transactionId },
-      dueAt: expiresAt,
-      now,
-    });
-
+    const opened = await openQuote(tx, ctx, input);
+    let quote = opened.quote;
     if (input.immediatelyExecute === true) {
-      quote = await executeOrChallenge(tx, ctx, quote, transaction, { checked: true });
+      quote = await executeOrChallenge(tx, ctx, quote, opened.transaction, { checked: true });
     }
-    return { status: sca ? 202 : 201, body: presentQuote(quote) };
+    return { status: opened.sca ? 202 : 201, body: presentQuote(quote) };
   });
+}
+
+/** A new quote, as its customer's agent asks for it: the accounts it names must be that customer's. */
+export async function openCustomerQuote(tx: Tx, ctx: Ctx, input: QuoteInput, customerId: string) {
+  return openQuote(tx, ctx, input, customerId);
+}
+
+/** Executes a quote opened in this transaction (its accounts were checked and locked then). */
+export async function executeOpenedQuote(tx: Tx, ctx: Ctx, quote: store.QuoteRow, transaction: TransactionRow) {
+  return executeOrChallenge(tx, ctx, quote, transaction, { checked: true });
+}
+
+/** An account a customer-scoped quote names that is not the customer's, refused like an unknown one. */
+async function requireCustomerAccounts(
+  tx: Tx,
+  ctx: Ctx,
+  customerId: string,
+  source: SourcePlan,
+  destination: DestinationPlan,
+): Promise<void> {
+  const notTheirs = (field: string, id: string) => invalid(field, `names no account of customer ${customerId}: ${id}`);
+  if (source.customerId !== customerId) {
+    const id = source.internal?.id ?? source.external?.id;
+    if (id !== undefined) throw notTheirs('source.accountId', id);
+    throw invalid('source.customerId', `must be the agent's customer, ${customerId}`);
+  }
+  const { payout } = destination;
+  if (payout.destinationType === 'INTERNAL_ACCOUNT') {
+    const account = await findInternalAccount(tx, ctx.platformId, payout.accountId);
+    if (account?.customer_id !== customerId) throw notTheirs('destination.accountId', payout.accountId);
+  } else if (payout.destinationType === 'ACCOUNT') {
+    const account = await findTransferCounterparty(tx, ctx.platformId, destination.destinationId, false);
+    if (account?.customerId !== customerId) throw notTheirs('destination.accountId', destination.destinationId);
+  }
+}
+
+/** Checks a quote request, then writes the quote, its transaction and its expiry (createQuote's work). */
+async function openQuote(tx: Tx, ctx: Ctx, input: QuoteInput, customerId?: string) {
+  const { source, destination } = await planSides(tx, ctx, input);
+  if (customerId !== undefined) await requireCustomerAccounts(tx, ctx, customerId, source, destination);
+  if (destination.destinationId === (source.internal?.id ?? source.external?.id))
+    throw invalid('destination.accountId', 'is the source account');
+  checkCurrencies(input, source.currency, destination.currency);
+  const config = await readPlatformConfig(tx, ctx.platformId);
+  const conversion = convert(
+    input,
+    source.currency,
+    destination.currency,
+    feeSchedule(config, input, source.currency, ctx.now),
+    ctx.now,
+  );
+  checkLimits(config, conversion, destination.lookup);
+
+  const quoteId = newId('Quote');
+  const transactionId = newId('Transaction');
+  const now = ctx.now;
+  const sca = source.funding === 'REALTIME_FUNDING' && inScaRegion(source.customer);
+  const expiresAt = new Date(now.getTime() + (destination.instant ? INSTANT_QUOTE_TTL_MS : STANDARD_QUOTE_TTL_MS));
+  const rateDetails = rateDetailsOf(conversion, now);
+  for (const currency of [conversion.sendingCurrency, conversion.receivingCurrency]) {
+    await openSystemAccounts(tx, { platformId: ctx.platformId, currency, now });
+  }
+  const fundsAccountId = source.internal?.id ?? suspenseAccountId(ctx.platformId, conversion.sendingCurrency);
+  const transactionConversion: TransactionConversion = {
+    quoteId,
+    funding: source.funding,
+    ...(source.funding === 'REALTIME_FUNDING' && source.customerId !== null
+      ? { sourceCustomerId: source.customerId }
+      : {}),
+    receivingCurrency: conversion.receivingCurrency,
+    receivingAmount: conversion.totalReceiving.toString(),
+    exchangeRate: decimalToNumber(conversion.rate),
+    fees: conversion.fees.toString(),
+    platformFees: conversion.platformFees.toString(),
+    platformFeeAccountId:
+      conversion.platformFees > 0n
+        ? ((await findOwnerAccountIn(tx, ctx.platformId, null, conversion.sendingCurrency))?.id ?? null)
+        : null,
+    rateDetails,
+    destinationType: destination.payout.destinationType === 'UMA_ADDRESS' ? 'UMA_ADDRESS' : 'ACCOUNT',
+    ...(input.description !== undefined ? { description: input.description } : {}),
+    payout: destination.payout,
+  };
+  const transaction = await openQuoteTransaction(
+    tx,
+    {
+      id: transactionId,
+      platformId: ctx.platformId,
+      customerId: source.customerId,
+      platformCustomerId: await platformCustomerIdOf(tx, ctx.platformId, source.customerId),
+      status: sca ? 'PENDING_AUTHORIZATION' : 'PENDING',
+      fundsAccountId,
+      sourceAccountId: source.internal?.id ?? source.external?.id ?? fundsAccountId,
+      destinationId: destination.destinationId,
+      currency: conversion.sendingCurrency,
+      amount: conversion.totalSending,
+      paymentRail: destination.paymentRail,
+      railSelectionMode: destination.railSelectionMode,
+      remittanceInformation: input.remittanceInformation,
+      purposeOfPayment: input.purposeOfPayment,
+      conversion: transactionConversion,
+    },
+    now,
+  );
+
+  const quote: store.QuoteRow = {
+    id: quoteId,
+    platform_id: ctx.platformId,
+    customer_id: source.customerId,
+    transaction_id: transactionId,
+    lookup_id: input.lookupId ?? null,
+    source: JSON.stringify(source.presented),
+    destination: JSON.stringify(destination.presented),
+    locked_side: input.lockedCurrencySide,
+    locked_amount: String(input.lockedCurrencyAmount),
+    sending_currency: conversion.sendingCurrency,
+    receiving_currency: conversion.receivingCurrency,
+    sending_amount: conversion.totalSending.toString(),
+    receiving_amount: conversion.totalReceiving.toString(),
+    exchange_rate: decimalToString(conversion.rate),
+    fees: conversion.fees.toString(),
+    platform_fees: conversion.platformFees.toString(),
+    rate_details: JSON.stringify(rateDetails),
+    payment_instructions:
+      source.funding === 'REALTIME_FUNDING' && !sca
+        ? JSON.stringify(realtimeInstructions(quoteId, conversion, realtimeNetwork(input)))
+        : source.internal?.type === 'EMBEDDED_WALLET' && !sca
+          ? JSON.stringify(await walletInstructions(tx, ctx, quoteId, source.internal, conversion))
+          : null,
+    sca_challenge: sca ? JSON.stringify(newChallenge(iso(expiresAt), now)) : null,
+    sender_customer_info: input.senderCustomerInfo !== undefined ? JSON.stringify(input.senderCustomerInfo) : null,
+    expires_at: iso(expiresAt),
+    created_at: iso(now),
+    updated_at: iso(now),
+    status: sca ? 'PENDING_AUTHORIZATION' : 'PENDING',
+  };
+  const { status: _status, ...stored } = quote;
+  await store.insertQuote(tx, stored);
+  await quoteExpiryJob.schedule(tx, {
+    platformId: ctx.platformId,
+    payload: { quoteId, transactionId },
+    dueAt: expiresAt,
+    now,
+  });
+
+  return { quote, transaction, sca };
 }
 
 /** A quote may be executed or funded only while PENDING and before it expires. */
@@ -387,6 +443,42 @@ function checkExecutable(quote: store.QuoteRow, now: Date, conflict: (message: s
   if (quote.status !== 'PENDING') throw conflict(`Quote ${quote.id} was already executed (it is ${quote.status})`);
 }
 
+/**
+ * The wallet signature a quote funded from an embedded wallet needs before it executes,
+ * checked before anything is written. (An expired or executed quote is refused as such
+ * afterwards, not for its signature; so is an unknown one.)
+ */
+export async function requireQuoteSignature(ctx: Ctx, quoteId: string, walletSignature: string | undefined) {
+  const found = await store.findQuote(ctx.db.k, ctx.platformId, quoteId);
+  const signing = found !== undefined ? walletSigning(found) : undefined;
+  if (signing !== undefined && found!.status === 'PENDING' && iso(ctx.now) < found!.expires_at) {
+    await checkQuoteSignature(ctx, signing.accountId, signing.payloadToSign, walletSignature);
+  }
+}
+
+/**
+ * A quote locked for execution and checked: it exists (for `customerId`, only that
+ * customer's), is paid from an account rather than in real time, and is PENDING and unexpired (409).
+ */
+export async function lockExecutableQuote(tx: Tx, ctx: Ctx, quoteId: string, customerId?: string) {
+  // The row lock is what makes a second, concurrent execute see PROCESSING.
+  const { quote, transaction } = await loadQuoteForChange(tx, ctx, quoteId);
+  if (customerId !== undefined && quote.customer_id !== customerId) throw quoteNotFound(quoteId);
+  if ((JSON.parse(quote.source) as { sourceType: string }).sourceType === 'REALTIME_FUNDING') {
+    throw invalid(
+      'quoteId',
+      'names a real-time-funded quote: it executes when its payment instructions are paid (in the sandbox, POST /sandbox/send)',
+    );
+  }
+  checkExecutable(quote, ctx.now, (message) => apiError('CONFLICT', message));
+  return { quote, transaction };
+}
+
+/** Executes a quote lockExecutableQuote returned (or, in an SCA region, challenges it). */
+export async function executeLockedQuote(tx: Tx, ctx: Ctx, quote: store.QuoteRow, transaction: TransactionRow) {
+  return executeOrChallenge(tx, ctx, quote, transaction);
+}
+
 export async function executeQuote(
   ctx: Ctx,
   quoteId: string,
@@ -395,30 +487,19 @@ export async function executeQuote(
   walletSignature?: string | undefined,
 ): Promise<Reply> {
   // A payment from an embedded wallet needs its holder's stamp; a refusal changes nothing.
-  const found = await store.findQuote(ctx.db.k, ctx.platformId, quoteId);
-  const signing = found !== undefined ? walletSigning(found) : undefined;
-  // (An expired or executed quote is refused as such below, not for its signature.)
-  if (signing !== undefined && found!.status === 'PENDING' && iso(ctx.now) < found!.expires_at) {
-    await checkQuoteSignature(ctx, signing.accountId, signing.payloadToSign, walletSignature);
-  }
+  await requireQuoteSignature(ctx, quoteId, walletSignature);
   return runCommand(
     ctx,
     { operationId: 'executeQuote', idempotencyKey, request: { quoteId, body: body ?? {} }, conflictCode: 'CONFLICT' },
     async (tx) => {
-      // The row lock is what makes a second, concurrent execute see PROCESSING.
-      const { quote, transaction } = await loadQuoteForChange(tx, ctx, quoteId);
-      if (body?.scaFactor === 'TOTP')
+      if (body?.scaFactor === 'TOTP') {
+        await loadQuote(tx, ctx, quoteId);
         throw invalid(
           'scaFactor',
           'cannot be TOTP: a TOTP code cannot be bound to this payment; use SMS_OTP or PASSKEY',
         );
-      if ((JSON.parse(quote.source) as { sourceType: string }).sourceType === 'REALTIME_FUNDING') {
-        throw invalid(
-          'quoteId',
-          'names a real-time-funded quote: it executes when its payment instructions are paid (in the sandbox, POST /sandbox/send)',
-        );
       }
-      checkExecutable(quote, ctx.now, (message) => apiError('CONFLICT', message));
+      const { quote, transaction } = await lockExecutableQuote(tx, ctx, quoteId);
       return { status: 200, body: presentQuote(await executeOrChallenge(tx, ctx, quote, transaction)) };
     },
   );
@@ -539,4 +620,5 @@ export async function sandboxSend(ctx: Ctx, input: SandboxSendInput) {
 }
 
 export { getExchangeRates } from './exchange-rates.js';
+export { checkCombinations as checkQuoteRequest } from './planning.js';
 export type { QuoteInput } from './planning.js';

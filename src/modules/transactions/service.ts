@@ -641,6 +641,12 @@ async function loadForChange(tx: Tx, ctx: Ctx, id: string): Promise<store.Transa
   return row;
 }
 
+/** A transaction as shown, read through `q` (for a resource that embeds it). */
+export async function presentTransactionById(q: Queryable, platformId: string, id: string) {
+  const row = await store.findTransaction(q, platformId, id);
+  return row === undefined ? undefined : presentTransaction(row);
+}
+
 export async function getTransactionById(ctx: Ctx, id: string) {
   return presentTransaction(await load(ctx.db.k, ctx, id));
 }
