@@ -49,6 +49,7 @@ import { quoteRoutes } from './modules/quotes/routes.js';
 import { webhookDeliveryRoutes, webhookRoutes } from './modules/webhooks/routes.js';
 import { walletAuthRoutes } from './modules/wallet-auth/routes.js';
 import { agentRoutes } from './modules/agents/routes.js';
+import { scaRoutes } from './modules/sca/routes.js';
 import { railyardRoutes } from './sandbox/routes.js';
 
 declare module 'fastify' {
@@ -226,6 +227,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       await grid.register(cryptoRoutes);
       await grid.register(quoteRoutes);
       await grid.register(agentRoutes);
+      await grid.register(scaRoutes);
       if (options.extraRoutes) await grid.register(options.extraRoutes);
       grid.get('/openapi.json', async () => openapi.document());
     },

@@ -22,7 +22,12 @@ export interface Config {
   validateResponses: boolean;
   /** How long a webhook receiver has to answer before the attempt counts as failed (30 s when unset). */
   webhookTimeoutMs?: number | undefined;
+  /** The origins an SCA passkey ceremony may run against (DEFAULT_PASSKEY_ORIGINS when unset). */
+  passkeyOrigins?: string[] | undefined;
 }
+
+/** Where an integrator's web app runs in development: the SCA passkey origins when none are configured. */
+export const DEFAULT_PASSKEY_ORIGINS = ['http://localhost:3000', 'https://localhost:3000'];
 
 export class ConfigError extends Error {}
 
@@ -58,6 +63,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (clientSecret !== undefined && clientSecret.length < 16) {
     throw new ConfigError('GRID_CLIENT_SECRET must be at least 16 characters long');
   }
+  const passkeyOrigins = env.RAILYARD_PASSKEY_ORIGINS
+    ? env.RAILYARD_PASSKEY_ORIGINS.split(',').map((origin) => origin.trim())
+    : undefined;
+  for (const origin of passkeyOrigins ?? []) {
+    let url: URL | undefined;
+    try {
+      url = new URL(origin);
+    } catch {
+      url = undefined;
+    }
+    if (url === undefined || url.origin !== origin || (url.protocol !== 'https:' && url.hostname !== 'localhost')) {
+      throw new ConfigError(
+        `RAILYARD_PASSKEY_ORIGINS must be a comma-separated list of origins such as https://app.example.com (http only for localhost), got "${origin}"`,
+      );
+    }
+  }
   return {
     host: env.HOST || '127.0.0.1',
     port,
@@ -69,5 +90,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     recordFile: env.RAILYARD_RECORD || undefined,
     validateResponses: env.RAILYARD_VALIDATE_RESPONSES === '1',
     webhookTimeoutMs,
+    passkeyOrigins,
   };
 }

@@ -461,6 +461,12 @@ export interface Database {
   agents: AgentsTable;
   agent_device_codes: AgentDeviceCodesTable;
   agent_actions: AgentActionsTable;
+  sca_factors: ScaFactorsTable;
+  sca_challenges: ScaChallengesTable;
+  sca_login_states: ScaLoginStatesTable;
+  sca_sessions: ScaSessionsTable;
+  sca_resets: ScaResetsTable;
+  sca_trusted_beneficiaries: ScaTrustedBeneficiariesTable;
 }
 
 export interface AgentsTable {
@@ -576,3 +582,74 @@ export interface DelegatedKeysTable {
 
 export type PlatformRow = Selectable<PlatformsTable>;
 export type NewPlatformRow = Insertable<PlatformsTable>;
+
+export interface ScaFactorsTable {
+  id: string;
+  platform_id: string;
+  customer_id: string;
+  /** TOTP or PASSKEY. */
+  factor: string;
+  credential_id: string | null;
+  name: string | null;
+  secret: string | null;
+  /** JSON StoredPasskey. */
+  passkey: string | null;
+  /** JSON array of sha256 hex. */
+  recovery_codes: string | null;
+  created_at: string;
+}
+
+export interface ScaChallengesTable {
+  id: string;
+  platform_id: string;
+  customer_id: string;
+  /** ENROLL, LOGIN, TRUST or UNTRUST. */
+  purpose: string;
+  factor: string;
+  subject: string | null;
+  challenge: string | null;
+  expires_at: string;
+  used_at: string | null;
+  created_at: string;
+}
+
+export interface ScaLoginStatesTable {
+  platform_id: string;
+  customer_id: string;
+  failed_attempts: number;
+  locked_until: string | null;
+  suspended: number;
+  updated_at: string;
+}
+
+export interface ScaSessionsTable {
+  id: string;
+  platform_id: string;
+  customer_id: string;
+  factor: string;
+  end_user_ip_address: string;
+  expires_at: string;
+  revoked_at: string | null;
+  created_at: string;
+}
+
+export interface ScaResetsTable {
+  id: string;
+  platform_id: string;
+  customer_id: string;
+  factor: string;
+  /** INITIATED, PENDING_REVIEW, LIVENESS_PASSED, COMPLETED, REJECTED or EXPIRED. */
+  status: string;
+  liveness_token_hash: string;
+  expires_at: string;
+  completed_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ScaTrustedBeneficiariesTable {
+  platform_id: string;
+  external_account_id: string;
+  customer_id: string;
+  trusted_at: string;
+}

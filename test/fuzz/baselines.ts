@@ -5,6 +5,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { accountBody } from '../fixtures/accounts.js';
+import { SoftAuthenticator } from '../fixtures/authenticator.js';
 import { businessBody, individualBody, JPEG, ownerBody, PDF, uniqueId } from '../fixtures/customers.js';
 import { googleClaims, mintOidcToken } from '../fixtures/oidc.js';
 import { clientKey, otpLogin, sealOtp, signed } from '../fixtures/wallet.js';
@@ -280,6 +281,12 @@ async function fuzzAgent(
     'POST /agents/device-codes/{code}/redeem',
   );
   return { id: created.agent.id, bearer: `Bearer ${redeemed.accessToken}` };
+}
+
+/** A new customer with an address in Germany (SCA applies), its id. */
+async function freshEuCustomer(w: World): Promise<string> {
+  const body = individualBody('Mia Krause', { address: berlin, nationality: 'DE', phoneNumber: '+4915123456780' });
+  return (await w.post('/customers', body)).id;
 }
 
 /** An action of the approval agent, waiting for the platform's decision. */
@@ -877,6 +884,63 @@ export const BASELINES: Record<string, BaselineRow> = {
   },
   agentGetAction: {
     make: (w) => ({ headers: { authorization: w.moneyAgent.bearer }, params: { actionId: w.agentActionId } }),
+  },
+
+  // Strong Customer Authentication
+  listScaFactors: { make: (w) => ({ query: { customerId: w.euCustomer.id } }) },
+  startScaFactorEnrollment: { make: (w) => ({ query: { customerId: w.euCustomer.id }, body: { type: 'PASSKEY' } }) },
+  confirmScaFactorEnrollment: {
+    make: async (w) => {
+      const customerId = await freshEuCustomer(w);
+      const started = await w.post(`/sca/factors?customerId=${customerId}`, { type: 'TOTP' }, 200);
+      return { query: { customerId }, body: { type: 'TOTP', secret: started.secret, code: '123456' } };
+    },
+    renew: 'success',
+  },
+  deleteScaFactor: {
+    make: async (w) => {
+      const customerId = await freshEuCustomer(w);
+      const started = await w.post(`/sca/factors?customerId=${customerId}`, { type: 'PASSKEY' }, 200);
+      const authenticator = new SoftAuthenticator({ origin: 'http://localhost:3000' });
+      await w.post(
+        `/sca/factors/confirm?customerId=${customerId}`,
+        {
+          type: 'PASSKEY',
+          origin: authenticator.origin,
+          credential: authenticator.register(started.options.challenge),
+        },
+        200,
+      );
+      return { query: { customerId }, params: { credentialId: authenticator.credentialId } };
+    },
+    renew: 'success',
+  },
+  startScaLogin: { make: (w) => ({ query: { customerId: w.euCustomer.id }, body: { factor: 'SMS_OTP' } }) },
+  completeScaLogin: {
+    make: async (w) => {
+      const customerId = await freshEuCustomer(w);
+      const started = await w.post(`/sca/login/start?customerId=${customerId}`, { factor: 'SMS_OTP' }, 200);
+      return {
+        query: { customerId },
+        body: {
+          factor: 'SMS_OTP',
+          challengeId: started.challengeId,
+          code: '123456',
+          endUserIpAddress: '198.51.100.23',
+        },
+      };
+    },
+    renew: 'success',
+    refusalChanges: {
+      why: 'the reference: a wrong proof counts as a failed login attempt, and the fifth locks the login (423)',
+      when: (answer) =>
+        answer?.status === 423 ||
+        (answer?.status === 400 &&
+          answer.details?.errors?.some((e: { message?: string }) => /failed attempts/.test(e.message ?? '')) === true),
+    },
+  },
+  recordSecurityEvent: {
+    make: (w) => ({ query: { customerId: w.euCustomer.id }, body: { eventType: 'RESET_PASSWORD_COMPLETED' } }),
   },
 
   // Railyard's own endpoints

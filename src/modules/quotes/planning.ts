@@ -36,6 +36,7 @@ import type { StoredConfig } from '../platform/service.js';
 import { findReceiverLookup, type ReceiverLookup } from '../receivers/service.js';
 import type { Conversion as TransactionConversion } from '../transactions/service.js';
 import type * as store from './store.js';
+import { inScaRegion } from '../sca/region.js';
 
 // ----------------------------------------------------------------------------- constants
 
@@ -59,40 +60,6 @@ export const INSTANT_WALLETS = new Set(['SPARK_WALLET', 'LIGHTNING', 'SOLANA_WAL
 
 /** How long an SCA challenge may be answered. */
 export const SCA_CHALLENGE_TTL_MS = 10 * 60 * 1000;
-
-/** Countries of the EU and the EEA: customers with an address there authorize real-time-funded payments (SCA). */
-export const SCA_COUNTRIES = new Set([
-  'AT',
-  'BE',
-  'BG',
-  'HR',
-  'CY',
-  'CZ',
-  'DK',
-  'EE',
-  'FI',
-  'FR',
-  'DE',
-  'GR',
-  'HU',
-  'IE',
-  'IT',
-  'LV',
-  'LT',
-  'LU',
-  'MT',
-  'NL',
-  'PL',
-  'PT',
-  'RO',
-  'SK',
-  'SI',
-  'ES',
-  'SE',
-  'IS',
-  'LI',
-  'NO',
-]);
 
 /** The network a real-time-funded quote is paid on, when one was named. */
 export function realtimeNetwork(input: QuoteInput): string | undefined {
@@ -682,12 +649,6 @@ export function checkLimits(config: StoredConfig, conversion: Conversion, lookup
       },
     );
   }
-}
-
-export function inScaRegion(customer: CustomerRow | undefined): boolean {
-  if (customer === undefined) return false;
-  const address = customerProfile(customer).address as { country?: unknown } | undefined;
-  return typeof address?.country === 'string' && SCA_COUNTRIES.has(address.country.toUpperCase());
 }
 
 export function realtimeInstructions(quoteId: string, conversion: Conversion, cryptoNetwork: string | undefined) {

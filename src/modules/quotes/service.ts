@@ -52,11 +52,11 @@ import {
   type TransactionRow,
 } from '../transactions/service.js';
 import * as store from './store.js';
+import { inScaRegion } from '../sca/region.js';
 
 import {
   type DestinationPlan,
   type SourcePlan,
-  inScaRegion,
   newChallenge,
   usableInternal,
   requirePullFunds,

@@ -1,0 +1,150 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { op } from '../../http/route.js';
+import {
+  CredentialIdParams,
+  CustomerIdQuery,
+  RecordSecurityEventRequest,
+  RecordSecurityEventResponse,
+  ScaFactorConfirmRequest,
+  ScaFactorConfirmResponse,
+  type ScaFactorConfirmInput,
+  ScaFactorEnrollRequest,
+  ScaFactorEnrollStart,
+  ScaFactorList,
+  ScaLoginComplete,
+  ScaLoginCompleteRequest,
+  ScaLoginStart,
+  ScaLoginStartRequest,
+} from './schemas.js';
+import * as service from './service.js';
+
+const tag = 'Strong Customer Authentication';
+/** For the operations that declare no 400: a missing customerId is answered as an unknown customer (404). */
+const LenientCustomerIdQuery = Type.Object({ customerId: Type.Optional(Type.String()) });
+
+export const scaRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/sca/factors',
+    {
+      schema: op({
+        operationId: 'listScaFactors',
+        tag,
+        summary: "The customer's SCA factors",
+        permission: 'VIEW',
+        querystring: LenientCustomerIdQuery,
+        success: { 200: Type.Ref(ScaFactorList) },
+        errors: [401, 404, 409, 500],
+      }),
+    },
+    async (request) => service.listFactors(request.ctx, request.query.customerId),
+  );
+
+  app.post(
+    '/sca/factors',
+    {
+      schema: op({
+        operationId: 'startScaFactorEnrollment',
+        tag,
+        summary: 'Start enrolling a TOTP or passkey factor',
+        permission: 'MANAGE',
+        querystring: CustomerIdQuery,
+        body: Type.Ref(ScaFactorEnrollRequest),
+        success: { 200: Type.Ref(ScaFactorEnrollStart) },
+        errors: [400, 401, 404, 409, 500],
+      }),
+    },
+    async (request) =>
+      service.startEnrollment(request.ctx, request.query.customerId, request.body as { type: 'TOTP' | 'PASSKEY' }),
+  );
+
+  app.post(
+    '/sca/factors/confirm',
+    {
+      schema: op({
+        operationId: 'confirmScaFactorEnrollment',
+        tag,
+        summary: 'Confirm a factor enrollment with its first proof',
+        permission: 'MANAGE',
+        querystring: CustomerIdQuery,
+        body: Type.Ref(ScaFactorConfirmRequest),
+        success: { 200: Type.Ref(ScaFactorConfirmResponse) },
+        errors: [400, 401, 404, 409, 500],
+      }),
+    },
+    async (request) =>
+      service.confirmEnrollment(request.ctx, request.query.customerId, request.body as ScaFactorConfirmInput),
+  );
+
+  app.delete(
+    '/sca/factors/:credentialId',
+    {
+      schema: op({
+        operationId: 'deleteScaFactor',
+        tag,
+        summary: "Delete the customer's passkey factor",
+        permission: 'MANAGE',
+        params: CredentialIdParams,
+        querystring: LenientCustomerIdQuery,
+        success: { 204: null },
+        errors: [401, 404, 409, 500],
+      }),
+    },
+    async (request, reply) => {
+      await service.deleteFactor(request.ctx, request.query.customerId, request.params.credentialId);
+      reply.code(204);
+    },
+  );
+
+  app.post(
+    '/sca/login/start',
+    {
+      schema: op({
+        operationId: 'startScaLogin',
+        tag,
+        summary: 'Start an SCA login with an enrolled factor',
+        permission: 'MANAGE',
+        querystring: CustomerIdQuery,
+        body: Type.Ref(ScaLoginStartRequest),
+        success: { 200: Type.Ref(ScaLoginStart) },
+        errors: [400, 401, 404, 409, 500],
+      }),
+    },
+    async (request) => service.startLogin(request.ctx, request.query.customerId, request.body),
+  );
+
+  app.post(
+    '/sca/login/complete',
+    {
+      schema: op({
+        operationId: 'completeScaLogin',
+        tag,
+        summary: 'Complete an SCA login and open an SCA session',
+        permission: 'MANAGE',
+        querystring: CustomerIdQuery,
+        body: Type.Ref(ScaLoginCompleteRequest),
+        success: { 200: Type.Ref(ScaLoginComplete) },
+        errors: [400, 401, 404, 409, 423, 500],
+      }),
+    },
+    async (request) =>
+      service.completeLogin(request.ctx, request.query.customerId, request.body as service.LoginCompleteInput),
+  );
+
+  app.post(
+    '/sca/record-event',
+    {
+      schema: op({
+        operationId: 'recordSecurityEvent',
+        tag,
+        summary: 'Record a security event of the customer',
+        permission: 'MANAGE',
+        querystring: CustomerIdQuery,
+        body: Type.Ref(RecordSecurityEventRequest),
+        success: { 200: Type.Ref(RecordSecurityEventResponse) },
+        errors: [400, 401, 404, 409, 423, 500],
+      }),
+    },
+    async (request) => service.recordSecurityEvent(request.ctx, request.query.customerId, request.body),
+  );
+};
