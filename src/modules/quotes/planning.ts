@@ -25,7 +25,7 @@ import {
   type FeeSchedule,
 } from '../../rates/index.js';
 import { parseUmaAddress, pullSourceScenarioFor } from '../../sandbox/magic.js';
-import { customerNamedBy, customerProfile, type CustomerRow } from '../customers/service.js';
+import { customerNamedBy, type CustomerRow } from '../customers/service.js';
 import {
   findTransferCounterparty,
   requireActiveCounterparty,
@@ -36,7 +36,6 @@ import type { StoredConfig } from '../platform/service.js';
 import { findReceiverLookup, type ReceiverLookup } from '../receivers/service.js';
 import type { Conversion as TransactionConversion } from '../transactions/service.js';
 import type * as store from './store.js';
-import { inScaRegion } from '../sca/region.js';
 
 // ----------------------------------------------------------------------------- constants
 
