@@ -456,12 +456,28 @@ describe('agent quotes', () => {
     // One held execution per quote.
     expect((await agent.api('POST', `/agents/me/quotes/${made.body.id}/execute`)).status).toBe(409);
 
+    // The quote expires while the action waits: the action fails with it, and is decided.
     await t.advanceClock(16 * 60);
-    const approved = await t.api('POST', `/agents/${agent.id}/actions/${held.body.id}/approve`);
-    expect(approved.status, approved.text).toBe(200);
-    expect(approved.body.status).toBe('FAILED');
-    expect(approved.body.quote.status).toBe('EXPIRED');
+    const expired = await agent.api('GET', `/agents/me/actions/${held.body.id}`);
+    expect(expired.body).toMatchObject({ status: 'FAILED', quote: { status: 'EXPIRED' } });
+    expect((await t.api('POST', `/agents/${agent.id}/actions/${held.body.id}/approve`)).status).toBe(409);
     expect(await balanceOf(t, h.usd.id)).toBe(200_000);
+    expect((await agent.api('GET', '/agents/me')).body.usage.dailySpend).toBe(0);
+
+    // Approved after the platform executed the quote itself: the run is refused, the action FAILS.
+    const quote = await agent.api('POST', '/agents/me/quotes', {
+      ...quoteBody(h.usd.id, h.mxn.id),
+      lockedCurrencyAmount: 30_000,
+    });
+    const waiting1 = await agent.api('POST', `/agents/me/quotes/${quote.body.id}/execute`);
+    expect(waiting1.body.status).toBe('PENDING_APPROVAL');
+    expect((await t.api('POST', `/quotes/${quote.body.id}/execute`)).status).toBe(200);
+    const late = await t.api('POST', `/agents/${agent.id}/actions/${waiting1.body.id}/approve`);
+    expect(late.status).toBe(200);
+    expect(late.body.status).toBe('FAILED');
+    expect(late.body.transaction).toBeUndefined();
+    const afterPlatform = await balanceOf(t, h.usd.id);
+    expect(afterPlatform).toBe(200_000 - quote.body.totalSendingAmount);
 
     // Held with immediatelyExecute: the quote stays PENDING until approved, then runs.
     const immediate = await agent.api('POST', '/agents/me/quotes', {
@@ -475,7 +491,67 @@ describe('agent quotes', () => {
     expect(waiting.map((a: any) => a.quote.id)).toEqual([immediate.body.id]);
     const run = await t.api('POST', `/agents/${agent.id}/actions/${waiting[0].id}/approve`);
     expect(run.body).toMatchObject({ status: 'APPROVED', quote: { status: 'COMPLETED' } });
-    expect(await balanceOf(t, h.usd.id)).toBe(200_000 - immediate.body.totalSendingAmount);
+    expect(await balanceOf(t, h.usd.id)).toBe(afterPlatform - immediate.body.totalSendingAmount);
+  });
+});
+
+describe('what happens to actions later', () => {
+  it('fails an approved transfer whose payment fails on the rail, and releases its usage', async () => {
+    const t = await build();
+    const h = await household(t, 'Ada Brook');
+    const slow = await t.api('POST', '/customers/external-accounts', {
+      body: { ...accountBody('USD_ACCOUNT', '005'), customerId: h.customer.id },
+    });
+    const agent = await connectedAgent(t, h.customer.id);
+    const sent = await agent.api('POST', '/agents/me/transfer-out', out(h.usd.id, slow.body.id, 10_000));
+    expect(sent.body).toMatchObject({ status: 'APPROVED', transaction: { status: 'PROCESSING' } });
+    expect((await agent.api('GET', '/agents/me')).body.usage.dailySpend).toBe(10_000);
+    await t.advanceClock(31);
+    const after = await agent.api('GET', `/agents/me/actions/${sent.body.id}`);
+    expect(after.body).toMatchObject({ status: 'FAILED', transaction: { status: 'FAILED' } });
+    expect((await agent.api('GET', '/agents/me')).body.usage).toMatchObject({
+      dailySpend: 0,
+      dailyTransactionCount: 0,
+    });
+  });
+
+  it("rejects a deleted agent's waiting actions", async () => {
+    const t = await build();
+    const h = await household(t, 'Bo Lind');
+    const agent = await connectedAgent(t, h.customer.id, undefined, { defaultExecutionMode: 'APPROVAL_REQUIRED' });
+    const held = await agent.api('POST', '/agents/me/transfer-out', out(h.usd.id, h.bank.id, 1_000));
+    expect(held.body.status).toBe('PENDING_APPROVAL');
+    expect((await t.api('DELETE', `/agents/${agent.id}`)).status).toBe(204);
+    expect((await t.api('GET', '/agents/approvals')).body.data).toEqual([]);
+    expect((await t.api('POST', `/agents/${agent.id}/actions/${held.body.id}/approve`)).status).toBe(404);
+    const row = await t.deps.db.k
+      .selectFrom('agent_actions')
+      .select(['status', 'rejection_reason'])
+      .where('id', '=', held.body.id)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ status: 'REJECTED', rejection_reason: 'The agent was deleted' });
+  });
+
+  it("refuses real-time funding and never describes another customer's account", async () => {
+    const t = await build();
+    const h = await household(t, 'Cai Moss');
+    const other = await household(t, 'Dee Park');
+    const agent = await connectedAgent(t, h.customer.id);
+    const realtime = await agent.api('POST', '/agents/me/quotes', {
+      source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', customerId: h.customer.id },
+      destination: { destinationType: 'ACCOUNT', accountId: h.mxn.id },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: 10_000,
+    });
+    expect(realtime.status).toBe(400);
+    expect(realtime.body.details.errors.map((e: any) => e.field)).toEqual(['source.sourceType']);
+    const foreign = await agent.api('POST', '/agents/me/quotes', {
+      ...quoteBody(other.usd.id, h.mxn.id),
+      source: { sourceType: 'ACCOUNT', accountId: other.usd.id, customerId: h.customer.id },
+    });
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.details.errors.map((e: any) => e.field)).toEqual(['source.accountId']);
+    expect(foreign.text).not.toContain(other.customer.id);
   });
 });
 

@@ -20,7 +20,7 @@ import { ApiError, apiError, type FieldError } from '../../http/errors.js';
 import { newId } from '../../ids.js';
 import { hasRate, valueAtMidRate } from '../../rates/index.js';
 import * as quotes from '../quotes/service.js';
-import { platformCustomerIdOf, presentTransactionById } from '../transactions/service.js';
+import { onPaymentFailure, platformCustomerIdOf, presentTransactionById } from '../transactions/service.js';
 import * as transfers from '../transfers/service.js';
 import type { AgentActionStatusValue, AgentActionTypeValue, PolicyInput } from './schemas.js';
 import { agentUsage, callingAgent, requirePermission } from './service.js';
@@ -46,6 +46,18 @@ interface Measured {
   amount: bigint;
   currency: string;
 }
+
+// An approved action whose payment fails later (an SCA challenge never answered, a payout
+// the rail returns), or a held execution whose quote expires, fails with it.
+onPaymentFailure((tx, failure) =>
+  store.failActionsOfPayment(
+    tx,
+    failure.platformId,
+    failure,
+    `The payment ${failure.status === 'EXPIRED' ? 'expired' : 'failed'}${failure.failureReason ? ` (${failure.failureReason})` : ''}`,
+    iso(failure.now),
+  ),
+);
 
 // ------------------------------------------------------------------------------- presentation
 
@@ -165,7 +177,11 @@ async function applyPolicy(q: Queryable, ctx: Ctx, agent: store.AgentRow, policy
   let needsApproval = (rule?.executionMode ?? policy.defaultExecutionMode) === 'APPROVAL_REQUIRED';
   const threshold = policy.approvalThresholds;
   if (threshold?.amount !== undefined && threshold.amount !== null && threshold.currency !== undefined) {
-    if (measureIn(measured, threshold.currency, ctx.now) > BigInt(threshold.amount)) needsApproval = true;
+    // An amount that cannot be measured against the threshold waits for approval.
+    const comparable =
+      measured.currency === threshold.currency || (hasRate(measured.currency) && hasRate(threshold.currency));
+    if (!comparable || measureIn(measured, threshold.currency, ctx.now) > BigInt(threshold.amount))
+      needsApproval = true;
   }
   return { limitAmount: amount, needsApproval };
 }
@@ -296,6 +312,13 @@ export async function agentCreateQuote(
   idempotencyKey: string | undefined,
   schemaErrors: FieldError[] = [],
 ): Promise<Reply> {
+  if ((input.source as { sourceType?: unknown } | undefined)?.sourceType === 'REALTIME_FUNDING') {
+    // Paying its instructions would move money past the agent's policy and approvals.
+    schemaErrors.push({
+      field: 'source.sourceType',
+      message: "cannot be REALTIME_FUNDING for an agent: an agent's money moves from its customer's accounts",
+    });
+  }
   quotes.checkQuoteRequest(input, schemaErrors);
   const request = { agentId: ctx.agent!.id, input };
   return runCommand(ctx, { operationId: 'agentCreateQuote', idempotencyKey, request }, async (tx) => {

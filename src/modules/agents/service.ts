@@ -297,13 +297,15 @@ export async function updateAgentPolicy(ctx: Ctx, id: string, body: PolicyPatch)
   return presentAgent(ctx.db.k, row, ctx.now);
 }
 
-/** Deletes the agent; its access token stops working with this commit. */
+/** Deletes the agent; its access token stops working with this commit, and its waiting actions are rejected. */
 export async function deleteAgent(ctx: Ctx, id: string): Promise<void> {
   await ctx.db.transaction(async (tx) => {
     await liveAgent(ctx, tx, id, true);
     const now = iso(ctx.now);
     await store.updateAgent(tx, ctx.platformId, id, { deleted_at: now, token_hash: null, updated_at: now });
     await store.invalidateDeviceCodes(tx, ctx.platformId, id, now);
+    // What it asked for and was not decided goes with it.
+    await store.rejectPendingActions(tx, ctx.platformId, id, 'The agent was deleted', now);
   });
 }
 

@@ -206,3 +206,46 @@ export async function pendingQuoteAction(q: Queryable, platformId: string, quote
     .where('status', '=', 'PENDING_APPROVAL')
     .executeTakeFirst();
 }
+
+/**
+ * Fails the actions a failed payment ends: the approved action that started it, and an
+ * execution of its quote still waiting for approval.
+ */
+export async function failActionsOfPayment(
+  q: Queryable,
+  platformId: string,
+  payment: { transactionId: string; quoteId?: string | undefined },
+  reason: string,
+  nowIso: string,
+): Promise<void> {
+  await q
+    .updateTable('agent_actions')
+    .set({ status: 'FAILED', failure_reason: reason, updated_at: nowIso })
+    .where('platform_id', '=', platformId)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('status', '=', 'APPROVED'), eb('transaction_id', '=', payment.transactionId)]),
+        ...(payment.quoteId !== undefined
+          ? [eb.and([eb('status', '=', 'PENDING_APPROVAL'), eb('quote_id', '=', payment.quoteId)])]
+          : []),
+      ]),
+    )
+    .execute();
+}
+
+/** Rejects every action of the agent still waiting for approval. */
+export async function rejectPendingActions(
+  q: Queryable,
+  platformId: string,
+  agentId: string,
+  reason: string,
+  nowIso: string,
+): Promise<void> {
+  await q
+    .updateTable('agent_actions')
+    .set({ status: 'REJECTED', rejection_reason: reason, updated_at: nowIso })
+    .where('platform_id', '=', platformId)
+    .where('agent_id', '=', agentId)
+    .where('status', '=', 'PENDING_APPROVAL')
+    .execute();
+}

@@ -55,8 +55,6 @@ import * as store from './store.js';
 import { inScaRegion } from '../sca/region.js';
 
 import {
-  type DestinationPlan,
-  type SourcePlan,
   newChallenge,
   usableInternal,
   requirePullFunds,
@@ -294,34 +292,33 @@ export async function executeOpenedQuote(tx: Tx, ctx: Ctx, quote: store.QuoteRow
   return executeOrChallenge(tx, ctx, quote, transaction, { checked: true });
 }
 
-/** An account a customer-scoped quote names that is not the customer's, refused like an unknown one. */
-async function requireCustomerAccounts(
-  tx: Tx,
-  ctx: Ctx,
-  customerId: string,
-  source: SourcePlan,
-  destination: DestinationPlan,
-): Promise<void> {
+/**
+ * A customer-scoped quote (an agent's) names only that customer's accounts: another owner's
+ * account is refused like an unknown one, before any check that would describe it.
+ */
+async function requireCustomerAccounts(tx: Tx, ctx: Ctx, customerId: string, input: QuoteInput): Promise<void> {
   const notTheirs = (field: string, id: string) => invalid(field, `names no account of customer ${customerId}: ${id}`);
-  if (source.customerId !== customerId) {
-    const id = source.internal?.id ?? source.external?.id;
-    if (id !== undefined) throw notTheirs('source.accountId', id);
+  const check = async (field: string, id: string) => {
+    const internal = await findInternalAccount(tx, ctx.platformId, id);
+    if (internal !== undefined) {
+      if (internal.customer_id !== customerId) throw notTheirs(field, id);
+      return;
+    }
+    const external = await findTransferCounterparty(tx, ctx.platformId, id, false);
+    if (external !== undefined && external.customerId !== customerId) throw notTheirs(field, id);
+  };
+  const { source, destination } = input;
+  if (source.customerId !== undefined && source.customerId !== customerId) {
     throw invalid('source.customerId', `must be the agent's customer, ${customerId}`);
   }
-  const { payout } = destination;
-  if (payout.destinationType === 'INTERNAL_ACCOUNT') {
-    const account = await findInternalAccount(tx, ctx.platformId, payout.accountId);
-    if (account?.customer_id !== customerId) throw notTheirs('destination.accountId', payout.accountId);
-  } else if (payout.destinationType === 'ACCOUNT') {
-    const account = await findTransferCounterparty(tx, ctx.platformId, destination.destinationId, false);
-    if (account?.customerId !== customerId) throw notTheirs('destination.accountId', destination.destinationId);
-  }
+  if (source.sourceType === 'ACCOUNT') await check('source.accountId', source.accountId);
+  if (destination.destinationType === 'ACCOUNT') await check('destination.accountId', destination.accountId);
 }
 
 /** Checks a quote request, then writes the quote, its transaction and its expiry (createQuote's work). */
 async function openQuote(tx: Tx, ctx: Ctx, input: QuoteInput, customerId?: string) {
+  if (customerId !== undefined) await requireCustomerAccounts(tx, ctx, customerId, input);
   const { source, destination } = await planSides(tx, ctx, input);
-  if (customerId !== undefined) await requireCustomerAccounts(tx, ctx, customerId, source, destination);
   if (destination.destinationId === (source.internal?.id ?? source.external?.id))
     throw invalid('destination.accountId', 'is the source account');
   checkCurrencies(input, source.currency, destination.currency);

@@ -247,10 +247,44 @@ function viewOf(work: Work, row: store.TransactionRow): TransactionView {
   return work.last?.row === row ? work.last.view : presentTransaction(row);
 }
 
+/** A payment that failed or expired, as the areas that hang state on payments hear of it. */
+export interface PaymentFailure {
+  platformId: string;
+  transactionId: string;
+  /** The quote the payment executes, for a quote's payment. */
+  quoteId?: string | undefined;
+  status: 'FAILED' | 'EXPIRED';
+  failureReason: string | null;
+  now: Date;
+}
+
+type PaymentFailureListener = (tx: Queryable, failure: PaymentFailure) => Promise<void>;
+const paymentFailureListeners: PaymentFailureListener[] = [];
+
+/** Runs `listener` in the database transaction that makes any payment fail or expire. */
+export function onPaymentFailure(listener: PaymentFailureListener): void {
+  paymentFailureListeners.push(listener);
+}
+
 /** Writes the postings and balances, then every event in the order the transitions made them. */
 async function finish(work: Work): Promise<void> {
   await recordBalanceUpdates(work.tx, work.platformId, work.books, work.now, work.events, work.accounts);
   await recordEvents(work.tx, work.events);
+  if (paymentFailureListeners.length === 0) return;
+  for (const event of work.events) {
+    const status = event.type.endsWith('.FAILED') ? 'FAILED' : event.type.endsWith('.EXPIRED') ? 'EXPIRED' : null;
+    if (status === null) continue;
+    const view = event.data as { quoteId?: string; failureReason?: string };
+    const failure: PaymentFailure = {
+      platformId: event.platformId,
+      transactionId: event.resourceId,
+      quoteId: view.quoteId,
+      status,
+      failureReason: view.failureReason ?? null,
+      now: work.now,
+    };
+    for (const listener of paymentFailureListeners) await listener(work.tx, failure);
+  }
 }
 
 function emit(work: Work, row: store.TransactionRow, event: string): void {
