@@ -289,6 +289,16 @@ async function freshEuCustomer(w: World): Promise<string> {
   return (await w.post('/customers', body)).id;
 }
 
+/** A new external account of the EU customer, trusted when asked: its id. */
+async function euBeneficiary(w: World, trusted: boolean): Promise<string> {
+  const account = await w.post('/customers/external-accounts', { ...MXN_ACCOUNT(), customerId: w.euCustomer.id });
+  if (trusted) {
+    await w.post(`/customers/external-accounts/${account.id}/trust`, undefined, 200);
+    await w.post(`/customers/external-accounts/${account.id}/trust/confirm`, { code: '123456' }, 200);
+  }
+  return account.id;
+}
+
 /** An action of the approval agent, waiting for the platform's decision. */
 async function heldAction(w: World): Promise<{ agentId: string; actionId: string }> {
   const reply = await w.tenant.api('POST', '/agents/me/transfer-out', {
@@ -941,6 +951,31 @@ export const BASELINES: Record<string, BaselineRow> = {
   },
   recordSecurityEvent: {
     make: (w) => ({ query: { customerId: w.euCustomer.id }, body: { eventType: 'RESET_PASSWORD_COMPLETED' } }),
+  },
+
+  startBeneficiaryTrust: {
+    make: async (w) => ({ params: { externalAccountId: await euBeneficiary(w, false) } }),
+    renew: 'success',
+  },
+  confirmBeneficiaryTrust: {
+    make: async (w) => {
+      const externalAccountId = await euBeneficiary(w, false);
+      const started = await w.post(`/customers/external-accounts/${externalAccountId}/trust`, undefined, 200);
+      return { params: { externalAccountId }, body: { challengeId: started.scaChallenge.id, code: '123456' } };
+    },
+    renew: 'success',
+  },
+  startBeneficiaryUntrust: {
+    make: async (w) => ({ params: { externalAccountId: await euBeneficiary(w, true) } }),
+    renew: 'success',
+  },
+  confirmBeneficiaryUntrust: {
+    make: async (w) => {
+      const externalAccountId = await euBeneficiary(w, true);
+      const started = await w.post(`/customers/external-accounts/${externalAccountId}/untrust`, undefined, 200);
+      return { params: { externalAccountId }, body: { challengeId: started.scaChallenge.id, code: '123456' } };
+    },
+    renew: 'success',
   },
 
   // Railyard's own endpoints

@@ -446,7 +446,12 @@ export async function agentCreateExternalAccount(
 export async function agentDeleteExternalAccount(ctx: Ctx, id: string): Promise<void> {
   const agent = await callingAgent(ctx);
   requirePermission(agent, 'MANAGE_EXTERNAL_ACCOUNTS', false);
-  await externalAccounts.deleteExternalAccount(ctx, id, { customerId: agent.customer_id });
+  // This operation declares no 409: a trusted beneficiary is refused as something the agent may not do.
+  await externalAccounts.deleteExternalAccount(ctx, id, { customerId: agent.customer_id }, (message) =>
+    apiError('UNAUTHORIZED', message, {
+      reason: 'the account is a trusted beneficiary; only the platform untrusts it',
+    }),
+  );
 }
 
 // ------------------------------------------------------------------------------- transactions and quotes

@@ -8,9 +8,10 @@ import { recordEvent } from '../../events/outbox.js';
 import type { Ctx, Deps } from '../../http/context.js';
 import { customerNamedBy } from '../customers/service.js';
 import { platformNowOf } from '../platform/service.js';
-import { apiError, FieldErrors } from '../../http/errors.js';
+import { type ApiError, apiError, FieldErrors } from '../../http/errors.js';
 import { prune } from '../../http/schemas.js';
 import { newId } from '../../ids.js';
+import { isTrustedBeneficiary } from '../sca/trust.js';
 import { beneficiaryVerificationFor, SANDBOX_VALID_SIGNATURE } from '../../sandbox/magic.js';
 import {
   accountTypeDef,
@@ -235,9 +236,23 @@ export async function listExternalAccounts(ctx: Ctx, filters: store.ExternalAcco
   return toPage(await store.listExternalAccounts(ctx.db.k, ctx.platformId, filters, page), presentExternalAccount);
 }
 
-export async function deleteExternalAccount(ctx: Ctx, id: string, scope: store.AccountScope) {
+/**
+ * Deletes an external account. A trusted beneficiary (SCA) is refused until it is
+ * untrusted: 409 BENEFICIARY_TRUSTED, or what `refuseTrusted` answers where 409 is not declared.
+ */
+export async function deleteExternalAccount(
+  ctx: Ctx,
+  id: string,
+  scope: store.AccountScope,
+  refuseTrusted: (message: string) => ApiError = (message) => apiError('BENEFICIARY_TRUSTED', message),
+) {
   await ctx.db.transaction(async (tx) => {
     const row = await loadAccount(tx, ctx, id, scope);
+    if (await isTrustedBeneficiary(tx, ctx.platformId, row.id)) {
+      throw refuseTrusted(
+        `External account ${row.id} is a trusted beneficiary; untrust it first (POST /customers/external-accounts/${row.id}/untrust and its /confirm)`,
+      );
+    }
     const now = iso(ctx.now);
     await store.updateExternalAccount(tx, row.id, { deleted_at: now, updated_at: now });
   });

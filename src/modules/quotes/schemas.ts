@@ -121,6 +121,8 @@ export const ScaChallenge = component(
     factor: StringEnum(SCA_FACTORS),
     availableFactors: Type.Array(StringEnum(SCA_FACTORS)),
     purpose: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    passkeyAssertionOptions: Type.Optional(Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()])),
+    passkeyAllowedOrigins: Type.Optional(Type.Union([Type.Array(Type.String()), Type.Null()])),
   }),
 );
 

@@ -30,7 +30,7 @@ import { checkQuoteSignature } from '../wallet-auth/actions.js';
 import { railFor } from '../../rails/index.js';
 import { decimalToNumber, decimalToString, parseDecimal, type Conversion } from '../../rates/index.js';
 import { SCA_SANDBOX_CODE } from '../../sandbox/magic.js';
-import { findCustomerRow } from '../customers/service.js';
+import { type CustomerRow, findCustomerRow } from '../customers/service.js';
 import {
   currencyObject,
   findInternalAccount,
@@ -53,6 +53,7 @@ import {
 } from '../transactions/service.js';
 import * as store from './store.js';
 import { inScaRegion } from '../sca/region.js';
+import { isTrustedBeneficiary } from '../sca/trust.js';
 
 import {
   newChallenge,
@@ -159,8 +160,19 @@ export const quoteExpiryJob = defineJob<ExpirePayload>('quote.expire', {
 
 // ----------------------------------------------------------------------------- operations
 
+/** A payment of this customer waits for SCA: the customer is in an SCA region and the payee is not a trusted beneficiary. */
+async function needsAuthorization(
+  tx: Tx,
+  ctx: Ctx,
+  customer: CustomerRow | undefined,
+  destinationId: string,
+): Promise<boolean> {
+  if (!inScaRegion(customer)) return false;
+  return !(await isTrustedBeneficiary(tx, ctx.platformId, destinationId));
+}
+
 /**
- * Executes an account-funded quote, unless its customer is in an SCA region: then the
+ * Executes an account-funded quote, unless it needs authorization (needsAuthorization): then the
  * payment waits in PENDING_AUTHORIZATION with a challenge, and authorizing it executes it.
  */
 async function executeOrChallenge(
@@ -172,7 +184,9 @@ async function executeOrChallenge(
 ): Promise<store.QuoteRow> {
   const customer =
     quote.customer_id === null ? undefined : await findCustomerRow(tx, ctx.platformId, quote.customer_id);
-  if (!inScaRegion(customer)) return (await execute(tx, ctx, quote, transaction, options)).quote;
+  if (!(await needsAuthorization(tx, ctx, customer, transaction.destination_account_id))) {
+    return (await execute(tx, ctx, quote, transaction, options)).quote;
+  }
   // A payment that could not start is refused now, not after the customer answers the challenge.
   if (options.checked !== true)
     await requirePayable(tx, ctx, transaction, JSON.parse(transaction.conversion!) as TransactionConversion);
@@ -335,7 +349,9 @@ async function openQuote(tx: Tx, ctx: Ctx, input: QuoteInput, customerId?: strin
   const quoteId = newId('Quote');
   const transactionId = newId('Transaction');
   const now = ctx.now;
-  const sca = source.funding === 'REALTIME_FUNDING' && inScaRegion(source.customer);
+  const sca =
+    source.funding === 'REALTIME_FUNDING' &&
+    (await needsAuthorization(tx, ctx, source.customer, destination.destinationId));
   const expiresAt = new Date(now.getTime() + (destination.instant ? INSTANT_QUOTE_TTL_MS : STANDARD_QUOTE_TTL_MS));
   const rateDetails = rateDetailsOf(conversion, now);
   for (const currency of [conversion.sendingCurrency, conversion.receivingCurrency]) {

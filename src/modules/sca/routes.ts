@@ -2,7 +2,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { op } from '../../http/route.js';
 import {
+  BeneficiaryTrustConfirm,
+  BeneficiaryTrustConfirmRequest,
+  BeneficiaryTrustStart,
   CredentialIdParams,
+  ExternalAccountIdParams,
+  type ProofInput,
   CustomerIdQuery,
   RecordSecurityEventRequest,
   RecordSecurityEventResponse,
@@ -18,6 +23,7 @@ import {
   ScaLoginStartRequest,
 } from './schemas.js';
 import * as service from './service.js';
+import * as trust from './trust.js';
 
 const tag = 'Strong Customer Authentication';
 /** For the operations that declare no 400: a missing customerId is answered as an unknown customer (404). */
@@ -147,4 +153,40 @@ export const scaRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => service.recordSecurityEvent(request.ctx, request.query.customerId, request.body),
   );
+  for (const change of ['TRUST', 'UNTRUST'] as const) {
+    const path = change === 'TRUST' ? 'trust' : 'untrust';
+    const name = change === 'TRUST' ? 'BeneficiaryTrust' : 'BeneficiaryUntrust';
+    app.post(
+      `/customers/external-accounts/:externalAccountId/${path}`,
+      {
+        schema: op({
+          operationId: `start${name}`,
+          tag,
+          summary: change === 'TRUST' ? 'Start trusting a beneficiary' : 'Start untrusting a beneficiary',
+          permission: 'MANAGE',
+          params: ExternalAccountIdParams,
+          success: { 200: Type.Ref(BeneficiaryTrustStart) },
+          errors: [400, 401, 404, 409, 500],
+        }),
+      },
+      async (request) => trust.startChange(request.ctx, request.params.externalAccountId, change),
+    );
+    app.post(
+      `/customers/external-accounts/:externalAccountId/${path}/confirm`,
+      {
+        schema: op({
+          operationId: `confirm${name}`,
+          tag,
+          summary: change === 'TRUST' ? 'Confirm trusting a beneficiary' : 'Confirm untrusting a beneficiary',
+          permission: 'MANAGE',
+          params: ExternalAccountIdParams,
+          body: Type.Ref(BeneficiaryTrustConfirmRequest),
+          success: { 200: Type.Ref(BeneficiaryTrustConfirm) },
+          errors: [400, 401, 404, 409, 500],
+        }),
+      },
+      async (request) =>
+        trust.confirmChange(request.ctx, request.params.externalAccountId, change, request.body as ProofInput),
+    );
+  }
 };

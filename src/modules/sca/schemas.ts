@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { component, DateTime, DiscriminatedUnion, StringEnum } from '../../http/schemas.js';
-import { SCA_FACTORS } from '../quotes/schemas.js';
+import { SCA_FACTORS, ScaChallenge } from '../quotes/schemas.js';
 
 export type ScaFactorName = (typeof SCA_FACTORS)[number];
 
@@ -164,3 +164,17 @@ export const RecordSecurityEventResponse = component(
 
 export const CustomerIdQuery = Type.Object({ customerId: Type.String() });
 export const CredentialIdParams = Type.Object({ credentialId: Type.String() });
+
+export const BeneficiaryTrustStart = component(
+  'BeneficiaryTrustStart',
+  Type.Object({ scaChallenge: Type.Optional(Type.Ref(ScaChallenge)) }),
+);
+
+export const BeneficiaryTrustConfirmRequest = component(
+  'BeneficiaryTrustConfirmRequest',
+  Type.Object({ ...proofFields }),
+);
+
+export const BeneficiaryTrustConfirm = component('BeneficiaryTrustConfirm', Type.Object({ trusted: Type.Boolean() }));
+
+export const ExternalAccountIdParams = Type.Object({ externalAccountId: Type.String() });

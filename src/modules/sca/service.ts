@@ -305,13 +305,7 @@ export async function startLogin(ctx: Ctx, customerId: string | undefined, input
     if (passkey === undefined) return { factor: input.factor };
     return {
       factor: input.factor,
-      passkeyOptions: {
-        challenge: Buffer.from(challenge!, 'utf8').toString('base64url'),
-        rpId: passkey.rpId,
-        allowCredentials: [{ type: 'public-key', id: passkey.credentialId, transports: passkey.transports }],
-        userVerification: 'preferred',
-        timeout: SCA_START_TTL_MS,
-      },
+      passkeyOptions: assertionOptions(passkey, challenge!),
       allowedOrigins: [passkey.origin],
       relyingPartyId: passkey.rpId,
     };
@@ -383,6 +377,60 @@ async function checkProof(
     JSON.stringify({ ...passkey, counter: verified.value.newCounter }),
   );
   return { ok: true };
+}
+
+/**
+ * A per-operation proof (beneficiary trust, a payment's challenge): a code (the sandbox code,
+ * or the current code of an enrolled TOTP), or an assertion of the enrolled passkey over
+ * `webauthnChallenge`. `factor` narrows what is accepted (a payment's challenge never takes TOTP).
+ */
+export async function verifyOperationProof(
+  tx: Tx,
+  ctx: Ctx,
+  customerId: string,
+  input: ProofInput,
+  webauthnChallenge: string | null,
+  accepts: ScaFactorName[] = ['SMS_OTP', 'TOTP', 'PASSKEY'],
+): Promise<ProofResult> {
+  const enrolled = await store.listFactors(tx, ctx.platformId, customerId);
+  if (input.passkeyAssertion !== undefined && input.passkeyAssertion !== null) {
+    const passkey = enrolled.find((f) => f.factor === 'PASSKEY');
+    if (!accepts.includes('PASSKEY') || passkey === undefined || webauthnChallenge === null) {
+      return {
+        ok: false,
+        field: 'passkeyAssertion',
+        message: 'cannot answer this challenge: it was not issued for a passkey',
+      };
+    }
+    const challenge = { challenge: webauthnChallenge } as store.ChallengeRow;
+    return checkProof(tx, ctx, 'PASSKEY', passkey, challenge, input);
+  }
+  const code = input.code ?? '';
+  if (accepts.includes('SMS_OTP') && code === SCA_SANDBOX_CODE) return { ok: true };
+  const totp = enrolled.find((f) => f.factor === 'TOTP');
+  if (accepts.includes('TOTP') && totp !== undefined && totpCodeFits(ctx, totp.secret!, code)) return { ok: true };
+  return { ok: false, field: 'code', message: 'is not the code of this challenge (the sandbox code is 123456)' };
+}
+
+/** The factors a customer may answer a per-operation challenge with. */
+export async function challengeFactors(q: Queryable, ctx: Ctx, customerId: string, allowTotp: boolean) {
+  const enrolled = await store.listFactors(q, ctx.platformId, customerId);
+  const passkey = enrolled.find((f) => f.factor === 'PASSKEY');
+  const factors: ScaFactorName[] = ['SMS_OTP'];
+  if (allowTotp && enrolled.some((f) => f.factor === 'TOTP')) factors.push('TOTP');
+  if (passkey !== undefined) factors.push('PASSKEY');
+  return { factors, passkey: passkey?.passkey ? (JSON.parse(passkey.passkey) as StoredPasskey) : undefined };
+}
+
+/** WebAuthn assertion options for a passkey challenge over `challenge` (a hex string). */
+export function assertionOptions(passkey: StoredPasskey, challenge: string) {
+  return {
+    challenge: Buffer.from(challenge, 'utf8').toString('base64url'),
+    rpId: passkey.rpId,
+    allowCredentials: [{ type: 'public-key', id: passkey.credentialId, transports: passkey.transports }],
+    userVerification: 'preferred',
+    timeout: SCA_START_TTL_MS,
+  };
 }
 
 function lockState(row: store.LoginStateRow, now: Date) {

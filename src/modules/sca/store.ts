@@ -1,6 +1,12 @@
 import type { Insertable, Selectable } from 'kysely';
 import { onPostgres, type Queryable } from '../../db/index.js';
-import type { ScaChallengesTable, ScaFactorsTable, ScaLoginStatesTable, ScaSessionsTable } from '../../db/schema.js';
+import type {
+  ScaChallengesTable,
+  ScaFactorsTable,
+  ScaLoginStatesTable,
+  ScaSessionsTable,
+  ScaTrustedBeneficiariesTable,
+} from '../../db/schema.js';
 
 export type FactorRow = Selectable<ScaFactorsTable>;
 export type ChallengeRow = Selectable<ScaChallengesTable>;
@@ -147,5 +153,33 @@ export async function updateFactorPasskey(q: Queryable, platformId: string, id: 
     .set({ passkey })
     .where('platform_id', '=', platformId)
     .where('id', '=', id)
+    .execute();
+}
+
+// ------------------------------------------------------------------------------- trusted beneficiaries
+
+export async function isTrusted(q: Queryable, platformId: string, externalAccountId: string): Promise<boolean> {
+  const row = await q
+    .selectFrom('sca_trusted_beneficiaries')
+    .select('external_account_id')
+    .where('platform_id', '=', platformId)
+    .where('external_account_id', '=', externalAccountId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function trust(q: Queryable, row: Insertable<ScaTrustedBeneficiariesTable>): Promise<void> {
+  await q
+    .insertInto('sca_trusted_beneficiaries')
+    .values(row)
+    .onConflict((oc) => oc.columns(['platform_id', 'external_account_id']).doNothing())
+    .execute();
+}
+
+export async function untrust(q: Queryable, platformId: string, externalAccountId: string): Promise<void> {
+  await q
+    .deleteFrom('sca_trusted_beneficiaries')
+    .where('platform_id', '=', platformId)
+    .where('external_account_id', '=', externalAccountId)
     .execute();
 }
