@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { accountBody } from '../fixtures/accounts.js';
 import { SoftAuthenticator } from '../fixtures/authenticator.js';
+import { berlin } from '../fixtures/sca.js';
 import { businessBody, individualBody, JPEG, ownerBody, PDF, uniqueId } from '../fixtures/customers.js';
 import { googleClaims, mintOidcToken } from '../fixtures/oidc.js';
 import { clientKey, otpLogin, sealOtp, signed } from '../fixtures/wallet.js';
@@ -56,6 +57,14 @@ const SIGNATURE_REFUSAL: BaselineRow['refusalChanges'] = {
     answer?.status === 400 && answer.details?.errors?.some((e: { field: string }) => e.field === 'signature') === true,
 };
 
+const FAILED_PROOF: BaselineRow['refusalChanges'] = {
+  why: 'the reference: a wrong SCA proof counts as a failed login attempt, and the fifth locks the login (423)',
+  when: (answer) =>
+    answer?.status === 423 ||
+    (answer?.status === 400 &&
+      answer.details?.errors?.some((e: { message?: string }) => /failed attempts/.test(e.message ?? '')) === true),
+};
+
 /** The resources one platform holds for the fuzz suite, all made through the API. */
 export interface World {
   t: TestApp;
@@ -104,7 +113,6 @@ function freshOidcToken(): string {
 }
 
 const MXN_ACCOUNT = () => accountBody('MXN_ACCOUNT', '000');
-const berlin = { line1: 'Friedrichstraße 43', city: 'Berlin', postalCode: '10117', country: 'DE' };
 
 function jsonOf(reply: { status: number; text: string; body: any }, what: string, expected?: number) {
   if (reply.status >= 300 || (expected !== undefined && reply.status !== expected))
@@ -123,6 +131,13 @@ export async function buildWorld(t: TestApp, tenant: Tenant): Promise<World> {
   const euCustomer = await post(
     '/customers',
     individualBody('Lena Vogel', { address: berlin, nationality: 'DE', phoneNumber: '+4915123456789' }),
+  );
+  // Its SCA session (authorizing its payments needs one).
+  const login = await post(`/sca/login/start?customerId=${euCustomer.id}`, { factor: 'SMS_OTP' }, 200);
+  await post(
+    `/sca/login/complete?customerId=${euCustomer.id}`,
+    { factor: 'SMS_OTP', challengeId: login.challengeId, code: '123456', endUserIpAddress: '198.51.100.23' },
+    200,
   );
   const owner = await post('/beneficial-owners', ownerBody(business.id, 'Chen'));
   const documentReply = await tenant.api(
@@ -741,6 +756,7 @@ export const BASELINES: Record<string, BaselineRow> = {
   authorizeQuote: {
     make: async (w) => ({ params: { quoteId: (await pendingAuthorization(w)).id }, body: { code: '123456' } }),
     renew: 'success',
+    refusalChanges: FAILED_PROOF,
   },
   resendQuoteScaCode: { make: async (w) => ({ params: { quoteId: (await pendingAuthorization(w)).id } }) },
   sandboxSend: {
@@ -941,16 +957,14 @@ export const BASELINES: Record<string, BaselineRow> = {
       };
     },
     renew: 'success',
-    refusalChanges: {
-      why: 'the reference: a wrong proof counts as a failed login attempt, and the fifth locks the login (423)',
-      when: (answer) =>
-        answer?.status === 423 ||
-        (answer?.status === 400 &&
-          answer.details?.errors?.some((e: { message?: string }) => /failed attempts/.test(e.message ?? '')) === true),
-    },
+    refusalChanges: FAILED_PROOF,
   },
   recordSecurityEvent: {
-    make: (w) => ({ query: { customerId: w.euCustomer.id }, body: { eventType: 'RESET_PASSWORD_COMPLETED' } }),
+    // A fresh customer: a password reset ends the SCA session the EU customer's quotes need.
+    make: async (w) => ({
+      query: { customerId: await freshEuCustomer(w) },
+      body: { eventType: 'RESET_PASSWORD_COMPLETED' },
+    }),
   },
 
   startBeneficiaryTrust: {

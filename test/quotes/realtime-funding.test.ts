@@ -27,10 +27,10 @@ import {
   systemAccount,
   transactionOf,
 } from '../fixtures/quotes.js';
+import { euCustomer as createEuCustomer, scaLogin } from '../fixtures/sca.js';
 import type { TestApp } from '../helper.js';
 
 const P = (type: string) => `OUTGOING_PAYMENT.${type}`;
-const berlin = { line1: 'Friedrichstraße 43', city: 'Berlin', postalCode: '10117', country: 'DE' };
 
 function realtimeBody(customerId: string | undefined, destinationId: string, extra: Record<string, unknown> = {}) {
   return {
@@ -50,11 +50,11 @@ async function usCustomer(t: TestApp) {
   return createCustomer(t, individualBody('Jordan Rivera'));
 }
 
+/** An EU customer, logged in (an SCA session: authorizing a payment needs one). */
 async function euCustomer(t: TestApp) {
-  return createCustomer(
-    t,
-    individualBody('Lena Vogel', { address: berlin, nationality: 'DE', phoneNumber: '+4915123456789' }),
-  );
+  const customer = await createEuCustomer(t);
+  await scaLogin(t, customer.id);
+  return customer;
 }
 
 /** A customer's USD internal account, as listed now. */

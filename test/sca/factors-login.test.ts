@@ -1,31 +1,17 @@
 // Strong Customer Authentication: enrolling factors, logging in, and the lockout.
 
-import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { SoftAuthenticator } from '../fixtures/authenticator.js';
 import { createCustomer, individualBody } from '../fixtures/customers.js';
+import { authenticatorCode, euCustomer } from '../fixtures/sca.js';
 import { build, type TestApp } from '../helper.js';
 
-const berlin = { line1: 'Friedrichstraße 43', city: 'Berlin', postalCode: '10117', country: 'DE' };
 const ORIGIN = 'http://localhost:3000';
-
-async function euCustomer(t: TestApp, name = 'Lena Vogel') {
-  return createCustomer(t, individualBody(name, { address: berlin, nationality: 'DE', phoneNumber: '+4915123456789' }));
-}
 
 const sca = (t: TestApp, method: string, path: string, customerId: string, body?: unknown) =>
   t.api(method, `${path}${path.includes('?') ? '&' : '?'}customerId=${encodeURIComponent(customerId)}`, {
     ...(body === undefined ? {} : { body }),
   });
-
-/** RFC 6238 written again for the test (SHA-1, 30 s, 6 digits), independent of src/crypto/totp.ts. */
-function authenticatorCode(secretHex: string, atMs = Date.now()): string {
-  const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(Math.floor(atMs / 30_000)));
-  const mac = createHmac('sha1', Buffer.from(secretHex, 'hex')).update(counter).digest();
-  const offset = mac[19]! & 0xf;
-  return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0');
-}
 
 async function enrollTotp(t: TestApp, customerId: string): Promise<string> {
   const started = await sca(t, 'POST', '/sca/factors', customerId, { type: 'TOTP' });

@@ -5,18 +5,15 @@ import { accountBody } from '../fixtures/accounts.js';
 import { connectedAgent } from '../fixtures/agents.js';
 import { SoftAuthenticator } from '../fixtures/authenticator.js';
 import { createCustomer, individualBody } from '../fixtures/customers.js';
+import { euCustomer } from '../fixtures/sca.js';
 import { quoteBody } from '../fuzz/baselines.js';
 import { build, type TestApp } from '../helper.js';
 
-const berlin = { line1: 'Friedrichstraße 43', city: 'Berlin', postalCode: '10117', country: 'DE' };
 const ORIGIN = 'http://localhost:3000';
 
 /** An EU customer with 100,000 USD cents and an MXN bank account. */
 async function euPayer(t: TestApp) {
-  const customer = await createCustomer(
-    t,
-    individualBody('Lena Vogel', { address: berlin, nationality: 'DE', phoneNumber: '+4915123456789' }),
-  );
+  const customer = await euCustomer(t);
   const usd = (await t.api('GET', `/customers/internal-accounts?customerId=${customer.id}&currency=USD`)).body.data[0];
   await t.api('POST', `/sandbox/internal-accounts/${usd.id}/fund`, { body: { amount: 100_000 } });
   const mxn = await t.api('POST', '/customers/external-accounts', {

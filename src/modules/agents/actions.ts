@@ -312,7 +312,8 @@ export async function agentCreateQuote(
   idempotencyKey: string | undefined,
   schemaErrors: FieldError[] = [],
 ): Promise<Reply> {
-  if ((input.source as { sourceType?: unknown } | undefined)?.sourceType === 'REALTIME_FUNDING') {
+  const source = (input as { source?: { sourceType?: unknown } } | null | undefined)?.source;
+  if (typeof source === 'object' && source !== null && source.sourceType === 'REALTIME_FUNDING') {
     // Paying its instructions would move money past the agent's policy and approvals.
     schemaErrors.push({
       field: 'source.sourceType',

@@ -46,6 +46,9 @@ export interface ScaChallengeView {
   factor: string;
   availableFactors: string[];
   purpose: string;
+  passkeyAssertionOptions?: Record<string, unknown>;
+  /** Stored, never shown: the WebAuthn challenge a PASSKEY answer must sign. */
+  passkeyChallenge?: string;
 }
 
 export function parseJson<T>(text: string | null): T | undefined {
@@ -701,14 +704,22 @@ export function walletSigning(quote: store.QuoteRow): { accountId: string; paylo
 }
 
 /** A new challenge; it lasts SCA_CHALLENGE_TTL_MS, but never past the quote it authorizes. */
-export function newChallenge(quoteExpiresAt: string, now: Date): ScaChallengeView {
+/**
+ * A payment's SCA challenge: an SMS code by default, or the customer's passkey when the
+ * execute asked for it (`passkey`: its assertion options over a fresh WebAuthn challenge).
+ */
+export function newChallenge(
+  quoteExpiresAt: string,
+  now: Date,
+  passkey?: { challenge: string; options: Record<string, unknown> },
+): ScaChallengeView {
   const expiresAt = iso(new Date(now.getTime() + SCA_CHALLENGE_TTL_MS));
-  // The customer has no other enrolled factor in railyard, so every challenge is an SMS code.
   return {
     id: newId('ScaChallenge'),
     expiresAt: expiresAt < quoteExpiresAt ? expiresAt : quoteExpiresAt,
-    factor: 'SMS_OTP',
-    availableFactors: ['SMS_OTP'],
+    factor: passkey !== undefined ? 'PASSKEY' : 'SMS_OTP',
+    availableFactors: passkey !== undefined ? ['SMS_OTP', 'PASSKEY'] : ['SMS_OTP'],
     purpose: 'PAYOUT',
+    ...(passkey !== undefined ? { passkeyAssertionOptions: passkey.options, passkeyChallenge: passkey.challenge } : {}),
   };
 }

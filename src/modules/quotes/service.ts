@@ -18,6 +18,7 @@
 // payment instructions; executing an account-funded quote moves it to
 // PENDING_AUTHORIZATION instead of paying, and authorizing it pays.
 
+import { randomBytes } from 'node:crypto';
 import { iso } from '../../clock.js';
 import type { Queryable, Tx } from '../../db/index.js';
 import { runCommand, type Reply } from '../../http/command.js';
@@ -29,7 +30,6 @@ import { openSystemAccounts } from '../../ledger/index.js';
 import { checkQuoteSignature } from '../wallet-auth/actions.js';
 import { railFor } from '../../rails/index.js';
 import { decimalToNumber, decimalToString, parseDecimal, type Conversion } from '../../rates/index.js';
-import { SCA_SANDBOX_CODE } from '../../sandbox/magic.js';
 import { type CustomerRow, findCustomerRow } from '../customers/service.js';
 import {
   currencyObject,
@@ -53,6 +53,15 @@ import {
 } from '../transactions/service.js';
 import * as store from './store.js';
 import { inScaRegion } from '../sca/region.js';
+import {
+  assertionOptions,
+  challengeFactors,
+  countFailedProof,
+  failedProofError,
+  requireScaSession,
+  unlockedLoginState,
+  verifyOperationProof,
+} from '../sca/service.js';
 import { isTrustedBeneficiary } from '../sca/trust.js';
 
 import {
@@ -81,6 +90,12 @@ import {
 
 // ----------------------------------------------------------------------------- presenting
 
+/** A stored challenge as shown: without the WebAuthn challenge kept to check the answer. */
+function shownChallenge(challenge: ScaChallengeView) {
+  const { passkeyChallenge: _kept, ...shown } = challenge;
+  return shown;
+}
+
 export function presentQuote(row: store.QuoteRow) {
   const instructions = parseJson<unknown[]>(row.payment_instructions);
   const challenge = parseJson<ScaChallengeView>(row.sca_challenge);
@@ -101,7 +116,9 @@ export function presentQuote(row: store.QuoteRow) {
     ...(instructions !== undefined ? { paymentInstructions: instructions } : {}),
     transactionId: row.transaction_id,
     rateDetails: JSON.parse(row.rate_details) as Record<string, number>,
-    ...(challenge !== undefined && row.status === 'PENDING_AUTHORIZATION' ? { scaChallenge: challenge } : {}),
+    ...(challenge !== undefined && row.status === 'PENDING_AUTHORIZATION'
+      ? { scaChallenge: shownChallenge(challenge) }
+      : {}),
   };
 }
 
@@ -180,12 +197,21 @@ async function executeOrChallenge(
   ctx: Ctx,
   quote: store.QuoteRow,
   transaction: TransactionRow,
-  options: { checked?: boolean } = {},
+  options: { checked?: boolean; scaFactor?: string | undefined } = {},
 ): Promise<store.QuoteRow> {
   const customer =
     quote.customer_id === null ? undefined : await findCustomerRow(tx, ctx.platformId, quote.customer_id);
   if (!(await needsAuthorization(tx, ctx, customer, transaction.destination_account_id))) {
     return (await execute(tx, ctx, quote, transaction, options)).quote;
+  }
+  let passkeyChallenge: { challenge: string; options: Record<string, unknown> } | undefined;
+  if (options.scaFactor === 'PASSKEY') {
+    const { passkey } = await challengeFactors(tx, ctx, customer!.id, false);
+    if (passkey === undefined) {
+      throw invalid('scaFactor', `cannot be PASSKEY: customer ${customer!.id} has no passkey enrolled`);
+    }
+    const challenge = randomBytes(32).toString('hex');
+    passkeyChallenge = { challenge, options: assertionOptions(passkey, challenge) };
   }
   // A payment that could not start is refused now, not after the customer answers the challenge.
   if (options.checked !== true)
@@ -194,7 +220,7 @@ async function executeOrChallenge(
   const challenged = {
     ...quote,
     status: after.status,
-    sca_challenge: JSON.stringify(newChallenge(quote.expires_at, ctx.now)),
+    sca_challenge: JSON.stringify(newChallenge(quote.expires_at, ctx.now, passkeyChallenge)),
     updated_at: iso(ctx.now),
   };
   await store.saveQuoteState(tx, challenged);
@@ -513,7 +539,8 @@ export async function executeQuote(
         );
       }
       const { quote, transaction } = await lockExecutableQuote(tx, ctx, quoteId);
-      return { status: 200, body: presentQuote(await executeOrChallenge(tx, ctx, quote, transaction)) };
+      const executed = await executeOrChallenge(tx, ctx, quote, transaction, { scaFactor: body?.scaFactor });
+      return { status: 200, body: presentQuote(executed) };
     },
   );
 }
@@ -535,7 +562,7 @@ export async function authorizeQuote(ctx: Ctx, quoteId: string, input: ScaAuthor
   }
   if (hasPasskey && (input.origin === undefined || input.origin === null))
     errors.add('origin', 'is required with passkeyAssertion');
-  return ctx.db.transaction(async (tx) => {
+  const outcome = await ctx.db.transaction(async (tx) => {
     const { quote, transaction } = await loadQuoteForChange(tx, ctx, quoteId);
     const challenge = parseJson<ScaChallengeView>(quote.sca_challenge);
     if (transaction.status !== 'PENDING_AUTHORIZATION' || challenge === undefined) {
@@ -545,16 +572,22 @@ export async function authorizeQuote(ctx: Ctx, quoteId: string, input: ScaAuthor
     if (iso(ctx.now) >= quote.expires_at)
       throw apiError('CONFLICT', `Quote ${quoteId} expired at ${quote.expires_at}; create a new quote`);
     errors.throwIfAny();
+    // Money moves only within an SCA login session, and not while the login is locked.
+    const customerId = quote.customer_id!;
+    await requireScaSession(tx, ctx, customerId);
+    const state = await unlockedLoginState(tx, ctx, customerId);
     if (iso(ctx.now) > challenge.expiresAt) {
       throw invalid(
         'code',
         `answers a challenge that expired at ${challenge.expiresAt}; an expired challenge cannot be authorized or renewed, so create a new quote`,
       );
     }
-    if (hasPasskey)
-      throw invalid('passkeyAssertion', `cannot satisfy this challenge: its factor is ${challenge.factor}`);
-    if (input.code !== SCA_SANDBOX_CODE)
-      throw invalid('code', 'is not the code of this challenge (the sandbox code is 123456)');
+    // A payment's challenge takes the SMS code or, when issued for it, the passkey; never TOTP.
+    const proof = await verifyOperationProof(tx, ctx, customerId, input, challenge.passkeyChallenge ?? null, [
+      'SMS_OTP',
+      'PASSKEY',
+    ]);
+    if (!proof.ok) return { failed: { proof, state: await countFailedProof(tx, ctx, state) } };
 
     const source = JSON.parse(quote.source) as { sourceType: string; cryptoNetwork?: string };
     if (source.sourceType !== 'REALTIME_FUNDING') {
@@ -562,7 +595,7 @@ export async function authorizeQuote(ctx: Ctx, quoteId: string, input: ScaAuthor
       // straight from PENDING_AUTHORIZATION to PROCESSING.
       const authorized: store.QuoteRow = { ...quote, sca_challenge: null, updated_at: iso(ctx.now) };
       await store.saveQuoteState(tx, authorized);
-      return presentQuote((await execute(tx, ctx, authorized, transaction, { authorized: true })).quote);
+      return { quote: presentQuote((await execute(tx, ctx, authorized, transaction, { authorized: true })).quote) };
     }
     // Real-time funding: back to PENDING with the instructions released; paying them executes the quote.
     const after = await moveQuoteAuthorization(tx, transaction, ctx.now, 'PENDING');
@@ -578,8 +611,11 @@ export async function authorizeQuote(ctx: Ctx, quoteId: string, input: ScaAuthor
       payment_instructions: JSON.stringify(realtimeInstructions(quote.id, conversion, source.cryptoNetwork)),
     };
     await store.saveQuoteState(tx, authorized);
-    return presentQuote(authorized);
+    return { quote: presentQuote(authorized) };
   });
+  if ('quote' in outcome) return outcome.quote;
+  // A wrong proof counts against the login (committed before it is answered), as at login.
+  throw failedProofError(outcome.failed.state, ctx.now, outcome.failed.proof);
 }
 
 /**

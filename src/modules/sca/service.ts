@@ -465,6 +465,40 @@ function withFailure(row: store.LoginStateRow, now: Date): store.LoginStateRow {
   };
 }
 
+/** The customer's login-security state, locked for this transaction; 423 while the login is locked. */
+export async function unlockedLoginState(tx: Tx, ctx: Ctx, customerId: string): Promise<store.LoginStateRow> {
+  const state = await store.lockLoginState(tx, ctx.platformId, customerId, iso(ctx.now));
+  if (isLocked(state, ctx.now)) throw accountLocked(state, ctx.now);
+  return state;
+}
+
+/** Counts a failed proof (saved with the caller's transaction); answers the new state. */
+export async function countFailedProof(tx: Tx, ctx: Ctx, state: store.LoginStateRow): Promise<store.LoginStateRow> {
+  const failed = withFailure(state, ctx.now);
+  await store.saveLoginState(tx, failed);
+  return failed;
+}
+
+/** The answer to a failed proof once it is counted: 423 when it locked the login, else 400 naming the field. */
+export function failedProofError(state: store.LoginStateRow, now: Date, proof: { field: string; message: string }) {
+  if (isLocked(state, now)) return accountLocked(state, now);
+  return invalidInput([
+    {
+      field: proof.field,
+      message: `${proof.message}; ${state.failed_attempts} failed attempts (the 5th locks the login)`,
+    },
+  ]);
+}
+
+/** 409 SCA_SESSION_REQUIRED unless the customer has a live SCA session. */
+export async function requireScaSession(q: Queryable, ctx: Ctx, customerId: string): Promise<void> {
+  if (await hasScaSession(q, ctx, customerId)) return;
+  throw apiError(
+    'SCA_SESSION_REQUIRED',
+    `Customer ${customerId} has no live SCA session: log in (POST /sca/login/start and /complete), then try again`,
+  );
+}
+
 export interface LoginCompleteInput extends ProofInput {
   factor: ScaFactorName;
   endUserIpAddress: string;
@@ -475,8 +509,7 @@ export async function completeLogin(ctx: Ctx, customerId: string | undefined, in
     const customer = await scaCustomer(tx, ctx, customerId);
     checkProofShape(input.factor, input, input.factor === 'SMS_OTP');
     const nowIso = iso(ctx.now);
-    const state = await store.lockLoginState(tx, ctx.platformId, customer.id, nowIso);
-    if (isLocked(state, ctx.now)) throw accountLocked(state, ctx.now);
+    const state = await unlockedLoginState(tx, ctx, customer.id);
     const open = await store.openChallenges(tx, ctx.platformId, customer.id, 'LOGIN', nowIso);
     const started = open.find(
       (c) => c.factor === input.factor && (input.factor !== 'SMS_OTP' || c.id === input.challengeId),
@@ -495,11 +528,7 @@ export async function completeLogin(ctx: Ctx, customerId: string | undefined, in
       throw invalidInput([{ field: 'factor', message: 'is no longer enrolled' }]);
     }
     const proof = await checkProof(tx, ctx, input.factor, enrolled, started, input);
-    if (!proof.ok) {
-      const failed = withFailure(state, ctx.now);
-      await store.saveLoginState(tx, failed);
-      return { proof, state: failed };
-    }
+    if (!proof.ok) return { proof, state: await countFailedProof(tx, ctx, state) };
     await store.useChallenge(tx, started.id, nowIso);
     await store.saveLoginState(tx, { ...state, failed_attempts: 0, locked_until: null, updated_at: nowIso });
     const expiresAt = iso(new Date(ctx.now.getTime() + SCA_SESSION_TTL_MS));
@@ -517,13 +546,7 @@ export async function completeLogin(ctx: Ctx, customerId: string | undefined, in
   });
   if ('session' in outcome) return outcome.session;
   // The failure is recorded (committed) before it is answered; the failure that locks answers 423.
-  if (isLocked(outcome.state, ctx.now)) throw accountLocked(outcome.state, ctx.now);
-  throw invalidInput([
-    {
-      field: outcome.proof.field,
-      message: `${outcome.proof.message}; ${outcome.state.failed_attempts} failed attempts (the 5th locks the login)`,
-    },
-  ]);
+  throw failedProofError(outcome.state, ctx.now, outcome.proof);
 }
 
 // ------------------------------------------------------------------------------- security events
