@@ -15,6 +15,7 @@ import { ExternalAccount } from '../modules/external-accounts/schemas.js';
 import { RailyardPlatform, RailyardPlatformUpdate } from '../modules/platform/schemas.js';
 import * as platforms from '../modules/platform/service.js';
 import { completeKycLink, describeKycLink } from '../modules/verifications/service.js';
+import * as scaReset from '../modules/sca/reset.js';
 
 const tag = 'Railyard';
 const Clock = Type.Object({ now: DateTime, offsetSeconds: Type.Number() });
@@ -189,6 +190,40 @@ export const railyardRoutes: FastifyPluginAsyncTypebox = async (app) => {
         request.query.token,
         request.params.outcome === 'pass',
       ),
+  );
+
+  // Stand-in for the liveness check of a 2FA reset (startTwoFactorReset's verificationLink).
+  const ResetLivenessParams = Type.Object({ token: Type.String() });
+
+  app.get('/sca-resets/:token', { schema: { params: ResetLivenessParams } }, async (request, reply) => {
+    const check = await scaReset.describeResetLiveness(request.server.deps, request.params.token);
+    reply.type('text/html; charset=utf-8');
+    if (check === undefined) {
+      reply.code(404);
+      return '<!doctype html><title>Not found</title><p>This liveness link is not valid.</p>';
+    }
+    const action = (outcome: string) => `${request.url.split('?')[0]}/${outcome}`;
+    return `<!doctype html><html><head><meta charset="utf-8"><title>railyard 2FA reset</title></head><body>
+<h1>Sandbox liveness check: 2FA reset</h1>
+<p>Customer <code>${escapeHtml(check.customerId)}</code> is resetting <strong>${escapeHtml(check.factor)}</strong>; the reset is <strong>${escapeHtml(check.status)}</strong> and closes at ${escapeHtml(check.expiresAt)}.</p>
+<p>No camera here: choose the outcome. A pass is reviewed for 5 seconds (PENDING_REVIEW), then LIVENESS_PASSED.</p>
+<form method="post" action="${escapeHtml(action('pass'))}"><button type="submit">Pass the check</button></form>
+<form method="post" action="${escapeHtml(action('fail'))}"><button type="submit">Fail the check</button></form>
+</body></html>`;
+  });
+
+  app.post(
+    '/sca-resets/:token/:outcome',
+    {
+      schema: {
+        params: Type.Object({
+          token: Type.String(),
+          outcome: Type.Union([Type.Literal('pass'), Type.Literal('fail')]),
+        }),
+      },
+    },
+    async (request) =>
+      scaReset.answerResetLiveness(request.server.deps, request.params.token, request.params.outcome === 'pass'),
   );
 
   // Stand-in for the hosted KYC/KYB flow of createCustomerKycLink: the tester decides.

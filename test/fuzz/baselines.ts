@@ -967,6 +967,35 @@ export const BASELINES: Record<string, BaselineRow> = {
     }),
   },
 
+  startTwoFactorReset: {
+    // A fresh customer each time: 5 starts per customer and day.
+    make: async (w) => ({ query: { customerId: await freshEuCustomer(w) }, body: { factor: 'SMS_OTP' } }),
+    renew: 'success',
+  },
+  getTwoFactorResetStatus: {
+    make: async (w) => {
+      const customerId = await freshEuCustomer(w);
+      const started = await w.post(`/sca/factors/reset?customerId=${customerId}`, { factor: 'SMS_OTP' }, 201);
+      return { query: { customerId }, params: { resetId: started.resetId } };
+    },
+  },
+  completeTwoFactorReset: {
+    make: async (w) => {
+      const customerId = await freshEuCustomer(w);
+      const started = await w.post(`/sca/factors/reset?customerId=${customerId}`, { factor: 'SMS_OTP' }, 201);
+      const passed = await w.tenant.raw('POST', `/_railyard/sca-resets/${started.livenessAccessToken}/pass`, {
+        auth: null,
+      });
+      if (passed.status !== 200) throw new Error(`fuzz world: liveness pass answered ${passed.status}`);
+      await w.t.advanceClock(5);
+      return {
+        query: { customerId },
+        params: { resetId: started.resetId },
+        body: { mobile: { countryCode: '+49', number: '15123450000' } },
+      };
+    },
+    renew: 'success',
+  },
   startBeneficiaryTrust: {
     make: async (w) => ({ params: { externalAccountId: await euBeneficiary(w, false) } }),
     renew: 'success',

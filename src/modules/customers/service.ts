@@ -721,6 +721,17 @@ function channelState(row: CustomerRow, channel: Channel): { contact: ContactSta
   return { contact, state };
 }
 
+/** Makes `phone` the customer's verified number (a completed 2FA reset of SMS_OTP proved it). */
+export async function setVerifiedPhone(tx: Queryable, row: CustomerRow, phone: string, now: Date): Promise<void> {
+  const contact = parse<ContactState>(row.contact_verification) ?? {};
+  const next: ContactState = { ...contact, phone: { status: 'VERIFIED' } };
+  await store.updateCustomer(tx, row.id, {
+    phone_number: phone,
+    contact_verification: JSON.stringify(next),
+    updated_at: iso(now),
+  });
+}
+
 /** Sends (in the sandbox: pretends to send) a one-time code to the customer's email or phone. */
 export async function sendContactVerification(ctx: Ctx, customerId: string, channel: Channel): Promise<void> {
   await ctx.db.transaction(async (tx) => {

@@ -21,7 +21,13 @@ import {
   ScaLoginCompleteRequest,
   ScaLoginStart,
   ScaLoginStartRequest,
+  ResetIdParams,
+  TwoFactorResetCompleteRequest,
+  TwoFactorResetStart,
+  TwoFactorResetStartRequest,
+  TwoFactorResetStatus,
 } from './schemas.js';
+import * as reset from './reset.js';
 import * as service from './service.js';
 import * as trust from './trust.js';
 
@@ -189,4 +195,73 @@ export const scaRoutes: FastifyPluginAsyncTypebox = async (app) => {
         trust.confirmChange(request.ctx, request.params.externalAccountId, change, request.body as ProofInput),
     );
   }
+  app.post(
+    '/sca/factors/reset',
+    {
+      schema: op({
+        operationId: 'startTwoFactorReset',
+        tag,
+        summary: 'Start recovering a lost factor through a liveness check',
+        permission: 'MANAGE',
+        querystring: CustomerIdQuery,
+        body: Type.Ref(TwoFactorResetStartRequest),
+        success: { 201: Type.Ref(TwoFactorResetStart) },
+        errors: [400, 401, 404, 409, 429, 500],
+      }),
+    },
+    async (request, reply) => {
+      const started = await reset.startReset(
+        request.ctx,
+        request.query.customerId,
+        request.body,
+        `${request.protocol}://${request.host}`,
+      );
+      reply.code(201);
+      return started;
+    },
+  );
+
+  app.get(
+    '/sca/factors/reset/:resetId',
+    {
+      schema: op({
+        operationId: 'getTwoFactorResetStatus',
+        tag,
+        summary: 'Where a 2FA reset stands',
+        permission: 'VIEW',
+        params: ResetIdParams,
+        querystring: LenientCustomerIdQuery,
+        success: { 200: Type.Ref(TwoFactorResetStatus) },
+        errors: [401, 404, 409, 500],
+      }),
+    },
+    async (request) => reset.getReset(request.ctx, request.query.customerId, request.params.resetId),
+  );
+
+  app.post(
+    '/sca/factors/reset/:resetId/complete',
+    {
+      schema: op({
+        operationId: 'completeTwoFactorReset',
+        tag,
+        summary: 'Complete a 2FA reset whose liveness check passed',
+        permission: 'MANAGE',
+        params: ResetIdParams,
+        querystring: CustomerIdQuery,
+        bodyOptional: true,
+        body: Type.Ref(TwoFactorResetCompleteRequest),
+        success: { 204: null },
+        errors: [400, 401, 404, 409, 500],
+      }),
+    },
+    async (request, reply) => {
+      await reset.completeReset(
+        request.ctx,
+        request.query.customerId,
+        request.params.resetId,
+        request.body as reset.ResetCompleteInput | undefined,
+      );
+      reply.code(204);
+    },
+  );
 };

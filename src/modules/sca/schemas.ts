@@ -178,3 +178,43 @@ export const BeneficiaryTrustConfirmRequest = component(
 export const BeneficiaryTrustConfirm = component('BeneficiaryTrustConfirm', Type.Object({ trusted: Type.Boolean() }));
 
 export const ExternalAccountIdParams = Type.Object({ externalAccountId: Type.String() });
+
+export const TwoFactorResetStartRequest = component(
+  'TwoFactorResetStartRequest',
+  Type.Object({ factor: Type.Ref(ScaFactor) }),
+);
+
+export const TwoFactorResetStart = component(
+  'TwoFactorResetStart',
+  Type.Object({
+    resetId: Type.String(),
+    livenessAccessToken: Nullable(Type.String()),
+    verificationLink: Nullable(Type.String()),
+    expiresAt: Nullable(DateTime),
+  }),
+);
+
+export const TwoFactorResetStatus = component(
+  'TwoFactorResetStatus',
+  Type.Object({
+    status: StringEnum(['INITIATED', 'PENDING_REVIEW', 'LIVENESS_PASSED', 'COMPLETED', 'REJECTED', 'EXPIRED']),
+    factor: Type.Ref(ScaFactor),
+    enrollmentStatus: Type.Optional(Type.Union([StringEnum(['PENDING', 'COMPLETED']), Type.Null()])),
+    expiresAt: DateTime,
+    completedAt: Nullable(DateTime),
+  }),
+);
+
+export const TwoFactorResetCompleteRequest = component(
+  'TwoFactorResetCompleteRequest',
+  Type.Object({
+    mobile: Type.Optional(
+      Type.Object({
+        countryCode: Type.String({ pattern: '^\\+?[0-9]{1,4}$' }),
+        number: Type.String({ pattern: '^[0-9]{4,14}$' }),
+      }),
+    ),
+  }),
+);
+
+export const ResetIdParams = Type.Object({ resetId: Type.String() });

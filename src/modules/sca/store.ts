@@ -4,6 +4,7 @@ import type {
   ScaChallengesTable,
   ScaFactorsTable,
   ScaLoginStatesTable,
+  ScaResetsTable,
   ScaSessionsTable,
   ScaTrustedBeneficiariesTable,
 } from '../../db/schema.js';
@@ -12,6 +13,7 @@ export type FactorRow = Selectable<ScaFactorsTable>;
 export type ChallengeRow = Selectable<ScaChallengesTable>;
 export type LoginStateRow = Selectable<ScaLoginStatesTable>;
 export type SessionRow = Selectable<ScaSessionsTable>;
+export type ResetRow = Selectable<ScaResetsTable>;
 
 // ------------------------------------------------------------------------------- factors
 
@@ -181,5 +183,54 @@ export async function untrust(q: Queryable, platformId: string, externalAccountI
     .deleteFrom('sca_trusted_beneficiaries')
     .where('platform_id', '=', platformId)
     .where('external_account_id', '=', externalAccountId)
+    .execute();
+}
+
+// ------------------------------------------------------------------------------- 2FA resets
+
+export async function insertReset(q: Queryable, row: ResetRow): Promise<void> {
+  await q.insertInto('sca_resets').values(row).execute();
+}
+
+/** When the customer's resets started since `sinceIso`, oldest first. */
+export async function resetsSince(q: Queryable, platformId: string, customerId: string, sinceIso: string) {
+  const rows = await q
+    .selectFrom('sca_resets')
+    .select('created_at')
+    .where('platform_id', '=', platformId)
+    .where('customer_id', '=', customerId)
+    .where('created_at', '>', sinceIso)
+    .orderBy('created_at')
+    .execute();
+  return rows.map((row) => row.created_at);
+}
+
+export async function findReset(q: Queryable, platformId: string, id: string, forUpdate = false) {
+  let query = q.selectFrom('sca_resets').selectAll().where('platform_id', '=', platformId).where('id', '=', id);
+  if (forUpdate && onPostgres(q)) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+/** A reset by the hash of its liveness token (the liveness page names no platform). */
+export async function findResetByToken(q: Queryable, tokenHash: string, forUpdate = false) {
+  let query = q.selectFrom('sca_resets').selectAll().where('liveness_token_hash', '=', tokenHash);
+  if (forUpdate && onPostgres(q)) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+export async function updateReset(
+  q: Queryable,
+  id: string,
+  patch: Partial<Pick<ResetRow, 'status' | 'completed_at' | 'updated_at'>>,
+): Promise<void> {
+  await q.updateTable('sca_resets').set(patch).where('id', '=', id).execute();
+}
+
+export async function deleteFactorsOf(q: Queryable, platformId: string, customerId: string, factor: string) {
+  await q
+    .deleteFrom('sca_factors')
+    .where('platform_id', '=', platformId)
+    .where('customer_id', '=', customerId)
+    .where('factor', '=', factor)
     .execute();
 }
