@@ -39,16 +39,20 @@ export function totp(secret: Uint8Array, atMs: number, digits = TOTP_DIGITS): st
   return hotp(secret, Math.floor(atMs / 1000 / TOTP_STEP_SECONDS), digits);
 }
 
-/** Whether `code` is the code of the step at `atMs` or of one step either side (clock drift). */
-export function verifyTotp(secret: Uint8Array, code: string, atMs: number): boolean {
-  if (!/^\d{6}$/.test(code)) return false;
+/**
+ * The time step `code` is the code of: the step at `atMs` or one either side (clock drift);
+ * null when it is none of them. A verifier keeps the step it accepted and refuses it (and
+ * earlier ones) afterwards, so a code is good once (RFC 6238, section 5.2).
+ */
+export function verifyTotp(secret: Uint8Array, code: string, atMs: number): number | null {
+  if (!/^\d{6}$/.test(code)) return null;
   const step = Math.floor(atMs / 1000 / TOTP_STEP_SECONDS);
-  let match = false;
+  let matched: number | null = null;
   for (const drift of [-1, 0, 1]) {
     const expected = Buffer.from(hotp(secret, step + drift));
-    if (timingSafeEqual(expected, Buffer.from(code))) match = true;
+    if (timingSafeEqual(expected, Buffer.from(code))) matched = step + drift;
   }
-  return match;
+  return matched;
 }
 
 /** The otpauth:// provisioning URI an authenticator app scans. */

@@ -82,6 +82,7 @@ function reasonFor(error: unknown, ceremony: 'registration' | 'assertion'): stri
       : 'passkey RP id does not match the registration';
   }
   if (/^(User presence was required|User not present)/.test(message)) return 'user presence flag not set';
+  if (/^User verification (was )?required/i.test(message)) return 'user verification flag not set (SCA needs it)';
   if (/^Response counter value/.test(message)) return 'signature counter did not increase';
   if (/^Unsupported Attestation Format/.test(message)) return 'passkey attestation format is not supported';
   // An assertion's only ASN.1 is its EC2 signature (DER): one that does not parse does not verify.
@@ -117,6 +118,8 @@ export async function verifyPasskeyRegistration(input: {
   attestationObject: string;
   transports?: string[] | undefined;
   challenge: string;
+  /** SCA: the authenticator must have verified the user (biometrics, PIN), not only their presence. */
+  requireUserVerification?: boolean;
 }): Promise<PasskeyCheck<StoredPasskey>> {
   const encoding = badEncoding({
     'credential id': input.credentialId,
@@ -158,7 +161,7 @@ export async function verifyPasskeyRegistration(input: {
       expectedRPID: rpId,
       expectedType: 'webauthn.create',
       requireUserPresence: true,
-      requireUserVerification: false,
+      requireUserVerification: input.requireUserVerification === true,
     });
     if (!result.verified) return fail('passkey attestation does not verify');
     const { credential } = result.registrationInfo;
@@ -190,6 +193,7 @@ export async function verifyPasskeyAssertion(
   },
   passkey: StoredPasskey,
   challenge: string,
+  options: { requireUserVerification?: boolean } = {},
 ): Promise<PasskeyCheck<{ newCounter: number }>> {
   const encoding = badEncoding({
     'credential id': assertion.credentialId,
@@ -233,7 +237,7 @@ export async function verifyPasskeyAssertion(
         transports: passkey.transports,
       },
       // Without advancedFIDOConfig the library enforces the UP flag itself ('User not present').
-      requireUserVerification: false,
+      requireUserVerification: options.requireUserVerification === true,
     });
     if (!result.verified) return fail('passkey signature does not verify');
     return { ok: true, value: { newCounter: result.authenticationInfo.newCounter } };

@@ -592,6 +592,7 @@ export interface ScaFactorsTable {
   credential_id: string | null;
   name: string | null;
   secret: string | null;
+  last_totp_step: Int64 | null;
   /** JSON StoredPasskey. */
   passkey: string | null;
   /** JSON array of sha256 hex. */

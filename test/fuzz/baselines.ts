@@ -132,7 +132,9 @@ export async function buildWorld(t: TestApp, tenant: Tenant): Promise<World> {
     '/customers',
     individualBody('Lena Vogel', { address: berlin, nationality: 'DE', phoneNumber: '+4915123456789' }),
   );
-  // Its SCA session (authorizing its payments needs one).
+  // Its verified phone and SCA session (authorizing its payments needs one).
+  await tenant.api('POST', `/customers/${euCustomer.id}/verify-phone`);
+  await post(`/customers/${euCustomer.id}/verify-phone/confirm`, { code: '123456' }, 200);
   const login = await post(`/sca/login/start?customerId=${euCustomer.id}`, { factor: 'SMS_OTP' }, 200);
   await post(
     `/sca/login/complete?customerId=${euCustomer.id}`,
@@ -301,7 +303,10 @@ async function fuzzAgent(
 /** A new customer with an address in Germany (SCA applies), its id. */
 async function freshEuCustomer(w: World): Promise<string> {
   const body = individualBody('Mia Krause', { address: berlin, nationality: 'DE', phoneNumber: '+4915123456780' });
-  return (await w.post('/customers', body)).id;
+  const id = (await w.post('/customers', body)).id as string;
+  await w.tenant.api('POST', `/customers/${id}/verify-phone`);
+  await w.post(`/customers/${id}/verify-phone/confirm`, { code: '123456' }, 200);
+  return id;
 }
 
 /** A new external account of the EU customer, trusted when asked: its id. */

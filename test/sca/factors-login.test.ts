@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { SoftAuthenticator } from '../fixtures/authenticator.js';
 import { createCustomer, individualBody } from '../fixtures/customers.js';
-import { authenticatorCode, euCustomer } from '../fixtures/sca.js';
+import { authenticatorCode, euCustomer, euCustomerBody, verifyPhone } from '../fixtures/sca.js';
 import { build, type TestApp } from '../helper.js';
 
 const ORIGIN = 'http://localhost:3000';
@@ -13,16 +13,18 @@ const sca = (t: TestApp, method: string, path: string, customerId: string, body?
     ...(body === undefined ? {} : { body }),
   });
 
-async function enrollTotp(t: TestApp, customerId: string): Promise<string> {
+/** Enrolls TOTP with the authenticator's current code: the secret and that (now spent) code. */
+async function enrollTotp(t: TestApp, customerId: string): Promise<{ secret: string; code: string }> {
   const started = await sca(t, 'POST', '/sca/factors', customerId, { type: 'TOTP' });
   expect(started.status, started.text).toBe(200);
+  const code = authenticatorCode(started.body.secret);
   const confirmed = await sca(t, 'POST', '/sca/factors/confirm', customerId, {
     type: 'TOTP',
     secret: started.body.secret,
-    code: authenticatorCode(started.body.secret),
+    code,
   });
   expect(confirmed.status, confirmed.text).toBe(200);
-  return started.body.secret;
+  return { secret: started.body.secret, code };
 }
 
 async function enrollPasskey(t: TestApp, customerId: string) {
@@ -222,16 +224,24 @@ describe('SCA login', () => {
 
     // TOTP and PASSKEY need enrolling first.
     expect((await sca(t, 'POST', '/sca/login/start', customer.id, { factor: 'TOTP' })).status).toBe(400);
-    const secret = await enrollTotp(t, customer.id);
+    const { secret, code: enrollmentCode } = await enrollTotp(t, customer.id);
     expect((await sca(t, 'POST', '/sca/login/start', customer.id, { factor: 'TOTP' })).body).toEqual({
       factor: 'TOTP',
     });
-    const totp = await sca(t, 'POST', '/sca/login/complete', customer.id, {
+    // The code that confirmed the enrollment is spent; the authenticator's next one logs in, once.
+    const spent = await sca(t, 'POST', '/sca/login/complete', customer.id, {
       factor: 'TOTP',
-      code: authenticatorCode(secret),
+      code: enrollmentCode,
       ...ip,
     });
+    expect(spent.status).toBe(400);
+    const next = authenticatorCode(secret, Date.now() + 30_000);
+    const totp = await sca(t, 'POST', '/sca/login/complete', customer.id, { factor: 'TOTP', code: next, ...ip });
+    expect(totp.status, totp.text).toBe(200);
     expect(totp.body.status).toBe('SUCCESS');
+    await sca(t, 'POST', '/sca/login/start', customer.id, { factor: 'TOTP' });
+    const replayed = await sca(t, 'POST', '/sca/login/complete', customer.id, { factor: 'TOTP', code: next, ...ip });
+    expect(replayed.status).toBe(400);
 
     const { authenticator } = await enrollPasskey(t, customer.id);
     const passkey = await sca(t, 'POST', '/sca/login/start', customer.id, { factor: 'PASSKEY' });
@@ -374,5 +384,56 @@ describe('security events', () => {
     expect(sessions).toHaveLength(1);
     expect(sessions[0]!.revoked_at).not.toBeNull();
     expect((await record('SOMETHING_ELSE')).status).toBe(400);
+  });
+});
+
+describe('SCA proofs, from the review', () => {
+  it('answers a passkey login with the challenge the assertion signed, and refuses one without user verification', async () => {
+    const t = await build();
+    const customer = await euCustomer(t);
+    const { authenticator } = await enrollPasskey(t, customer.id);
+    const first = await sca(t, 'POST', '/sca/login/start', customer.id, { factor: 'PASSKEY' });
+    await sca(t, 'POST', '/sca/login/start', customer.id, { factor: 'PASSKEY' });
+    const challenge = Buffer.from(first.body.passkeyOptions.challenge, 'base64url').toString('utf8');
+    expect(first.body.passkeyOptions.userVerification).toBe('required');
+    const unverified = await sca(t, 'POST', '/sca/login/complete', customer.id, {
+      factor: 'PASSKEY',
+      origin: ORIGIN,
+      passkeyAssertion: authenticator.assert(challenge, { userVerified: false }),
+      endUserIpAddress: '203.0.113.7',
+    });
+    expect(unverified.status).toBe(400);
+    expect(unverified.body.details.errors[0].message).toContain('user verification');
+    const answered = await sca(t, 'POST', '/sca/login/complete', customer.id, {
+      factor: 'PASSKEY',
+      origin: ORIGIN,
+      passkeyAssertion: authenticator.assert(challenge),
+      endUserIpAddress: '203.0.113.7',
+    });
+    expect(answered.status, answered.text).toBe(200);
+    // A malformed assertion is refused as such and does not count.
+    await sca(t, 'POST', '/sca/login/start', customer.id, { factor: 'PASSKEY' });
+    const malformed = await sca(t, 'POST', '/sca/login/complete', customer.id, {
+      factor: 'PASSKEY',
+      origin: ORIGIN,
+      passkeyAssertion: { id: 'x' },
+      endUserIpAddress: '203.0.113.7',
+    });
+    expect(malformed.status).toBe(400);
+    // (The successful login cleared the count; the malformed assertion added nothing.)
+    const event = await sca(t, 'POST', '/sca/record-event', customer.id, { eventType: 'FAILED_LOGIN_ATTEMPT' });
+    expect(event.body.failedAttempts).toBe(1);
+  });
+
+  it('offers SMS_OTP only once the phone is verified', async () => {
+    const t = await build();
+    const customer = await createCustomer(t, euCustomerBody('Greta Lang'));
+    expect((await sca(t, 'GET', '/sca/factors', customer.id)).body).toEqual({ factors: [] });
+    const refused = await sca(t, 'POST', '/sca/login/start', customer.id, { factor: 'SMS_OTP' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.details.errors[0].field).toBe('factor');
+    await verifyPhone(t, customer.id);
+    expect((await sca(t, 'GET', '/sca/factors', customer.id)).body).toEqual({ factors: [{ factor: 'SMS_OTP' }] });
+    expect((await sca(t, 'POST', '/sca/login/start', customer.id, { factor: 'SMS_OTP' })).status).toBe(200);
   });
 });

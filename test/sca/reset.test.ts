@@ -40,7 +40,7 @@ describe('2FA reset', () => {
     expect(await status(t, customer.id, resetId)).toEqual({
       status: 'INITIATED',
       factor: 'TOTP',
-      enrollmentStatus: null,
+      enrollmentStatus: 'PENDING',
       expiresAt: started.body.expiresAt,
       completedAt: null,
     });

@@ -5,7 +5,7 @@ import { accountBody } from '../fixtures/accounts.js';
 import { connectedAgent } from '../fixtures/agents.js';
 import { SoftAuthenticator } from '../fixtures/authenticator.js';
 import { createCustomer, individualBody } from '../fixtures/customers.js';
-import { euCustomer } from '../fixtures/sca.js';
+import { euCustomer, scaLogin } from '../fixtures/sca.js';
 import { quoteBody } from '../fuzz/baselines.js';
 import { build, type TestApp } from '../helper.js';
 
@@ -133,5 +133,35 @@ describe('trusted beneficiaries', () => {
       expect(confirm.status).toBe(409);
       expect((await t.api('POST', path('ExternalAccount:nope', change))).status).toBe(404);
     }
+  });
+});
+
+describe('trust belongs to the customer who gave it', () => {
+  it("does not let another customer's payment to the same account skip the challenge", async () => {
+    const t = await build();
+    const owner = await euPayer(t);
+    const other = await euPayer(t);
+    await t.api('POST', path(owner.mxn.id, 'trust'));
+    expect((await t.api('POST', path(owner.mxn.id, 'trust', true), { body: { code: '123456' } })).body).toEqual({
+      trusted: true,
+    });
+    expect((await pay(t, owner.usd.id, owner.mxn.id)).body.status).toBe('COMPLETED');
+    const theirs = await pay(t, other.usd.id, owner.mxn.id);
+    expect(theirs.body.status).toBe('PENDING_AUTHORIZATION');
+  });
+
+  it('refuses a passkey answer to a payment challenge issued for SMS without counting it', async () => {
+    const t = await build();
+    const { customer, usd, mxn } = await euPayer(t);
+    await scaLogin(t, customer.id);
+    const challenged = await pay(t, usd.id, mxn.id);
+    const wrongKind = await t.api('POST', `/quotes/${challenged.body.id}/authorize`, {
+      body: { origin: ORIGIN, passkeyAssertion: new SoftAuthenticator({ origin: ORIGIN }).assert('x') },
+    });
+    expect(wrongKind.status).toBe(400);
+    const event = await t.api('POST', `/sca/record-event?customerId=${customer.id}`, {
+      body: { eventType: 'FAILED_LOGIN_ATTEMPT' },
+    });
+    expect(event.body.failedAttempts).toBe(1);
   });
 });

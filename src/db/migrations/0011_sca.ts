@@ -16,8 +16,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     // PASSKEY: the WebAuthn credential id, the customer-facing handle of the factor.
     .addColumn('credential_id', 'text')
     .addColumn('name', 'text')
-    // TOTP: the shared secret, hex.
+    // TOTP: the shared secret, hex, and the last time step a code was accepted for (never again).
     .addColumn('secret', 'text')
+    .addColumn('last_totp_step', 'bigint')
     // PASSKEY: the verified public key and its counter (JSON).
     .addColumn('passkey', 'text')
     // TOTP: sha256 hex of each recovery code (JSON array).

@@ -248,7 +248,7 @@ export async function deleteExternalAccount(
 ) {
   await ctx.db.transaction(async (tx) => {
     const row = await loadAccount(tx, ctx, id, scope);
-    if (await isTrustedBeneficiary(tx, ctx.platformId, row.id)) {
+    if (row.customer_id !== null && (await isTrustedBeneficiary(tx, ctx.platformId, row.customer_id, row.id))) {
       throw refuseTrusted(
         `External account ${row.id} is a trusted beneficiary; untrust it first (POST /customers/external-accounts/${row.id}/untrust and its /confirm)`,
       );

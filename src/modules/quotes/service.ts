@@ -185,7 +185,7 @@ async function needsAuthorization(
   destinationId: string,
 ): Promise<boolean> {
   if (!inScaRegion(customer)) return false;
-  return !(await isTrustedBeneficiary(tx, ctx.platformId, destinationId));
+  return !(await isTrustedBeneficiary(tx, ctx.platformId, customer!.id, destinationId));
 }
 
 /**
@@ -587,6 +587,7 @@ export async function authorizeQuote(ctx: Ctx, quoteId: string, input: ScaAuthor
       'SMS_OTP',
       'PASSKEY',
     ]);
+    if (!proof.ok && proof.counts === false) throw invalid(proof.field, proof.message);
     if (!proof.ok) return { failed: { proof, state: await countFailedProof(tx, ctx, state) } };
 
     const source = JSON.parse(quote.source) as { sourceType: string; cryptoNetwork?: string };
@@ -627,7 +628,11 @@ export async function resendQuoteScaCode(ctx: Ctx, quoteId: string): Promise<voi
   const quote = await loadQuote(ctx.db.k, ctx, quoteId);
   const challenge = parseJson<ScaChallengeView>(quote.sca_challenge);
   const now = iso(ctx.now);
-  if (quote.status !== 'PENDING_AUTHORIZATION' || challenge === undefined || challenge.factor !== 'SMS_OTP') {
+  if (
+    quote.status !== 'PENDING_AUTHORIZATION' ||
+    challenge === undefined ||
+    !challenge.availableFactors.includes('SMS_OTP')
+  ) {
     throw apiError('CONFLICT', `Quote ${quoteId} has no SMS challenge to send again (it is ${quote.status})`);
   }
   if (now >= quote.expires_at || now > challenge.expiresAt) {

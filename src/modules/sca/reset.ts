@@ -34,11 +34,15 @@ function statusAt(row: store.ResetRow, now: Date): string {
 
 async function presentReset(q: Queryable, row: store.ResetRow, now: Date) {
   const status = statusAt(row, now);
+  // The replacement factor: PENDING until it is enrolled after the reset completed (none for SMS_OTP).
   let enrollmentStatus: 'PENDING' | 'COMPLETED' | null = null;
-  if (row.factor !== 'SMS_OTP' && status === 'COMPLETED' && row.completed_at !== null) {
-    const factors = await store.listFactors(q, row.platform_id, row.customer_id);
-    const replaced = factors.some((f) => f.factor === row.factor && f.created_at >= row.completed_at!);
-    enrollmentStatus = replaced ? 'COMPLETED' : 'PENDING';
+  if (row.factor !== 'SMS_OTP') {
+    enrollmentStatus = 'PENDING';
+    if (status === 'COMPLETED' && row.completed_at !== null) {
+      const factors = await store.listFactors(q, row.platform_id, row.customer_id);
+      if (factors.some((f) => f.factor === row.factor && f.created_at >= row.completed_at!))
+        enrollmentStatus = 'COMPLETED';
+    }
   }
   return {
     status: status as 'INITIATED',
@@ -75,6 +79,8 @@ export async function startReset(
     if (input.factor !== 'SMS_OTP' && !enrolled.some((f) => f.factor === input.factor)) {
       throw invalidInput([{ field: 'factor', message: `is not a factor customer ${customer.id} has enrolled` }]);
     }
+    // One start at a time per customer, so concurrent starts cannot pass the limit together.
+    await store.lockLoginState(tx, ctx.platformId, customer.id, iso(ctx.now));
     const since = iso(new Date(ctx.now.getTime() - DAY_MS));
     const recent = await store.resetsSince(tx, ctx.platformId, customer.id, since);
     if (recent.length >= RESETS_PER_DAY) {

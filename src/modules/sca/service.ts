@@ -21,7 +21,7 @@ import type { Ctx } from '../../http/context.js';
 import { apiError, FieldErrors, invalidInput } from '../../http/errors.js';
 import { newId } from '../../ids.js';
 import { SCA_SANDBOX_CODE } from '../../sandbox/magic.js';
-import { activeCustomer, type CustomerRow } from '../customers/service.js';
+import { activeCustomer, type CustomerRow, unverifiedContactChannels } from '../customers/service.js';
 import { inScaRegion } from './region.js';
 import type { ProofInput, ScaFactorConfirmInput, ScaFactorName } from './schemas.js';
 import * as store from './store.js';
@@ -48,6 +48,11 @@ export async function scaCustomer(q: Queryable, ctx: Ctx, customerId: string | u
     );
   }
   return customer;
+}
+
+/** SMS_OTP is the customer's verified phone: there is none until contact verification confirmed it. */
+function hasVerifiedPhone(customer: CustomerRow): boolean {
+  return customer.phone_number !== null && !unverifiedContactChannels(customer).includes('phone');
 }
 
 function passkeyOrigins(ctx: Ctx): string[] {
@@ -101,7 +106,8 @@ function clientDataOf(clientDataJson: string): { challenge?: unknown; origin?: u
 export async function listFactors(ctx: Ctx, customerId: string | undefined) {
   const customer = await scaCustomer(ctx.db.k, ctx, customerId);
   const rows = await store.listFactors(ctx.db.k, ctx.platformId, customer.id);
-  return { factors: [{ factor: 'SMS_OTP' as const }, ...rows.map(presentFactor)] };
+  const sms = hasVerifiedPhone(customer) ? [{ factor: 'SMS_OTP' as const }] : [];
+  return { factors: [...sms, ...rows.map(presentFactor)] };
 }
 
 export async function startEnrollment(ctx: Ctx, customerId: string | undefined, input: { type: 'TOTP' | 'PASSKEY' }) {
@@ -158,7 +164,7 @@ export async function startEnrollment(ctx: Ctx, customerId: string | undefined, 
         ],
         timeout: SCA_START_TTL_MS,
         attestation: 'none',
-        authenticatorSelection: { residentKey: 'preferred', userVerification: 'preferred' },
+        authenticatorSelection: { residentKey: 'preferred', userVerification: 'required' },
       },
       allowedOrigins: origins,
       relyingPartyId,
@@ -171,9 +177,25 @@ function recoveryCode(): string {
   return `${text.slice(0, 4)}-${text.slice(4, 8)}-${text.slice(8)}`;
 }
 
-/** A TOTP code: the sandbox code, or the code of the secret now (the process clock, as an authenticator app keeps it). */
-function totpCodeFits(ctx: Ctx, secretHex: string, code: string): boolean {
-  return code === SCA_SANDBOX_CODE || verifyTotp(Buffer.from(secretHex, 'hex'), code, ctx.deps.clock.nowMs());
+/**
+ * A TOTP code: the sandbox code, or the code of the secret now (the process clock, as an
+ * authenticator app keeps it) for a step after `lastStep`. Answers the step a real code
+ * used (to be kept), null for the sandbox code, false when it does not fit.
+ */
+function totpCodeFits(ctx: Ctx, secretHex: string, code: string, lastStep: number | null): number | null | false {
+  if (code === SCA_SANDBOX_CODE) return null;
+  const step = verifyTotp(Buffer.from(secretHex, 'hex'), code, ctx.deps.clock.nowMs());
+  if (step === null || (lastStep !== null && step <= lastStep)) return false;
+  return step;
+}
+
+/** A TOTP code against the customer's enrolled factor; a real code's step is kept so it is not accepted again. */
+async function acceptTotp(tx: Tx, ctx: Ctx, factor: store.FactorRow, code: string): Promise<boolean> {
+  const lastStep = factor.last_totp_step === null ? null : Number(factor.last_totp_step);
+  const step = totpCodeFits(ctx, factor.secret!, code, lastStep);
+  if (step === false) return false;
+  if (step !== null) await store.updateFactorTotpStep(tx, ctx.platformId, factor.id, step);
+  return true;
 }
 
 export async function confirmEnrollment(ctx: Ctx, customerId: string | undefined, input: ScaFactorConfirmInput) {
@@ -189,7 +211,8 @@ export async function confirmEnrollment(ctx: Ctx, customerId: string | undefined
           { field: 'secret', message: 'is not the secret of an open TOTP enrollment (it expired, or was confirmed)' },
         ]);
       }
-      if (!totpCodeFits(ctx, input.secret, input.code)) {
+      const step = totpCodeFits(ctx, input.secret, input.code, null);
+      if (step === false) {
         throw invalidInput([
           { field: 'code', message: 'is not the current code of this secret (the sandbox code is 123456)' },
         ]);
@@ -206,6 +229,7 @@ export async function confirmEnrollment(ctx: Ctx, customerId: string | undefined
         credential_id: null,
         name: null,
         secret: input.secret,
+        last_totp_step: step,
         passkey: null,
         recovery_codes: JSON.stringify(codes.map(sha256)),
         created_at: nowIso,
@@ -240,6 +264,7 @@ export async function confirmEnrollment(ctx: Ctx, customerId: string | undefined
       attestationObject: credential.attestationObject as string,
       transports: credential.transports as string[] | undefined,
       challenge: started.challenge!,
+      requireUserVerification: true,
     });
     if (!verified.ok) throw invalidInput([{ field: 'credential', message: verified.reason }]);
     if (enrolled.some((f) => f.factor === 'PASSKEY') || !(await store.useChallenge(tx, started.id, nowIso))) {
@@ -253,6 +278,7 @@ export async function confirmEnrollment(ctx: Ctx, customerId: string | undefined
       credential_id: verified.value.credentialId,
       name: 'Passkey',
       secret: null,
+      last_totp_step: null,
       passkey: JSON.stringify(verified.value),
       recovery_codes: null,
       created_at: nowIso,
@@ -284,6 +310,14 @@ export async function startLogin(ctx: Ctx, customerId: string | undefined, input
     const factor = enrolled.find((f) => f.factor === input.factor);
     if (input.factor !== 'SMS_OTP' && factor === undefined) {
       throw invalidInput([{ field: 'factor', message: `is not a factor customer ${customer.id} has enrolled` }]);
+    }
+    if (input.factor === 'SMS_OTP' && !hasVerifiedPhone(customer)) {
+      throw invalidInput([
+        {
+          field: 'factor',
+          message: `is SMS_OTP, but customer ${customer.id} has no verified phone yet (POST /customers/{customerId}/verify-phone, then /confirm)`,
+        },
+      ]);
     }
     const expiresAt = iso(new Date(ctx.now.getTime() + SCA_START_TTL_MS));
     const passkey = factor?.passkey ? (JSON.parse(factor.passkey) as StoredPasskey) : undefined;
@@ -328,7 +362,29 @@ function checkProofShape(factor: ScaFactorName, input: ProofInput, needsChalleng
   errors.throwIfAny();
 }
 
-type ProofResult = { ok: true } | { ok: false; field: string; message: string };
+/** A proof's check. `counts: false`: a proof of the wrong kind or shape, refused without counting as a failed attempt. */
+type ProofResult = { ok: true } | { ok: false; field: string; message: string; counts?: false };
+
+/** The fields an assertion needs, so a malformed one is refused as such (not counted as a wrong proof). */
+function assertionShape(value: Record<string, unknown>): ProofResult {
+  const fields = webauthnFields(value);
+  const missing = (['credentialId', 'clientDataJson', 'authenticatorData', 'signature'] as const).filter(
+    (name) => typeof fields[name] !== 'string' || fields[name] === '',
+  );
+  if (missing.length === 0) return { ok: true };
+  return { ok: false, field: 'passkeyAssertion', message: `lacks ${missing.join(', ')}`, counts: false };
+}
+
+/** The WebAuthn challenge an assertion says it signed (base64url, as clientDataJSON carries it). */
+function signedChallenge(value: Record<string, unknown>): unknown {
+  const clientDataJson = webauthnFields(value).clientDataJson;
+  return typeof clientDataJson === 'string' ? clientDataOf(clientDataJson).challenge : undefined;
+}
+
+/** Whether an assertion signed this challenge (a hex string whose UTF-8 bytes the client was given). */
+export function assertionAnswers(value: Record<string, unknown>, challenge: string | null): boolean {
+  return challenge !== null && signedChallenge(value) === Buffer.from(challenge, 'utf8').toString('base64url');
+}
 
 /** Checks a proof against the customer's factor; a passkey's counter moves on when it verifies. */
 async function checkProof(
@@ -345,7 +401,7 @@ async function checkProof(
       : { ok: false, field: 'code', message: 'is not the code sent (the sandbox code is 123456)' };
   }
   if (factor === 'TOTP') {
-    return totpCodeFits(ctx, enrolled!.secret!, input.code!)
+    return (await acceptTotp(tx, ctx, enrolled!, input.code!))
       ? { ok: true }
       : {
           ok: false,
@@ -354,6 +410,8 @@ async function checkProof(
         };
   }
   const passkey = JSON.parse(enrolled!.passkey!) as StoredPasskey;
+  const shape = assertionShape(input.passkeyAssertion!);
+  if (!shape.ok) return shape;
   const assertion = webauthnFields(input.passkeyAssertion!);
   if (input.origin !== passkey.origin) {
     return { ok: false, field: 'origin', message: `must be ${passkey.origin}, where the passkey was enrolled` };
@@ -368,6 +426,7 @@ async function checkProof(
     },
     passkey,
     challenge.challenge!,
+    { requireUserVerification: true },
   );
   if (!verified.ok) return { ok: false, field: 'passkeyAssertion', message: verified.reason };
   await store.updateFactorPasskey(
@@ -398,6 +457,7 @@ export async function verifyOperationProof(
     if (!accepts.includes('PASSKEY') || passkey === undefined || webauthnChallenge === null) {
       return {
         ok: false,
+        counts: false,
         field: 'passkeyAssertion',
         message: 'cannot answer this challenge: it was not issued for a passkey',
       };
@@ -408,7 +468,7 @@ export async function verifyOperationProof(
   const code = input.code ?? '';
   if (accepts.includes('SMS_OTP') && code === SCA_SANDBOX_CODE) return { ok: true };
   const totp = enrolled.find((f) => f.factor === 'TOTP');
-  if (accepts.includes('TOTP') && totp !== undefined && totpCodeFits(ctx, totp.secret!, code)) return { ok: true };
+  if (accepts.includes('TOTP') && totp !== undefined && (await acceptTotp(tx, ctx, totp, code))) return { ok: true };
   return { ok: false, field: 'code', message: 'is not the code of this challenge (the sandbox code is 123456)' };
 }
 
@@ -428,7 +488,7 @@ export function assertionOptions(passkey: StoredPasskey, challenge: string) {
     challenge: Buffer.from(challenge, 'utf8').toString('base64url'),
     rpId: passkey.rpId,
     allowCredentials: [{ type: 'public-key', id: passkey.credentialId, transports: passkey.transports }],
-    userVerification: 'preferred',
+    userVerification: 'required',
     timeout: SCA_START_TTL_MS,
   };
 }
@@ -511,11 +571,19 @@ export async function completeLogin(ctx: Ctx, customerId: string | undefined, in
     const nowIso = iso(ctx.now);
     const state = await unlockedLoginState(tx, ctx, customer.id);
     const open = await store.openChallenges(tx, ctx.platformId, customer.id, 'LOGIN', nowIso);
+    // SMS: the challenge named; PASSKEY: the one the assertion signed; TOTP: any open one.
     const started = open.find(
-      (c) => c.factor === input.factor && (input.factor !== 'SMS_OTP' || c.id === input.challengeId),
+      (c) =>
+        c.factor === input.factor &&
+        (input.factor === 'SMS_OTP'
+          ? c.id === input.challengeId
+          : input.factor === 'PASSKEY'
+            ? assertionAnswers(input.passkeyAssertion!, c.challenge)
+            : true),
     );
     if (started === undefined) {
-      const field = input.factor === 'SMS_OTP' ? 'challengeId' : 'factor';
+      const field =
+        input.factor === 'SMS_OTP' ? 'challengeId' : input.factor === 'PASSKEY' ? 'passkeyAssertion' : 'factor';
       throw invalidInput([
         {
           field,
@@ -528,8 +596,11 @@ export async function completeLogin(ctx: Ctx, customerId: string | undefined, in
       throw invalidInput([{ field: 'factor', message: 'is no longer enrolled' }]);
     }
     const proof = await checkProof(tx, ctx, input.factor, enrolled, started, input);
+    if (!proof.ok && proof.counts === false) throw invalidInput([{ field: proof.field, message: proof.message }]);
     if (!proof.ok) return { proof, state: await countFailedProof(tx, ctx, state) };
-    await store.useChallenge(tx, started.id, nowIso);
+    if (!(await store.useChallenge(tx, started.id, nowIso))) {
+      throw invalidInput([{ field: 'factor', message: 'answers a login that was completed meanwhile' }]);
+    }
     await store.saveLoginState(tx, { ...state, failed_attempts: 0, locked_until: null, updated_at: nowIso });
     const expiresAt = iso(new Date(ctx.now.getTime() + SCA_SESSION_TTL_MS));
     await store.insertSession(tx, {

@@ -149,6 +149,15 @@ export async function liveSession(q: Queryable, platformId: string, customerId: 
     .executeTakeFirst();
 }
 
+export async function updateFactorTotpStep(q: Queryable, platformId: string, id: string, step: number) {
+  await q
+    .updateTable('sca_factors')
+    .set({ last_totp_step: step })
+    .where('platform_id', '=', platformId)
+    .where('id', '=', id)
+    .execute();
+}
+
 export async function updateFactorPasskey(q: Queryable, platformId: string, id: string, passkey: string) {
   await q
     .updateTable('sca_factors')
@@ -160,12 +169,19 @@ export async function updateFactorPasskey(q: Queryable, platformId: string, id: 
 
 // ------------------------------------------------------------------------------- trusted beneficiaries
 
-export async function isTrusted(q: Queryable, platformId: string, externalAccountId: string): Promise<boolean> {
+/** Whether `customerId` trusts the account (another customer's trust in it counts for nothing here). */
+export async function isTrusted(
+  q: Queryable,
+  platformId: string,
+  customerId: string,
+  externalAccountId: string,
+): Promise<boolean> {
   const row = await q
     .selectFrom('sca_trusted_beneficiaries')
     .select('external_account_id')
     .where('platform_id', '=', platformId)
     .where('external_account_id', '=', externalAccountId)
+    .where('customer_id', '=', customerId)
     .executeTakeFirst();
   return row !== undefined;
 }

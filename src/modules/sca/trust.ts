@@ -11,7 +11,14 @@ import { apiError, invalidInput } from '../../http/errors.js';
 import { newId } from '../../ids.js';
 import { findTransferCounterparty } from '../external-accounts/service.js';
 import type { ProofInput } from './schemas.js';
-import { assertionOptions, challengeFactors, SCA_START_TTL_MS, scaCustomer, verifyOperationProof } from './service.js';
+import {
+  assertionAnswers,
+  assertionOptions,
+  challengeFactors,
+  SCA_START_TTL_MS,
+  scaCustomer,
+  verifyOperationProof,
+} from './service.js';
 import * as store from './store.js';
 
 type Change = 'TRUST' | 'UNTRUST';
@@ -38,7 +45,7 @@ function alreadyThere(change: Change, externalAccountId: string) {
 export async function startChange(ctx: Ctx, externalAccountId: string, change: Change) {
   return ctx.db.transaction(async (tx) => {
     const { customer } = await beneficiary(tx, ctx, externalAccountId);
-    const trusted = await store.isTrusted(tx, ctx.platformId, externalAccountId);
+    const trusted = await store.isTrusted(tx, ctx.platformId, customer.id, externalAccountId);
     if (trusted === (change === 'TRUST')) throw alreadyThere(change, externalAccountId);
     const { factors, passkey } = await challengeFactors(tx, ctx, customer.id, true);
     const expiresAt = iso(new Date(ctx.now.getTime() + SCA_START_TTL_MS));
@@ -89,10 +96,13 @@ export async function confirmChange(ctx: Ctx, externalAccountId: string, change:
     if (errors.length > 0) throw invalidInput(errors);
     const nowIso = iso(ctx.now);
     const open = await store.openChallenges(tx, ctx.platformId, customer.id, change, nowIso);
+    // The challenge named; else the one a passkey assertion signed; else the newest start.
     const started = open.find(
       (c) =>
         c.subject === externalAccountId &&
-        (input.challengeId === undefined || input.challengeId === null || c.id === input.challengeId),
+        (input.challengeId !== undefined && input.challengeId !== null
+          ? c.id === input.challengeId
+          : !hasPasskey || assertionAnswers(input.passkeyAssertion!, c.challenge)),
     );
     if (started === undefined) {
       const field = input.challengeId ? 'challengeId' : 'externalAccountId';
@@ -106,7 +116,7 @@ export async function confirmChange(ctx: Ctx, externalAccountId: string, change:
     const proof = await verifyOperationProof(tx, ctx, customer.id, input, started.challenge);
     if (!proof.ok) throw invalidInput([{ field: proof.field, message: proof.message }]);
     if (!(await store.useChallenge(tx, started.id, nowIso))) throw alreadyThere(change, externalAccountId);
-    const trusted = await store.isTrusted(tx, ctx.platformId, externalAccountId);
+    const trusted = await store.isTrusted(tx, ctx.platformId, customer.id, externalAccountId);
     if (trusted === (change === 'TRUST')) throw alreadyThere(change, externalAccountId);
     if (change === 'TRUST') {
       await store.trust(tx, {
@@ -122,7 +132,12 @@ export async function confirmChange(ctx: Ctx, externalAccountId: string, change:
   });
 }
 
-/** Whether payments to this external account skip the per-payment challenge. */
-export async function isTrustedBeneficiary(q: Queryable, platformId: string, externalAccountId: string) {
-  return store.isTrusted(q, platformId, externalAccountId);
+/** Whether the customer's payments to this external account skip the per-payment challenge. */
+export async function isTrustedBeneficiary(
+  q: Queryable,
+  platformId: string,
+  customerId: string,
+  externalAccountId: string,
+) {
+  return store.isTrusted(q, platformId, customerId, externalAccountId);
 }
