@@ -50,6 +50,7 @@ import { webhookDeliveryRoutes, webhookRoutes } from './modules/webhooks/routes.
 import { walletAuthRoutes } from './modules/wallet-auth/routes.js';
 import { agentRoutes } from './modules/agents/routes.js';
 import { scaRoutes } from './modules/sca/routes.js';
+import { cardRoutes } from './modules/cards/routes.js';
 import { railyardRoutes } from './sandbox/routes.js';
 
 declare module 'fastify' {
@@ -228,6 +229,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       await grid.register(quoteRoutes);
       await grid.register(agentRoutes);
       await grid.register(scaRoutes);
+      await grid.register(cardRoutes);
       if (options.extraRoutes) await grid.register(options.extraRoutes);
       grid.get('/openapi.json', async () => openapi.document());
     },

@@ -10,6 +10,7 @@ import * as m0008 from './migrations/0008_perf_indexes.js';
 import * as m0009 from './migrations/0009_wallet_auth.js';
 import * as m0010 from './migrations/0010_agents.js';
 import * as m0011 from './migrations/0011_sca.js';
+import * as m0012 from './migrations/0012_cards.js';
 
 // Migrations are code (bundled with the server), applied in name order on every start, on
 // either store. Kysely's migrator takes a lock, so instances starting together apply each
@@ -26,6 +27,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0009_wallet_auth': m0009,
   '0010_agents': m0010,
   '0011_sca': m0011,
+  '0012_cards': m0012,
 };
 
 const migrationAttemptsMax = 5;

@@ -467,6 +467,9 @@ export interface Database {
   sca_sessions: ScaSessionsTable;
   sca_resets: ScaResetsTable;
   sca_trusted_beneficiaries: ScaTrustedBeneficiariesTable;
+  railyard_keys: RailyardKeysTable;
+  cards: CardsTable;
+  card_reveals: CardRevealsTable;
 }
 
 export interface AgentsTable {
@@ -574,6 +577,7 @@ export interface DelegatedKeysTable {
   card_id: string;
   funding_source_id: string;
   public_key: string;
+  private_key?: string | null;
   nickname: string;
   status: string;
   created_at: string;
@@ -653,4 +657,41 @@ export interface ScaTrustedBeneficiariesTable {
   external_account_id: string;
   customer_id: string;
   trusted_at: string;
+}
+
+export interface RailyardKeysTable {
+  name: string;
+  key: string;
+  created_at: string;
+}
+
+export interface CardsTable {
+  id: string;
+  platform_id: string;
+  cardholder_id: string;
+  platform_card_id: string;
+  state: string;
+  state_reason: string | null;
+  brand: string;
+  form: string;
+  last4: string;
+  exp_month: number;
+  exp_year: number;
+  /** JSON array of internal account ids. */
+  funding_sources: string;
+  max_spend_per_transaction: Int64 | null;
+  currency: string;
+  processor_ref: string;
+  issuer_ref: string;
+  sealed_details: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CardRevealsTable {
+  token_hash: string;
+  platform_id: string;
+  card_id: string;
+  expires_at: string;
+  created_at: string;
 }

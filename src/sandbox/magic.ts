@@ -482,3 +482,39 @@ export function sandboxUmaCounterpartyFor(address: string): SandboxUmaCounterpar
   if (parsed === undefined || !(SANDBOX_UMA_DOMAINS as readonly string[]).includes(parsed.domain)) return undefined;
   return SANDBOX_UMA_ADDRESSES.find((row) => row.name === parsed.name)?.outcome;
 }
+
+// ---------------------------------------------------------------------------------------
+// Card issuance (suffix of platformCardId, else of cardholderId).
+
+export type CardIssuance = { kind: 'STAYS_PROCESSING' } | { kind: 'REJECTED' } | { kind: 'ACTIVE'; afterMs: number };
+
+const cardSource = 'behaviours.md 1.2, card issuance';
+
+export const CARD_ACTIVATION_DELAY_MS = 30_000;
+
+export const CARD_ISSUANCE: readonly MagicRow<CardIssuance>[] = [
+  {
+    suffix: '001',
+    outcome: { kind: 'STAYS_PROCESSING' },
+    behaviour: 'the card stays PROCESSING',
+    source: cardSource,
+  },
+  {
+    suffix: '002',
+    outcome: { kind: 'REJECTED' },
+    behaviour: 'the issuer rejects it: CLOSED with stateReason ISSUER_REJECTED',
+    source: cardSource,
+  },
+  {
+    suffix: '005',
+    outcome: { kind: 'ACTIVE', afterMs: CARD_ACTIVATION_DELAY_MS },
+    behaviour: 'ACTIVE 30 seconds (sandbox clock) after issuance',
+    source: cardSource,
+  },
+];
+
+export const CARD_ISSUANCE_DEFAULT: CardIssuance = { kind: 'ACTIVE', afterMs: 0 };
+
+export function cardIssuanceFor(identifier: string): CardIssuance {
+  return lookup(CARD_ISSUANCE, CARD_ISSUANCE_DEFAULT, scenarioSuffix(identifier));
+}

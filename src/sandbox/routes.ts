@@ -16,6 +16,7 @@ import { RailyardPlatform, RailyardPlatformUpdate } from '../modules/platform/sc
 import * as platforms from '../modules/platform/service.js';
 import { completeKycLink, describeKycLink } from '../modules/verifications/service.js';
 import * as scaReset from '../modules/sca/reset.js';
+import { revealedDetails } from '../modules/cards/service.js';
 
 const tag = 'Railyard';
 const Clock = Type.Object({ now: DateTime, offsetSeconds: Type.Number() });
@@ -190,6 +191,36 @@ export const railyardRoutes: FastifyPluginAsyncTypebox = async (app) => {
         request.query.token,
         request.params.outcome === 'pass',
       ),
+  );
+
+  // Stand-in for the card processor's reveal iframe (revealCard's panEmbedUrl). The token is
+  // in the URL fragment, which the browser keeps: the page posts it, so no log line holds it.
+  app.get('/card-reveal', async (_request, reply) => {
+    reply.type('text/html; charset=utf-8');
+    return `<!doctype html><html><head><meta charset="utf-8"><title>railyard card</title></head><body>
+<h1>Sandbox card details</h1><pre id="card">Loading…</pre>
+<script>
+fetch(location.pathname, { method: 'POST', headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ token: location.hash.slice(1) }) })
+  .then((r) => r.ok ? r.json() : Promise.reject(r.status))
+  .then((c) => { document.getElementById('card').textContent =
+    c.pan.replace(/(.{4})/g, '$1 ').trim() + '\\nCVC ' + c.cvc + '  expires ' + String(c.expMonth).padStart(2, '0') + '/' + c.expYear; })
+  .catch(() => { document.getElementById('card').textContent = 'This link has expired or is not valid.'; });
+</script></body></html>`;
+  });
+
+  app.post(
+    '/card-reveal',
+    { schema: { body: Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) }) } },
+    async (request, reply) => {
+      const details = await revealedDetails(request.server.deps, request.body.token);
+      if (details === undefined) {
+        reply.code(404);
+        return { status: 404, code: 'REFERENCE_NOT_FOUND', message: 'This reveal link has expired or is not valid' };
+      }
+      reply.header('cache-control', 'no-store');
+      return details;
+    },
   );
 
   // Stand-in for the liveness check of a 2FA reset (startTwoFactorReset's verificationLink).

@@ -88,7 +88,7 @@ export interface World {
   delivery: any;
   /** A customer's EMBEDDED_WALLET (of euCustomer: email and phone), with two credentials and a live session. */
   wallet: { accountId: string; emailCredentialId: string; smsCredentialId: string; sessionId: string };
-  /** A delegated key row of that wallet (written directly: railyard has no cards to make one through the API). */
+  /** A delegated key row of that wallet (written directly, to skip its three signed legs). */
   delegatedKeyId: string;
   /** A connected agent of `individual` (its code redeemed, its bearer token) and one not yet connected. */
   agent: { id: string; code: string; bearer: string };
@@ -319,6 +319,17 @@ async function euBeneficiary(w: World, trusted: boolean): Promise<string> {
   return account.id;
 }
 
+/** A new ACTIVE card of `individual`, funded from its USD account. */
+async function activeCard(w: World): Promise<string> {
+  const card = await w.post('/cards', {
+    cardholderId: w.individual.id,
+    form: 'VIRTUAL',
+    fundingSources: [w.customerUsd.id],
+  });
+  await w.t.runDueJobs();
+  return card.id;
+}
+
 /** An action of the approval agent, waiting for the platform's decision. */
 async function heldAction(w: World): Promise<{ agentId: string; actionId: string }> {
   const reply = await w.tenant.api('POST', '/agents/me/transfer-out', {
@@ -330,7 +341,7 @@ async function heldAction(w: World): Promise<{ agentId: string; actionId: string
   return { agentId: w.approvalAgent.id, actionId: action.id };
 }
 
-/** A delegated key as card issuing will make them (cards are not built yet). */
+/** A delegated key row as the three signed legs leave it (ACTIVE), written directly. */
 export async function insertDelegatedKey(t: TestApp, platformId: string, accountId: string): Promise<string> {
   const id = `DelegatedKey:${randomUUID()}`;
   const now = new Date().toISOString();
@@ -805,10 +816,14 @@ export const BASELINES: Record<string, BaselineRow> = {
   },
   listDelegatedKeys: { make: (w) => ({ query: { accountId: w.wallet.accountId } }) },
   createDelegatedKey: {
-    make: (w) => ({
-      body: { cardId: `Card:${randomUUID()}`, internalAccountId: w.wallet.accountId, nickname: 'Card payments key' },
-    }),
-    refusedBaseline: { status: 404, why: 'railyard has no cards yet, so no cardId names one' },
+    make: async (w) => {
+      const card = await w.post('/cards', {
+        cardholderId: w.euCustomer.id,
+        form: 'VIRTUAL',
+        fundingSources: [w.wallet.accountId],
+      });
+      return { body: { cardId: card.id, internalAccountId: w.wallet.accountId, nickname: 'Card payments key' } };
+    },
   },
   getDelegatedKeyById: { make: (w) => ({ params: { id: w.delegatedKeyId } }) },
   revokeDelegatedKey: {
@@ -1025,6 +1040,32 @@ export const BASELINES: Record<string, BaselineRow> = {
     },
     renew: 'success',
   },
+
+  // Cards
+  createCard: {
+    make: (w) => ({
+      body: {
+        cardholderId: w.individual.id,
+        platformCardId: uniqueId('fuzz-card'),
+        form: 'VIRTUAL',
+        fundingSources: [w.customerUsd.id],
+        maxSpendPerTransaction: 50_000,
+      },
+    }),
+    renew: 'always',
+  },
+  listCards: {
+    make: (w) => ({ query: { cardholderId: w.individual.id, state: 'ACTIVE', limit: '5', sortOrder: 'asc' } }),
+  },
+  getCardById: { make: async (w) => ({ params: { id: await activeCard(w) } }) },
+  updateCardById: {
+    make: async (w) => ({
+      params: { id: await activeCard(w) },
+      body: { state: 'FROZEN', maxSpendPerTransaction: 9_000 },
+    }),
+    renew: 'success',
+  },
+  revealCard: { make: async (w) => ({ params: { id: await activeCard(w) } }) },
 
   // Railyard's own endpoints
   railyardGetPlatform: { make: () => ({}) },

@@ -422,9 +422,9 @@ describe('delegated keys: /auth/delegated-keys', () => {
     expect(fieldsOf(reply)).toEqual(['nickname']);
   });
 
-  it('answers 404 for an unknown account, 400 for a non-wallet account, 404 for any card (railyard has none)', async () => {
-    const body = (internalAccountId: string) => ({
-      cardId: `Card:${randomUUID()}`,
+  it('answers 404 for an unknown account or card, 400 for a non-wallet account, 404 for a card it does not fund', async () => {
+    const body = (internalAccountId: string, cardId = `Card:${randomUUID()}`) => ({
+      cardId,
       internalAccountId,
       nickname: 'Checkout key',
     });
@@ -436,6 +436,84 @@ describe('delegated keys: /auth/delegated-keys', () => {
     expect(fieldsOf(fiat)).toEqual(['internalAccountId']);
     const card = await t.api('POST', '/auth/delegated-keys', { body: body(wallet.accountId) });
     expect(card.status).toBe(404);
+    const usdCard = await t.api('POST', '/cards', {
+      body: { cardholderId: wallet.customerId, form: 'VIRTUAL', fundingSources: [usd.id] },
+    });
+    const notFunding = await t.api('POST', '/auth/delegated-keys', { body: body(wallet.accountId, usdCard.body.id) });
+    expect(notFunding.status).toBe(404);
     expect((await t.api('GET', '/auth/delegated-keys')).body).toEqual({ data: [] });
+  });
+
+  it('creates a key in three signed legs (202, 202, 201 ACTIVE), one ACTIVE per funding source, then revokes it', async () => {
+    const { key } = await otpLogin(t, wallet.credentials[0].id);
+    const card = await t.api('POST', '/cards', {
+      body: { cardholderId: wallet.customerId, form: 'VIRTUAL', fundingSources: [wallet.accountId] },
+    });
+    expect(card.status, card.text).toBe(201);
+    expect(card.body.currency).toBe('USDB');
+    const body = { cardId: card.body.id, internalAccountId: wallet.accountId, nickname: 'Card payments key' };
+    const leg1 = await t.api('POST', '/auth/delegated-keys', { body });
+    expect(leg1.status, leg1.text).toBe(202);
+    expect(JSON.parse(leg1.body.payloadToSign).type).toBe('ACTIVITY_TYPE_CREATE_USERS_V3');
+    // A stamp by another key is refused and leaves the challenge open.
+    const stranger = clientKey();
+    const forged = await retry(
+      t,
+      'POST',
+      '/auth/delegated-keys',
+      body,
+      leg1.body.requestId,
+      await stranger.stamp(leg1.body.payloadToSign),
+    );
+    expect(forged.status).toBe(401);
+    const leg2 = await retry(
+      t,
+      'POST',
+      '/auth/delegated-keys',
+      body,
+      leg1.body.requestId,
+      await key.stamp(leg1.body.payloadToSign),
+    );
+    expect(leg2.status, leg2.text).toBe(202);
+    expect(JSON.parse(leg2.body.payloadToSign).type).toBe('ACTIVITY_TYPE_CREATE_POLICIES_V3');
+    const pending = (await t.api('GET', `/auth/delegated-keys?accountId=${wallet.accountId}`)).body.data;
+    expect(pending).toHaveLength(1);
+    expect(pending[0]).toMatchObject({ status: 'PENDING', cardId: card.body.id, nickname: 'Card payments key' });
+    expect(pending[0].publicKey).toMatch(/^0[23][0-9a-f]{64}$/);
+    expect(JSON.stringify(pending[0])).not.toContain('privateKey');
+    // The first leg's Request-Id is spent.
+    expect(
+      (
+        await retry(
+          t,
+          'POST',
+          '/auth/delegated-keys',
+          body,
+          leg1.body.requestId,
+          await key.stamp(leg1.body.payloadToSign),
+        )
+      ).status,
+    ).toBe(401);
+    const leg3 = await retry(
+      t,
+      'POST',
+      '/auth/delegated-keys',
+      body,
+      leg2.body.requestId,
+      await key.stamp(leg2.body.payloadToSign),
+    );
+    expect(leg3.status, leg3.text).toBe(201);
+    expect(leg3.body).toMatchObject({
+      id: pending[0].id,
+      status: 'ACTIVE',
+      cardId: card.body.id,
+      accountId: wallet.accountId,
+      fundingSourceId: expect.stringMatching(/^CardFundingSource:/),
+    });
+    const second = await t.api('POST', '/auth/delegated-keys', { body });
+    expect(second.status).toBe(409);
+    expect((await t.api('DELETE', `/auth/delegated-keys/${leg3.body.id}`)).status).toBe(204);
+    expect((await t.api('GET', `/auth/delegated-keys/${leg3.body.id}`)).body.status).toBe('REVOKED');
+    expect((await t.api('POST', '/auth/delegated-keys', { body })).status).toBe(202);
   });
 });

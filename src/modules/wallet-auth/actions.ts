@@ -6,11 +6,13 @@ import { createHash, createHmac } from 'node:crypto';
 import { entropyToMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
 import { iso } from '../../clock.js';
-import { normalizePoint } from '../../crypto/p256.js';
+import { generateKeyPair, normalizePoint, publicKeysOf } from '../../crypto/p256.js';
 import { sealExport } from '../../crypto/wallet-envelopes.js';
 import type { Queryable } from '../../db/index.js';
 import type { Ctx } from '../../http/context.js';
 import { apiError } from '../../http/errors.js';
+import { newId } from '../../ids.js';
+import { cardFundedBy } from '../cards/service.js';
 import { findInternalAccount, presentInternalAccount, setWalletPrivacy } from '../internal-accounts/service.js';
 import {
   activityPayload,
@@ -20,6 +22,7 @@ import {
   isRetry,
   issueChallenge,
   type SignedHeaders,
+  unauthorized,
   walletOrg,
 } from './signing.js';
 import * as store from './store.js';
@@ -185,18 +188,105 @@ export async function revokeDelegatedKey(ctx: Ctx, id: string) {
 }
 
 /**
- * A delegated key is bound to a card's funding source. Railyard has no cards yet, so no
- * card id names one and every request ends in 404 once its body and account are checked.
+ * A delegated key for a card's embedded-wallet funding source, in three legs signed by a live
+ * session of the wallet: the first answers a challenge to create the key's signer identity
+ * (railyard makes the P-256 keypair and keeps the private half), the second creates it
+ * (PENDING: it holds no policy yet) and answers a challenge for its policies, the third grants
+ * them (ACTIVE, 201). One ACTIVE key per card funding source (409). The body is the same on
+ * every leg; a flow abandoned after the second leg leaves the PENDING key behind.
  */
 export async function createDelegatedKey(
   ctx: Ctx,
   body: { cardId: string; internalAccountId: string; nickname: string },
-  _headers: SignedHeaders,
+  headers: SignedHeaders,
 ) {
   const account = await findInternalAccount(ctx.db.k, ctx.platformId, body.internalAccountId);
   if (account === undefined) throw apiError('REFERENCE_NOT_FOUND', 'Internal account not found');
   if (account.type !== 'EMBEDDED_WALLET') {
     throw invalid('internalAccountId', 'must be an EMBEDDED_WALLET internal account');
   }
-  throw apiError('REFERENCE_NOT_FOUND', `Card ${body.cardId} not found`);
+  const { card, funded } = await cardFundedBy(ctx.db.k, ctx.platformId, body.cardId, account.id);
+  if (card === undefined) throw apiError('REFERENCE_NOT_FOUND', `Card ${body.cardId} not found`);
+  if (!funded) {
+    throw apiError('REFERENCE_NOT_FOUND', `Card ${card.id} has no funding source ${account.id}`);
+  }
+  const activeConflict = async (q: Queryable) => {
+    const active = await store.activeDelegatedKey(q, ctx.platformId, card.id, account.id);
+    if (active !== undefined) {
+      throw apiError(
+        'CONFLICT',
+        `Delegated key ${active.id} is ACTIVE for this card funding source; revoke it (DELETE /auth/delegated-keys/${active.id}) first`,
+      );
+    }
+  };
+  await activeConflict(ctx.db.k);
+  const expected = { operation: 'createDelegatedKey', target: `${card.id}|${account.id}`, body };
+  const org = await walletOrg(ctx);
+  if (!isRetry(headers)) {
+    const pair = generateKeyPair();
+    const challenge = await issueChallenge(ctx, ctx.db.k, {
+      ...expected,
+      accountId: account.id,
+      payload: activityPayload(
+        org,
+        'ACTIVITY_TYPE_CREATE_USERS_V3',
+        {
+          users: [
+            { userName: body.nickname, apiKeys: [{ publicKey: pair.compressed, curveType: 'API_KEY_CURVE_P256' }] },
+          ],
+        },
+        ctx.now,
+      ),
+      signer: { kind: 'session' },
+      data: { leg: 1, privateKey: pair.privateKey },
+    });
+    return { status: 202, body: challenge };
+  }
+  const accepted = await checkRetry(ctx, headers, expected);
+  if (accepted.data.leg === 1) {
+    const privateKey = String(accepted.data.privateKey);
+    const now = iso(ctx.now);
+    const row: store.DelegatedKeyRow = {
+      id: newId('DelegatedKey'),
+      platform_id: ctx.platformId,
+      account_id: account.id,
+      card_id: card.id,
+      funding_source_id: newId('CardFundingSource'),
+      public_key: publicKeysOf(privateKey).compressed,
+      private_key: privateKey,
+      nickname: body.nickname,
+      status: 'PENDING',
+      created_at: now,
+      updated_at: now,
+    };
+    const challenge = await ctx.db.transaction(async (tx) => {
+      await consumeChallenge(ctx, tx, accepted);
+      await store.insertDelegatedKey(tx, row);
+      return issueChallenge(ctx, tx, {
+        ...expected,
+        accountId: account.id,
+        payload: activityPayload(
+          org,
+          'ACTIVITY_TYPE_CREATE_POLICIES_V3',
+          { policies: [{ policyName: `sign and revoke: ${row.id}`, effect: 'EFFECT_ALLOW', signer: row.public_key }] },
+          ctx.now,
+        ),
+        signer: { kind: 'session' },
+        data: { leg: 2, delegatedKeyId: row.id },
+      });
+    });
+    return { status: 202, body: challenge };
+  }
+  const keyId = String(accepted.data.delegatedKeyId);
+  const activated = await ctx.db.transaction(async (tx) => {
+    await consumeChallenge(ctx, tx, accepted);
+    await activeConflict(tx);
+    const row = await store.findDelegatedKey(tx, ctx.platformId, keyId);
+    if (row === undefined || row.status !== 'PENDING') {
+      throw unauthorized('UNAUTHORIZED', 'the challenge of this Request-Id names no pending delegated key');
+    }
+    await store.setDelegatedKeyStatus(tx, ctx.platformId, keyId, 'ACTIVE', iso(ctx.now));
+    return { ...row, status: 'ACTIVE', updated_at: iso(ctx.now) };
+  });
+  return { status: 201, body: presentDelegatedKey(activated) };
 }

@@ -232,7 +232,8 @@ export const walletAuthRoutes: FastifyPluginAsyncTypebox = async (app) => {
         errors: [400, 401, 404, 409, 500],
       }),
     },
-    async (request) => actions.createDelegatedKey(request.ctx, request.body, signedHeaders(request.headers)),
+    async (request, reply) =>
+      answer(reply, await actions.createDelegatedKey(request.ctx, request.body, signedHeaders(request.headers))),
   );
 
   app.get(

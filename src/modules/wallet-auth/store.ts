@@ -231,6 +231,22 @@ export async function listDelegatedKeys(
   return query.orderBy('created_at').orderBy('id').execute();
 }
 
+export async function insertDelegatedKey(q: Queryable, row: DelegatedKeyRow): Promise<void> {
+  await q.insertInto('delegated_keys').values(row).execute();
+}
+
+/** The ACTIVE key of a card's funding source, if any. */
+export async function activeDelegatedKey(q: Queryable, platformId: string, cardId: string, accountId: string) {
+  return q
+    .selectFrom('delegated_keys')
+    .select('id')
+    .where('platform_id', '=', platformId)
+    .where('card_id', '=', cardId)
+    .where('account_id', '=', accountId)
+    .where('status', '=', 'ACTIVE')
+    .executeTakeFirst();
+}
+
 export async function setDelegatedKeyStatus(
   q: Queryable,
   platformId: string,
