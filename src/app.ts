@@ -51,6 +51,7 @@ import { walletAuthRoutes } from './modules/wallet-auth/routes.js';
 import { agentRoutes } from './modules/agents/routes.js';
 import { scaRoutes } from './modules/sca/routes.js';
 import { cardRoutes } from './modules/cards/routes.js';
+import { invitationRoutes } from './modules/invitations/routes.js';
 import { railyardRoutes } from './sandbox/routes.js';
 
 declare module 'fastify' {
@@ -230,6 +231,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       await grid.register(agentRoutes);
       await grid.register(scaRoutes);
       await grid.register(cardRoutes);
+      await grid.register(invitationRoutes);
       if (options.extraRoutes) await grid.register(options.extraRoutes);
       grid.get('/openapi.json', async () => openapi.document());
     },

@@ -11,6 +11,7 @@ import * as m0009 from './migrations/0009_wallet_auth.js';
 import * as m0010 from './migrations/0010_agents.js';
 import * as m0011 from './migrations/0011_sca.js';
 import * as m0012 from './migrations/0012_cards.js';
+import * as m0013 from './migrations/0013_invitations.js';
 
 // Migrations are code (bundled with the server), applied in name order on every start, on
 // either store. Kysely's migrator takes a lock, so instances starting together apply each
@@ -28,6 +29,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0010_agents': m0010,
   '0011_sca': m0011,
   '0012_cards': m0012,
+  '0013_invitations': m0013,
 };
 
 const migrationAttemptsMax = 5;

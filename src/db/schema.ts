@@ -470,6 +470,7 @@ export interface Database {
   railyard_keys: RailyardKeysTable;
   cards: CardsTable;
   card_reveals: CardRevealsTable;
+  invitations: InvitationsTable;
 }
 
 export interface AgentsTable {
@@ -694,4 +695,19 @@ export interface CardRevealsTable {
   card_id: string;
   expires_at: string;
   created_at: string;
+}
+
+export interface InvitationsTable {
+  code: string;
+  platform_id: string;
+  inviter_uma: string;
+  invitee_uma: string | null;
+  first_name: string | null;
+  amount_to_send: Int64 | null;
+  currency: string | null;
+  status: string;
+  expires_at: string | null;
+  claimed_at: string | null;
+  created_at: string;
+  updated_at: string;
 }

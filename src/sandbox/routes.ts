@@ -17,6 +17,7 @@ import * as platforms from '../modules/platform/service.js';
 import { completeKycLink, describeKycLink } from '../modules/verifications/service.js';
 import * as scaReset from '../modules/sca/reset.js';
 import { revealedDetails } from '../modules/cards/service.js';
+import { describeInvitation } from '../modules/invitations/service.js';
 
 const tag = 'Railyard';
 const Clock = Type.Object({ now: DateTime, offsetSeconds: Type.Number() });
@@ -220,6 +221,26 @@ fetch(location.pathname, { method: 'POST', headers: { 'content-type': 'applicati
       }
       reply.header('cache-control', 'no-store');
       return details;
+    },
+  );
+
+  // The page an invitation's url opens: who invites, for how much, and whether it can still be claimed.
+  app.get(
+    '/invitations/:code',
+    { schema: { params: Type.Object({ code: Type.String() }) } },
+    async (request, reply) => {
+      const invitation = await describeInvitation(request.server.deps, request.params.code);
+      reply.type('text/html; charset=utf-8');
+      if (invitation === undefined) {
+        reply.code(404);
+        return '<!doctype html><title>Not found</title><p>This invitation link is not valid.</p>';
+      }
+      return `<!doctype html><html><head><meta charset="utf-8"><title>railyard invitation</title></head><body>
+<h1>${escapeHtml(invitation.firstName ?? 'Someone')} invites you</h1>
+<p>From <code>${escapeHtml(invitation.inviterUma)}</code>${invitation.amount !== null ? `, with ${escapeHtml(invitation.amount)}` : ''}.</p>
+<p>This invitation (<code>${escapeHtml(invitation.code)}</code>) is <strong>${escapeHtml(invitation.status)}</strong>${invitation.expiresAt !== null ? ` and expires at ${escapeHtml(invitation.expiresAt)}` : ''}.</p>
+<p>Claim it with POST /invitations/${escapeHtml(invitation.code)}/claim and your UMA address.</p>
+</body></html>`;
     },
   );
 

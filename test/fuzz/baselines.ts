@@ -330,6 +330,11 @@ async function activeCard(w: World): Promise<string> {
   return card.id;
 }
 
+/** A new PENDING invitation of `individual`: its code. */
+async function pendingInvitation(w: World): Promise<string> {
+  return (await w.post('/invitations', { inviterUma: w.individual.umaAddress, firstName: 'Jordan' })).code;
+}
+
 /** An action of the approval agent, waiting for the platform's decision. */
 async function heldAction(w: World): Promise<{ agentId: string; actionId: string }> {
   const reply = await w.tenant.api('POST', '/agents/me/transfer-out', {
@@ -1066,6 +1071,23 @@ export const BASELINES: Record<string, BaselineRow> = {
     renew: 'success',
   },
   revealCard: { make: async (w) => ({ params: { id: await activeCard(w) } }) },
+
+  // Invitations
+  createInvitation: {
+    make: (w) => ({ body: { inviterUma: w.individual.umaAddress, firstName: 'Jordan', amountToSend: 1_000 } }),
+  },
+  getInvitation: { make: async (w) => ({ params: { invitationCode: await pendingInvitation(w) } }) },
+  claimInvitation: {
+    make: async (w) => ({
+      params: { invitationCode: await pendingInvitation(w) },
+      body: { inviteeUma: '$new.friend@other.example' },
+    }),
+    renew: 'success',
+  },
+  cancelInvitation: {
+    make: async (w) => ({ params: { invitationCode: await pendingInvitation(w) } }),
+    renew: 'success',
+  },
 
   // Railyard's own endpoints
   railyardGetPlatform: { make: () => ({}) },

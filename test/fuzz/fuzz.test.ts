@@ -93,7 +93,11 @@ function operationsOf(doc: any, prefix: string, admin: boolean): Operation[] {
 /** One row per table: its row count and latest updated_at (when it has one). */
 async function fingerprint(): Promise<string> {
   const result = await sql.raw<{ t: string; n: unknown; u: unknown }>(fingerprintSql).execute(t.deps.db.k);
-  return result.rows.map((r) => `${r.t}:${String(r.n)}:${String(r.u)}`).join('|');
+  // Sorted: PostgreSQL may answer the UNION ALL's rows in any order (a parallel append does).
+  return result.rows
+    .map((r) => `${r.t}:${String(r.n)}:${String(r.u)}`)
+    .sort()
+    .join('|');
 }
 
 function changedTables(before: string, after: string): string {

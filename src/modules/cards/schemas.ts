@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { component, DateTime, PageOf, PageQuery, StringEnum } from '../../http/schemas.js';
+import { AMOUNT_MAX } from '../../rates/index.js';
 
 export const CARD_STATES = ['PENDING_KYC', 'PROCESSING', 'ACTIVE', 'FROZEN', 'CLOSED'] as const;
 export type CardStateValue = (typeof CARD_STATES)[number];
@@ -12,7 +13,7 @@ export const CardStateReason = component(
 export const CardBrand = component('CardBrand', StringEnum(['VISA', 'MASTERCARD']));
 export const CardForm = component('CardForm', StringEnum(['VIRTUAL']));
 
-const Limit = Type.Integer({ format: 'int64', minimum: 1 });
+const Limit = Type.Integer({ format: 'int64', minimum: 1, maximum: Number(AMOUNT_MAX) });
 
 export const Card = component(
   'Card',
