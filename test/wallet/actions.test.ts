@@ -8,6 +8,9 @@ import { validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
 import { hpkeDecrypt } from '@turnkey/crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { publicKeysOf } from '../../src/crypto/p256.js';
+import { openText } from '../../src/crypto/sealing.js';
+import { railyardKey } from '../../src/db/keys.js';
 import { build, type Reply, type Tenant, type TestApp } from '../helper.js';
 import { accountBody } from '../fixtures/accounts.js';
 import { fund } from '../fixtures/money.js';
@@ -510,6 +513,15 @@ describe('delegated keys: /auth/delegated-keys', () => {
       accountId: wallet.accountId,
       fundingSourceId: expect.stringMatching(/^CardFundingSource:/),
     });
+    // Custodied sealed: the stored private half is not the key's scalar in hex, and opens to the public key shown.
+    const stored = await t.deps.db.k
+      .selectFrom('delegated_keys')
+      .select('private_key')
+      .where('id', '=', leg3.body.id)
+      .executeTakeFirstOrThrow();
+    expect(stored.private_key).not.toMatch(/^[0-9a-f]{64}$/);
+    const sealingKey = await railyardKey(t.deps.db.k, 'delegated-keys', new Date());
+    expect(publicKeysOf(openText(sealingKey, stored.private_key!)).compressed).toBe(leg3.body.publicKey);
     const second = await t.api('POST', '/auth/delegated-keys', { body });
     expect(second.status).toBe(409);
     expect((await t.api('DELETE', `/auth/delegated-keys/${leg3.body.id}`)).status).toBe(204);

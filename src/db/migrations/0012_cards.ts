@@ -45,7 +45,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .unique()
     .execute();
 
-  // A delegated key's private half, custodied by railyard (hex; never shown).
+  // A delegated key's private half, custodied by railyard: sealed (src/crypto/sealing.ts), never shown.
   await db.schema.alterTable('delegated_keys').addColumn('private_key', 'text').execute();
 
   await db.schema

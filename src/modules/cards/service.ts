@@ -8,9 +8,11 @@
 // (AES-256-GCM) and shown only on the reveal page, whose token travels in the URL fragment
 // (never in a request line, so never in a log).
 
-import { createCipheriv, createDecipheriv, createHash, randomBytes, randomInt } from 'node:crypto';
+import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { iso } from '../../clock.js';
+import { openText, sealText } from '../../crypto/sealing.js';
 import type { Queryable, Tx } from '../../db/index.js';
+import { railyardKey } from '../../db/keys.js';
 import { toPage, type PageRequest } from '../../db/pagination.js';
 import { recordEvent } from '../../events/outbox.js';
 import type { Ctx, Deps } from '../../http/context.js';
@@ -27,7 +29,6 @@ import * as store from './store.js';
 /** Currencies a card can transact in. */
 const CARD_CURRENCIES = new Set(['USD', 'EUR', 'GBP', 'USDB', 'USDC']);
 export const REVEAL_TTL_MS = 5 * 60_000;
-const CARD_KEY = 'card-data';
 
 // ------------------------------------------------------------------------------- presentation
 
@@ -97,23 +98,12 @@ function last4For(suffix: string): string {
   return String(createHash('sha256').update(suffix).digest().readUInt16BE(0) % 10_000).padStart(4, '0');
 }
 
-async function cardKey(q: Queryable, now: Date): Promise<Buffer> {
-  const key = await store.railyardKey(q, CARD_KEY, () => randomBytes(32).toString('base64'), iso(now));
-  return Buffer.from(key, 'base64');
-}
-
 function seal(key: Buffer, details: { pan: string; cvc: string }): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
-  const body = Buffer.concat([cipher.update(JSON.stringify(details), 'utf8'), cipher.final()]);
-  return [iv, cipher.getAuthTag(), body].map((part) => part.toString('base64')).join('.');
+  return sealText(key, JSON.stringify(details));
 }
 
 function unseal(key: Buffer, sealed: string): { pan: string; cvc: string } {
-  const [iv, tag, body] = sealed.split('.').map((part) => Buffer.from(part, 'base64'));
-  const decipher = createDecipheriv('aes-256-gcm', key, iv!);
-  decipher.setAuthTag(tag!);
-  return JSON.parse(Buffer.concat([decipher.update(body!), decipher.final()]).toString('utf8'));
+  return JSON.parse(openText(key, sealed)) as { pan: string; cvc: string };
 }
 
 // ------------------------------------------------------------------------------- provisioning
@@ -247,7 +237,7 @@ export async function createCard(ctx: Ctx, input: CardCreateInput) {
       currency,
       processor_ref: `crd_${randomBytes(8).toString('hex')}`,
       issuer_ref: `iss_${randomBytes(8).toString('hex')}`,
-      sealed_details: seal(await cardKey(tx, ctx.now), {
+      sealed_details: seal(await railyardKey(tx, 'card-data', ctx.now), {
         pan: cardNumber(last4),
         cvc: String(randomInt(0, 1000)).padStart(3, '0'),
       }),
@@ -374,7 +364,7 @@ export async function revealedDetails(deps: Deps, token: string) {
   if (reveal.expires_at <= iso(now)) return undefined;
   const card = await store.findCard(deps.db.k, reveal.platform_id, reveal.card_id);
   if (card === undefined) return undefined;
-  const details = unseal(await cardKey(deps.db.k, now), card.sealed_details);
+  const details = unseal(await railyardKey(deps.db.k, 'card-data', now), card.sealed_details);
   return {
     cardId: card.id,
     pan: details.pan,

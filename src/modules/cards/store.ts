@@ -54,18 +54,7 @@ export async function listCards(q: Queryable, platformId: string, filters: CardF
   return paginate(query, 'cards', page);
 }
 
-// ------------------------------------------------------------------------------- keys and reveals
-
-/** The named key, made (random 32 bytes) and kept on first use; every instance reads the same one. */
-export async function railyardKey(q: Queryable, name: string, fresh: () => string, nowIso: string): Promise<string> {
-  await q
-    .insertInto('railyard_keys')
-    .values({ name, key: fresh(), created_at: nowIso })
-    .onConflict((oc) => oc.column('name').doNothing())
-    .execute();
-  const row = await q.selectFrom('railyard_keys').select('key').where('name', '=', name).executeTakeFirstOrThrow();
-  return row.key;
-}
+// ------------------------------------------------------------------------------- reveals
 
 export async function insertReveal(q: Queryable, row: RevealRow): Promise<void> {
   await q.insertInto('card_reveals').values(row).execute();

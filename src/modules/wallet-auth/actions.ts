@@ -7,6 +7,8 @@ import { entropyToMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
 import { iso } from '../../clock.js';
 import { generateKeyPair, normalizePoint, publicKeysOf } from '../../crypto/p256.js';
+import { openText, sealText } from '../../crypto/sealing.js';
+import { railyardKey } from '../../db/keys.js';
 import { sealExport } from '../../crypto/wallet-envelopes.js';
 import type { Queryable } from '../../db/index.js';
 import type { Ctx } from '../../http/context.js';
@@ -190,7 +192,7 @@ export async function revokeDelegatedKey(ctx: Ctx, id: string) {
 /**
  * A delegated key for a card's embedded-wallet funding source, in three legs signed by a live
  * session of the wallet: the first answers a challenge to create the key's signer identity
- * (railyard makes the P-256 keypair and keeps the private half), the second creates it
+ * (railyard makes the P-256 keypair and keeps the private half, sealed), the second creates it
  * (PENDING: it holds no policy yet) and answers a challenge for its policies, the third grants
  * them (ACTIVE, 201). One ACTIVE key per card funding source (409). The body is the same on
  * every leg; a flow abandoned after the second leg leaves the PENDING key behind.
@@ -224,6 +226,8 @@ export async function createDelegatedKey(
   const org = await walletOrg(ctx);
   if (!isRetry(headers)) {
     const pair = generateKeyPair();
+    // The private half is sealed wherever it is kept: in the challenge until the next leg, then with the key.
+    const sealedKey = sealText(await railyardKey(ctx.db.k, 'delegated-keys', ctx.now), pair.privateKey);
     const challenge = await issueChallenge(ctx, ctx.db.k, {
       ...expected,
       accountId: account.id,
@@ -238,13 +242,14 @@ export async function createDelegatedKey(
         ctx.now,
       ),
       signer: { kind: 'session' },
-      data: { leg: 1, privateKey: pair.privateKey },
+      data: { leg: 1, sealedPrivateKey: sealedKey },
     });
     return { status: 202, body: challenge };
   }
   const accepted = await checkRetry(ctx, headers, expected);
   if (accepted.data.leg === 1) {
-    const privateKey = String(accepted.data.privateKey);
+    const sealedKey = String(accepted.data.sealedPrivateKey);
+    const privateKey = openText(await railyardKey(ctx.db.k, 'delegated-keys', ctx.now), sealedKey);
     const now = iso(ctx.now);
     const row: store.DelegatedKeyRow = {
       id: newId('DelegatedKey'),
@@ -253,7 +258,7 @@ export async function createDelegatedKey(
       card_id: card.id,
       funding_source_id: newId('CardFundingSource'),
       public_key: publicKeysOf(privateKey).compressed,
-      private_key: privateKey,
+      private_key: sealedKey,
       nickname: body.nickname,
       status: 'PENDING',
       created_at: now,
