@@ -1,4 +1,4 @@
-import { randomFillSync } from 'node:crypto';
+import { randomFillSync, randomInt } from 'node:crypto';
 import { systemClock } from './clock.js';
 
 // Identifiers are `<Type>:<uuid v7>`: time-ordered, so an index on them follows creation order.
@@ -42,4 +42,14 @@ export function uuidv7(nowMs: number): string {
 
 export function newId(type: string): string {
   return `${type}:${uuidv7(systemClock.nowMs())}`;
+}
+
+/** Letters and digits a person reads back without confusing them (no 0/O, 1/I/L). */
+const CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
+
+/** A random code of `length` characters from CODE_ALPHABET, for codes people type or read out. */
+export function randomCode(length: number): string {
+  let code = '';
+  for (let i = 0; i < length; i++) code += CODE_ALPHABET[randomInt(CODE_ALPHABET.length)];
+  return code;
 }

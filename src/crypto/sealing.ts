@@ -1,7 +1,14 @@
-// Secrets railyard keeps at rest (card numbers, custodied private keys): AES-256-GCM under
-// one of railyard's own keys (src/db/keys.ts). The sealed form is iv.tag.ciphertext, base64.
+// Secrets railyard keeps at rest. Those it must read again (card numbers, custodied private
+// keys) are sealed: AES-256-GCM under one of railyard's own keys (src/db/keys.ts), as
+// iv.tag.ciphertext in base64. Those it only recognises (bearer tokens, link tokens, recovery
+// codes) are kept as their SHA-256.
 
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+
+/** What the store keeps of a secret it only has to recognise: SHA-256 of its UTF-8 bytes, hex. */
+export function secretHash(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
+}
 
 export function sealText(key: Buffer, plaintext: string): string {
   const iv = randomBytes(12);

@@ -2,9 +2,10 @@
 // id; the password is the secret, stored as a salted HMAC-SHA256 and compared in constant
 // time. A successful check builds the request's Ctx.
 
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { platformNow } from '../clock.js';
+import { secretHash } from '../crypto/sealing.js';
 import { apiError } from './errors.js';
 import type { Deps, Permission, PlatformSettings } from './context.js';
 
@@ -153,7 +154,7 @@ export interface AgentPrincipal {
 
 /** sha256 hex of an agent access token: what the store keeps to find (never to show) it. */
 export function agentTokenHash(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  return secretHash(token);
 }
 
 /**

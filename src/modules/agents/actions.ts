@@ -33,11 +33,13 @@ interface TransferDetails {
   destinationAccountId: string;
 }
 
+/** A transfer an agent asks for, as the transfers service takes it. */
+type TransferCall =
+  | { type: 'TRANSFER_OUT'; input: transfers.TransferOutInput }
+  | { type: 'TRANSFER_IN'; input: transfers.TransferInInput };
+
 /** What an action runs, kept so that approving it later runs exactly this. */
-type StoredRequest =
-  | { type: 'TRANSFER_OUT'; input: transfers.TransferOutInput; details: TransferDetails }
-  | { type: 'TRANSFER_IN'; input: transfers.TransferInInput; details: TransferDetails }
-  | { type: 'EXECUTE_QUOTE'; quoteId: string };
+type StoredRequest = (TransferCall & { details: TransferDetails }) | { type: 'EXECUTE_QUOTE'; quoteId: string };
 
 /** The money an action moves, as its policy measures it. */
 interface Measured {
@@ -249,21 +251,27 @@ function transferDetails(prepared: transfers.PreparedTransfer, source: string, d
   };
 }
 
-export async function agentCreateTransferOut(
+/** The transfers service's checks of a transfer, scoped to the customer. */
+function prepareTransfer(tx: Tx, ctx: Ctx, call: TransferCall, customerId: string) {
+  return call.type === 'TRANSFER_OUT'
+    ? transfers.prepareTransferOut(tx, ctx, call.input, customerId)
+    : transfers.prepareTransferIn(tx, ctx, call.input, customerId);
+}
+
+/** A transfer out or in as an action: the platform operation's checks, then the policy. */
+async function agentTransfer(
   ctx: Ctx,
-  input: transfers.TransferOutInput,
+  operationId: string,
+  call: TransferCall,
   idempotencyKey: string | undefined,
 ): Promise<Reply> {
-  const request = { agentId: ctx.agent!.id, input };
-  return runCommand(ctx, { operationId: 'agentCreateTransferOut', idempotencyKey, request }, async (tx) => {
+  const request = { agentId: ctx.agent!.id, input: call.input };
+  return runCommand(ctx, { operationId, idempotencyKey, request }, async (tx) => {
     const { agent, policy } = await actingAgent(tx, ctx, 'CREATE_TRANSFERS');
-    const prepared = await transfers.prepareTransferOut(tx, ctx, input, agent.customer_id);
+    const prepared = await prepareTransfer(tx, ctx, call, agent.customer_id);
+    const { input } = call;
     const row = await submit(tx, ctx, agent, policy, {
-      request: {
-        type: 'TRANSFER_OUT',
-        input,
-        details: transferDetails(prepared, input.source.accountId, input.destination.accountId),
-      },
+      request: { ...call, details: transferDetails(prepared, input.source.accountId, input.destination.accountId) },
       measured: { accountId: prepared.internal.id, amount: prepared.amount, currency: prepared.internal.currency },
       quoteId: null,
       run: async () => (await transfers.executeTransfer(tx, ctx, prepared)).id,
@@ -272,27 +280,20 @@ export async function agentCreateTransferOut(
   });
 }
 
-export async function agentCreateTransferIn(
+export function agentCreateTransferOut(
+  ctx: Ctx,
+  input: transfers.TransferOutInput,
+  idempotencyKey: string | undefined,
+): Promise<Reply> {
+  return agentTransfer(ctx, 'agentCreateTransferOut', { type: 'TRANSFER_OUT', input }, idempotencyKey);
+}
+
+export function agentCreateTransferIn(
   ctx: Ctx,
   input: transfers.TransferInInput,
   idempotencyKey: string | undefined,
 ): Promise<Reply> {
-  const request = { agentId: ctx.agent!.id, input };
-  return runCommand(ctx, { operationId: 'agentCreateTransferIn', idempotencyKey, request }, async (tx) => {
-    const { agent, policy } = await actingAgent(tx, ctx, 'CREATE_TRANSFERS');
-    const prepared = await transfers.prepareTransferIn(tx, ctx, input, agent.customer_id);
-    const row = await submit(tx, ctx, agent, policy, {
-      request: {
-        type: 'TRANSFER_IN',
-        input,
-        details: transferDetails(prepared, input.source.accountId, input.destination.accountId),
-      },
-      measured: { accountId: prepared.internal.id, amount: prepared.amount, currency: prepared.internal.currency },
-      quoteId: null,
-      run: async () => (await transfers.executeTransfer(tx, ctx, prepared)).id,
-    });
-    return { status: 201, body: await presentAction(tx, row) };
-  });
+  return agentTransfer(ctx, 'agentCreateTransferIn', { type: 'TRANSFER_IN', input }, idempotencyKey);
 }
 
 /** The money a quote moves, measured from its source account. */
@@ -432,12 +433,9 @@ async function pendingAction(tx: Tx, ctx: Ctx, agentId: string, actionId: string
 async function runStored(tx: Tx, ctx: Ctx, action: store.ActionRow): Promise<string> {
   const request = JSON.parse(action.request) as StoredRequest;
   switch (request.type) {
-    case 'TRANSFER_OUT': {
-      const prepared = await transfers.prepareTransferOut(tx, ctx, request.input, action.customer_id);
-      return (await transfers.executeTransfer(tx, ctx, prepared)).id;
-    }
+    case 'TRANSFER_OUT':
     case 'TRANSFER_IN': {
-      const prepared = await transfers.prepareTransferIn(tx, ctx, request.input, action.customer_id);
+      const prepared = await prepareTransfer(tx, ctx, request, action.customer_id);
       return (await transfers.executeTransfer(tx, ctx, prepared)).id;
     }
     case 'EXECUTE_QUOTE': {

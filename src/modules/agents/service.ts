@@ -3,7 +3,7 @@
 // software redeems the code (no credentials: the code is the proof) for a bearer access
 // token, shown once and stored only as a hash. Deleting the agent ends the token at once.
 
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { iso, platformNow } from '../../clock.js';
 import { currencyInfo } from '../../currencies.js';
 import type { Queryable } from '../../db/index.js';
@@ -12,7 +12,7 @@ import { agentTokenHash } from '../../http/auth.js';
 import type { Ctx, Deps } from '../../http/context.js';
 import { ApiError, apiError, type FieldError, invalidInput } from '../../http/errors.js';
 import { prune } from '../../http/schemas.js';
-import { newId } from '../../ids.js';
+import { newId, randomCode } from '../../ids.js';
 import { customerNamedBy } from '../customers/service.js';
 import * as externalAccounts from '../external-accounts/service.js';
 import * as quotes from '../quotes/service.js';
@@ -29,16 +29,14 @@ import * as store from './store.js';
 
 /** How long a device code can be redeemed (sandbox clock). */
 export const DEVICE_CODE_TTL_MS = 15 * 60_000;
-/** Device codes: eight characters without look-alikes (0/O, 1/I/L), shown as XXXX-XXXX. */
-const CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
 
 function notFound(what = 'Agent') {
   return apiError('REFERENCE_NOT_FOUND', `${what} not found`);
 }
 
+/** Device codes: eight characters without look-alikes, shown as XXXX-XXXX. */
 function newDeviceCode(): string {
-  let code = '';
-  for (let i = 0; i < 8; i++) code += CODE_ALPHABET[randomInt(CODE_ALPHABET.length)];
+  const code = randomCode(8);
   return `${code.slice(0, 4)}-${code.slice(4)}`;
 }
 

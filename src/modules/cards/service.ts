@@ -10,7 +10,7 @@
 
 import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { iso } from '../../clock.js';
-import { openText, sealText } from '../../crypto/sealing.js';
+import { openText, sealText, secretHash as tokenHash } from '../../crypto/sealing.js';
 import type { Queryable, Tx } from '../../db/index.js';
 import { railyardKey } from '../../db/keys.js';
 import { toPage, type PageRequest } from '../../db/pagination.js';
@@ -336,8 +336,6 @@ export async function cardFundedBy(q: Queryable, platformId: string, cardId: str
 }
 
 // ------------------------------------------------------------------------------- reveal
-
-const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
 
 /** A short-lived link to railyard's reveal page; its token is in the fragment, which browsers never send. */
 export async function revealCard(ctx: Ctx, id: string, publicBaseUrl: string) {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Type, type TSchema } from '@sinclair/typebox';
+import { EEA_COUNTRIES } from '../../regions.js';
 import { iso } from '../../clock.js';
 import { isUniqueViolation, type Queryable, type Tx } from '../../db/index.js';
 import { toPage, type PageRequest } from '../../db/pagination.js';
@@ -36,38 +37,7 @@ export const END_USER_TERMS_VERSION = '2025-10-13';
  * Customers whose region is in the European Economic Area verify their email and phone
  * before KYC, as the reference describes for EU customers; elsewhere no contact check applies.
  */
-const CONTACT_VERIFICATION_REGIONS = new Set([
-  'AT',
-  'BE',
-  'BG',
-  'HR',
-  'CY',
-  'CZ',
-  'DK',
-  'EE',
-  'FI',
-  'FR',
-  'DE',
-  'GR',
-  'HU',
-  'IE',
-  'IT',
-  'LV',
-  'LT',
-  'LU',
-  'MT',
-  'NL',
-  'PL',
-  'PT',
-  'RO',
-  'SK',
-  'SI',
-  'ES',
-  'SE',
-  'IS',
-  'LI',
-  'NO',
-]);
+const CONTACT_VERIFICATION_REGIONS = EEA_COUNTRIES;
 
 /** How long a contact verification code stays usable after it is sent. */
 export const CONTACT_CODE_TTL_MS = 10 * 60 * 1000;

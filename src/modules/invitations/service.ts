@@ -3,12 +3,12 @@
 // hears INVITATION.CLAIMED. PENDING -> CLAIMED (claim) | CANCELLED (cancel, by the inviting
 // platform only); EXPIRED once the sandbox clock passes expiresAt (read, never written).
 
-import { randomInt } from 'node:crypto';
 import { iso } from '../../clock.js';
 import type { Queryable } from '../../db/index.js';
 import { recordEvent } from '../../events/outbox.js';
 import type { Ctx, Deps } from '../../http/context.js';
 import { apiError, type ApiError, invalidInput } from '../../http/errors.js';
+import { randomCode } from '../../ids.js';
 import { parseUmaAddress } from '../../sandbox/magic.js';
 import { findActiveCustomerByUmaAddress, normalizeUmaAddress } from '../customers/service.js';
 import { money } from '../internal-accounts/service.js';
@@ -16,16 +16,8 @@ import { platformNowOf, readPlatformConfig } from '../platform/service.js';
 import type { InvitationCreateInput } from './schemas.js';
 import * as store from './store.js';
 
-/** Invitation codes: ten characters without look-alikes. */
-const CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
 /** The currency an invitation's amount is in: railyard's customers hold USD. */
 const INVITATION_CURRENCY = 'USD';
-
-function newCode(): string {
-  let code = '';
-  for (let i = 0; i < 10; i++) code += CODE_ALPHABET[randomInt(CODE_ALPHABET.length)];
-  return code;
-}
 
 /** The status as of `now`: a PENDING invitation past its expiresAt has expired. */
 function statusAt(row: store.InvitationRow, now: Date): string {
@@ -83,7 +75,7 @@ export async function createInvitation(ctx: Ctx, input: InvitationCreateInput, p
   if (errors.length > 0) throw invalidInput(errors);
   const now = iso(ctx.now);
   const row: store.InvitationRow = {
-    code: newCode(),
+    code: randomCode(10),
     platform_id: ctx.platformId,
     inviter_uma: inviter!.uma_address!,
     invitee_uma: null,

@@ -6,8 +6,9 @@
 // Completing a LIVENESS_PASSED reset removes the lost factor (TOTP, PASSKEY) so it can be
 // enrolled again, or makes the new mobile number the customer's (SMS_OTP): COMPLETED.
 
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { iso } from '../../clock.js';
+import { secretHash as tokenHash } from '../../crypto/sealing.js';
 import type { Queryable } from '../../db/index.js';
 import type { Ctx, Deps } from '../../http/context.js';
 import { apiError, invalidInput } from '../../http/errors.js';
@@ -24,7 +25,6 @@ export const RESET_REVIEW_MS = 5_000;
 const RESETS_PER_DAY = 5;
 const DAY_MS = 86_400_000;
 
-const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
 const OPEN = new Set(['INITIATED', 'PENDING_REVIEW', 'LIVENESS_PASSED']);
 
 /** The status as of `now`: an open reset past its window has expired. */

@@ -14,6 +14,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { iso } from '../../clock.js';
 import { DEFAULT_PASSKEY_ORIGINS } from '../../config.js';
+import { secretHash } from '../../crypto/sealing.js';
 import { verifyTotp, base32Encode, totpUri } from '../../crypto/totp.js';
 import { type StoredPasskey, verifyPasskeyAssertion, verifyPasskeyRegistration } from '../../crypto/webauthn.js';
 import type { Queryable, Tx } from '../../db/index.js';
@@ -58,8 +59,6 @@ function hasVerifiedPhone(customer: CustomerRow): boolean {
 function passkeyOrigins(ctx: Ctx): string[] {
   return ctx.deps.config.passkeyOrigins ?? DEFAULT_PASSKEY_ORIGINS;
 }
-
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 function presentFactor(row: store.FactorRow) {
   return {
@@ -231,7 +230,7 @@ export async function confirmEnrollment(ctx: Ctx, customerId: string | undefined
         secret: input.secret,
         last_totp_step: step,
         passkey: null,
-        recovery_codes: JSON.stringify(codes.map(sha256)),
+        recovery_codes: JSON.stringify(codes.map(secretHash)),
         created_at: nowIso,
       });
       return { type: 'TOTP' as const, recoveryCodes: codes };
