@@ -1,0 +1,161 @@
+// How a transaction is shown: the reference's IncomingTransaction, OutgoingTransaction and
+// CardTransaction shapes, from one row of the transactions table.
+
+import { money } from '../internal-accounts/service.js';
+import type { QuotePayout } from '../../rails/index.js';
+import type { UmaScenario } from '../../sandbox/magic.js';
+import type * as store from './store.js';
+
+export interface Details {
+  remittanceInformation?: string;
+  purposeOfPayment?: string;
+  cancellationReason?: string;
+  /** Incoming UMA payments: who sent it, what the sender disclosed, the sandbox scenario. */
+  senderUmaAddress?: string;
+  counterpartyInformation?: Record<string, unknown>;
+  umaScenario?: UmaScenario;
+  /** Set while a pending payment waits for something (TransactionPendingReason). */
+  pendingReason?: 'COUNTERPARTY_INFORMATION_REQUIRED';
+  /** What the platform told about its customer when approving. */
+  receiverCustomerInfo?: Record<string, unknown>;
+}
+
+/**
+ * The cross-currency side of a quote's transaction. The row's currency and amount are the
+ * sending side (fees included); `internal_account_id` is where the funds are held: the
+ * source internal account, or the ledger's SUSPENSE account of the sending currency when
+ * the money comes from outside (real-time funding, a pull from an external account).
+ */
+export interface Conversion {
+  quoteId: string;
+  funding: 'INTERNAL_ACCOUNT' | 'EXTERNAL_ACCOUNT' | 'REALTIME_FUNDING';
+  /** Real-time funding: the customer paying (absent when the platform pays). */
+  sourceCustomerId?: string;
+  receivingCurrency: string;
+  receivingAmount: string;
+  exchangeRate: number;
+  fees: string;
+  platformFees: string;
+  /** The platform's internal account in the sending currency, which the platform's fees are settled to. */
+  platformFeeAccountId: string | null;
+  rateDetails: Record<string, number>;
+  destinationType: 'ACCOUNT' | 'UMA_ADDRESS';
+  /** What decides the payout's sandbox outcome (the rail plans it at execution). */
+  payout: QuotePayout;
+  description?: string;
+}
+
+export const NO_DETAILS = '{}';
+
+export function conversionOf(row: store.TransactionRow): Conversion | undefined {
+  return row.conversion === null ? undefined : (JSON.parse(row.conversion) as Conversion);
+}
+
+export function detailsOf(row: store.TransactionRow): Details {
+  return row.details === NO_DETAILS ? {} : (JSON.parse(row.details) as Details);
+}
+
+export interface RefundView {
+  reference: string;
+  initiatedAt: string;
+  settledAt?: string;
+  status: 'PENDING' | 'COMPLETED' | 'FAILED';
+  reason: 'TRANSACTION_FAILED' | 'USER_CANCELLATION' | 'TIMEOUT';
+}
+
+export function presentTransaction(row: store.TransactionRow) {
+  const amount = money(BigInt(row.amount), row.currency);
+  const details = detailsOf(row);
+  // The platform's own transactions name the platform as their customer (the reference's
+  // listTransactions filters them with customerId = the platform id).
+  const common = {
+    id: row.id,
+    direction: row.type === 'OUTGOING' ? ('DEBIT' as const) : ('CREDIT' as const),
+    source: { sourceType: 'ACCOUNT' as const, accountId: row.source_account_id, currency: row.currency },
+    destination: { destinationType: 'ACCOUNT' as const, accountId: row.destination_account_id, currency: row.currency },
+    customerId: row.customer_id ?? row.platform_id,
+    platformCustomerId: row.customer_id === null ? row.platform_id : (row.platform_customer_id ?? ''),
+    ...(row.settled_at !== null ? { settledAt: row.settled_at } : {}),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    ...(row.receipt_delivery_confirmed_at !== null
+      ? { receiptDeliveryConfirmedAt: row.receipt_delivery_confirmed_at }
+      : {}),
+    sentAmount: amount,
+    receivedAmount: amount,
+    exchangeRate: 1,
+    ...(row.refund !== null ? { refund: JSON.parse(row.refund) as RefundView } : {}),
+    fees: 0,
+    reconciliationInstructions: { reference: row.reference },
+  };
+  if (row.type === 'INCOMING') {
+    return {
+      ...common,
+      ...(details.senderUmaAddress !== undefined
+        ? {
+            source: {
+              sourceType: 'UMA_ADDRESS' as const,
+              umaAddress: details.senderUmaAddress,
+              currency: row.currency,
+            } as unknown as typeof common.source,
+          }
+        : {}),
+      ...(details.pendingReason !== undefined && row.status === 'PENDING'
+        ? { pendingReason: details.pendingReason }
+        : {}),
+      ...(details.counterpartyInformation !== undefined
+        ? { counterpartyInformation: details.counterpartyInformation }
+        : {}),
+      status: row.status as 'PENDING',
+      type: 'INCOMING' as const,
+      ...(row.failure_reason !== null ? { failureReason: row.failure_reason as 'COLLECTION_FAILED' } : {}),
+    };
+  }
+  const conversion = conversionOf(row);
+  return {
+    ...common,
+    ...(conversion !== undefined ? presentConversion(row, conversion) : {}),
+    status: row.status as 'PROCESSING',
+    type: 'OUTGOING' as const,
+    platformFees: conversion !== undefined ? Number(conversion.platformFees) : 0,
+    ...(row.failure_reason !== null ? { failureReason: row.failure_reason as 'ACCOUNT_INVALID' } : {}),
+    paymentRail: row.payment_rail as 'ACH' | null,
+    railSelectionMode: row.rail_selection_mode as 'AUTO' | null,
+  };
+}
+
+/** The fields a conversion changes in an outgoing transaction's presentation. */
+function presentConversion(row: store.TransactionRow, conversion: Conversion) {
+  const source =
+    conversion.funding === 'REALTIME_FUNDING'
+      ? {
+          sourceType: 'REALTIME_FUNDING' as const,
+          currency: row.currency,
+          ...(conversion.sourceCustomerId ? { customerId: conversion.sourceCustomerId } : {}),
+        }
+      : { sourceType: 'ACCOUNT' as const, accountId: row.source_account_id, currency: row.currency };
+  const destination =
+    conversion.destinationType === 'UMA_ADDRESS'
+      ? {
+          destinationType: 'UMA_ADDRESS' as const,
+          umaAddress: row.destination_account_id,
+          currency: conversion.receivingCurrency,
+        }
+      : {
+          destinationType: 'ACCOUNT' as const,
+          accountId: row.destination_account_id,
+          currency: conversion.receivingCurrency,
+        };
+  return {
+    source: source as unknown as { sourceType: 'ACCOUNT'; accountId: string; currency: string },
+    destination: destination as unknown as { destinationType: 'ACCOUNT'; accountId: string; currency: string },
+    receivedAmount: money(BigInt(conversion.receivingAmount), conversion.receivingCurrency),
+    exchangeRate: conversion.exchangeRate,
+    fees: Number(conversion.fees),
+    quoteId: conversion.quoteId,
+    rateDetails: conversion.rateDetails,
+    ...(conversion.description !== undefined ? { description: conversion.description } : {}),
+  };
+}
+
+export type TransactionView = ReturnType<typeof presentTransaction>;
