@@ -470,6 +470,7 @@ export interface Database {
   railyard_keys: RailyardKeysTable;
   cards: CardsTable;
   card_reveals: CardRevealsTable;
+  card_simulations: CardSimulationsTable;
   invitations: InvitationsTable;
 }
 
@@ -695,6 +696,19 @@ export interface CardRevealsTable {
   card_id: string;
   expires_at: string;
   created_at: string;
+}
+
+export interface CardSimulationsTable {
+  token: string;
+  platform_id: string;
+  card_id: string;
+  kind: string;
+  request: string;
+  status: string;
+  reason: string | null;
+  card_transaction_id: string | null;
+  created_at: string;
+  updated_at: string;
 }
 
 export interface InvitationsTable {

@@ -20,6 +20,12 @@
 // external account (a customer's default UMA deposit account) waits in SUSPENSE instead
 // (EXTERNAL_RAILS -> SUSPENSE), then is passed on or sent back (SUSPENSE -> EXTERNAL_RAILS).
 //
+// Card transactions use the same movements: an authorization holds, each clearing settles
+// what it clears, a clearing past the hold pulls the rest (a hold and a settlement of it at
+// once), an expiry or a smaller advice releases; a return reverses a settlement, and a
+// reversed return pulls it again. A card credit is an incoming payment: pending when
+// authorized, completed by its clearing, failed by its expiry.
+//
 // Cross-currency payments add three system accounts per platform and currency:
 // FX_LIQUIDITY (railyard's book in each currency: it takes the sending currency and gives
 // the receiving one), FEES (the fees kept), and SUSPENSE (money received for a payment that
@@ -404,6 +410,16 @@ export class Books {
     if (toPlatform > 0n)
       entries.push({ accountId: legs.platformFeeAccountId!, bucket: 'AVAILABLE', amount: sign * toPlatform });
     return entries;
+  }
+
+  /**
+   * An internal account's balances, read again under its row lock (PostgreSQL) and held until
+   * the transaction ends: a decision taken on them (which funding source covers a card
+   * payment, whether a post-hoc pull fits) stays true through the flush.
+   */
+  async lockedBalanceOf(accountId: string, currency: string): Promise<Balance> {
+    await this.load([accountId], currency, true);
+    return this.current.get(accountId)!;
   }
 
   /** An account's balances as the postings kept so far leave them (undefined if never touched). */

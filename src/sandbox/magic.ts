@@ -518,3 +518,50 @@ export const CARD_ISSUANCE_DEFAULT: CardIssuance = { kind: 'ACTIVE', afterMs: 0 
 export function cardIssuanceFor(identifier: string): CardIssuance {
   return lookup(CARD_ISSUANCE, CARD_ISSUANCE_DEFAULT, scenarioSuffix(identifier));
 }
+
+// ---------------------------------------------------------------------------------------
+// Card authorization decisioning (suffix of merchant.descriptor), for every simulator that
+// opens a card transaction: authorization, credit and financial authorizations, the credit
+// advice and the balance inquiry.
+
+export type CardDecision =
+  | { kind: 'DECLINE'; reason: 'INSUFFICIENT_FUNDS' | 'CARD_PAUSED' }
+  /** Approved; the pull on the funding source confirms at once, after `afterMs`, or fails. */
+  | { kind: 'APPROVE'; pull: 'CONFIRMED' | 'FAILS'; afterMs: number };
+
+const cardDecisionSource = 'behaviours.md 1.2, authorization decisioning';
+
+export const CARD_PULL_DELAY_MS = 30_000;
+
+export const CARD_DECISIONS: readonly MagicRow<CardDecision>[] = [
+  {
+    suffix: '002',
+    outcome: { kind: 'DECLINE', reason: 'INSUFFICIENT_FUNDS' },
+    behaviour: 'declined INSUFFICIENT_FUNDS: no card transaction, no money moves',
+    source: cardDecisionSource,
+  },
+  {
+    suffix: '003',
+    outcome: { kind: 'DECLINE', reason: 'CARD_PAUSED' },
+    behaviour: 'declined CARD_PAUSED, as a frozen card is',
+    source: cardDecisionSource,
+  },
+  {
+    suffix: '005',
+    outcome: { kind: 'APPROVE', pull: 'CONFIRMED', afterMs: CARD_PULL_DELAY_MS },
+    behaviour: 'approved; the pull stays pending (pullSummary.pendingCount 1) for 30 seconds of sandbox time',
+    source: cardDecisionSource,
+  },
+  {
+    suffix: '006',
+    outcome: { kind: 'APPROVE', pull: 'FAILS', afterMs: 0 },
+    behaviour: 'approved, then the pull is reported failed: the hold is released and the transaction is EXCEPTION',
+    source: cardDecisionSource,
+  },
+];
+
+export const CARD_DECISION_DEFAULT: CardDecision = { kind: 'APPROVE', pull: 'CONFIRMED', afterMs: 0 };
+
+export function cardDecisionFor(merchantDescriptor: string): CardDecision {
+  return lookup(CARD_DECISIONS, CARD_DECISION_DEFAULT, merchantDescriptor.slice(-3));
+}

@@ -17,6 +17,8 @@ import * as platforms from '../modules/platform/service.js';
 import { completeKycLink, describeKycLink } from '../modules/verifications/service.js';
 import * as scaReset from '../modules/sca/reset.js';
 import { revealedDetails } from '../modules/cards/service.js';
+import { RailyardCardSimulation } from '../modules/cards/schemas.js';
+import { getSimulation } from '../modules/cards/simulations.js';
 import { describeInvitation } from '../modules/invitations/service.js';
 
 const tag = 'Railyard';
@@ -192,6 +194,22 @@ export const railyardRoutes: FastifyPluginAsyncTypebox = async (app) => {
         request.query.token,
         request.params.outcome === 'pass',
       ),
+  );
+
+  app.get(
+    '/card-simulations/:issuerTransactionToken',
+    {
+      schema: op({
+        operationId: 'railyardGetCardSimulation',
+        tag,
+        summary: 'What came of a card simulation: the card transaction it made or changed, or why it was declined',
+        permission: 'VIEW',
+        params: Type.Object({ issuerTransactionToken: Type.String() }),
+        success: { 200: RailyardCardSimulation },
+        errors: [401, 404, 500],
+      }),
+    },
+    async (request) => getSimulation(request.ctx, request.params.issuerTransactionToken),
   );
 
   // Stand-in for the card processor's reveal iframe (revealCard's panEmbedUrl). The token is

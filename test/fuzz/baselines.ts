@@ -330,6 +330,32 @@ async function activeCard(w: World): Promise<string> {
   return card.id;
 }
 
+/**
+ * A new card transaction of an ACTIVE card of `individual`, brought to `status` through the
+ * simulators (their effects run as jobs): the card's id and the transaction's.
+ */
+async function cardTransaction(
+  w: World,
+  status: 'AUTHORIZED' | 'SETTLED' | 'REFUNDED',
+): Promise<{ id: string; cardTransactionId: string }> {
+  const id = await activeCard(w);
+  const simulate = async (path: string, body: unknown) => {
+    const { issuerTransactionToken } = await w.post(`/sandbox/cards/${id}/simulate/${path}`, body);
+    await w.t.runDueJobs();
+    const record = await w.tenant.raw('GET', `/_railyard/card-simulations/${issuerTransactionToken}`);
+    return jsonOf(record, `card simulation ${path}`);
+  };
+  const auth = await simulate('authorization', {
+    amount: 2_000,
+    currency: { code: 'USD' },
+    merchant: { descriptor: 'FUZZ DINER', mcc: '5812', country: 'US' },
+  });
+  const cardTransactionId = auth.cardTransactionId as string;
+  if (status !== 'AUTHORIZED') await simulate('clearing', { cardTransactionId, amount: 2_000 });
+  if (status === 'REFUNDED') await simulate('return', { cardTransactionId, amount: 2_000 });
+  return { id, cardTransactionId };
+}
+
 /** A new PENDING invitation of `individual`: its code. */
 async function pendingInvitation(w: World): Promise<string> {
   return (await w.post('/invitations', { inviterUma: w.individual.umaAddress, firstName: 'Jordan' })).code;
@@ -1072,6 +1098,68 @@ export const BASELINES: Record<string, BaselineRow> = {
   },
   revealCard: { make: async (w) => ({ params: { id: await activeCard(w) } }) },
 
+  sandboxSimulateCardAuthorization: {
+    make: async (w) => ({
+      params: { id: await activeCard(w) },
+      body: { amount: 1_250, currency: { code: 'USD' }, merchant: { descriptor: 'FUZZ COFFEE', mcc: '5814' } },
+    }),
+  },
+  sandboxSimulateCardBalanceInquiry: {
+    make: async (w) => ({ params: { id: await activeCard(w) }, body: { merchant: { descriptor: 'FUZZ FUEL 12' } } }),
+  },
+  sandboxSimulateCardCreditAuthorization: {
+    make: async (w) => ({
+      params: { id: await activeCard(w) },
+      body: { amount: 2_500, currency: { code: 'USD' }, merchant: { descriptor: 'FUZZ MARKET' } },
+    }),
+  },
+  sandboxSimulateCardFinancialAuthorization: {
+    make: async (w) => ({
+      params: { id: await activeCard(w) },
+      body: { amount: 8_000, currency: { code: 'USD' }, merchant: { descriptor: 'FUZZ ATM', mcc: '6011' } },
+    }),
+  },
+  sandboxSimulateCardFinancialCreditAuthorization: {
+    make: async (w) => ({
+      params: { id: await activeCard(w) },
+      body: { amount: 4_000, currency: { code: 'USD' }, merchant: { descriptor: 'FUZZ PAYOUTS' } },
+    }),
+  },
+  sandboxSimulateCardCreditAuthorizationAdvice: {
+    make: async (w) => ({
+      params: { id: await activeCard(w) },
+      body: { amount: 2_500, currency: { code: 'USD' }, merchant: { descriptor: 'FUZZ ADVICE' } },
+    }),
+  },
+  sandboxSimulateCardClearing: {
+    make: async (w) => {
+      const { id, cardTransactionId } = await cardTransaction(w, 'AUTHORIZED');
+      return { params: { id }, body: { cardTransactionId, amount: 1_500 } };
+    },
+    renew: 'success',
+  },
+  sandboxSimulateCardAuthorizationAdvice: {
+    make: async (w) => {
+      const { id, cardTransactionId } = await cardTransaction(w, 'AUTHORIZED');
+      return { params: { id }, body: { cardTransactionId, amount: 2_600 } };
+    },
+    renew: 'success',
+  },
+  sandboxSimulateCardReturn: {
+    make: async (w) => {
+      const { id, cardTransactionId } = await cardTransaction(w, 'SETTLED');
+      return { params: { id }, body: { cardTransactionId, amount: 500 } };
+    },
+    renew: 'success',
+  },
+  sandboxSimulateCardReturnReversal: {
+    make: async (w) => {
+      const { id, cardTransactionId } = await cardTransaction(w, 'REFUNDED');
+      return { params: { id }, body: { cardTransactionId } };
+    },
+    renew: 'success',
+  },
+
   // Invitations
   createInvitation: {
     make: (w) => ({ body: { inviterUma: w.individual.umaAddress, firstName: 'Jordan', amountToSend: 1_000 } }),
@@ -1090,6 +1178,14 @@ export const BASELINES: Record<string, BaselineRow> = {
   },
 
   // Railyard's own endpoints
+  railyardGetCardSimulation: {
+    make: async (w) => {
+      const accepted = await w.post(`/sandbox/cards/${await activeCard(w)}/simulate/balance_inquiry`, {
+        merchant: { descriptor: 'FUZZ KIOSK' },
+      });
+      return { params: { issuerTransactionToken: accepted.issuerTransactionToken } };
+    },
+  },
   railyardGetPlatform: { make: () => ({}) },
   railyardUpdatePlatform: { make: () => ({ body: { name: 'Fuzzed platform' } }), last: true },
   railyardGetClock: { make: () => ({}) },

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { component, DateTime, PageOf, PageQuery, StringEnum } from '../../http/schemas.js';
 import { AMOUNT_MAX } from '../../rates/index.js';
+import { CardMerchant } from '../transactions/schemas.js';
 
 export const CARD_STATES = ['PENDING_KYC', 'PROCESSING', 'ACTIVE', 'FROZEN', 'CLOSED'] as const;
 export type CardStateValue = (typeof CARD_STATES)[number];
@@ -89,3 +90,75 @@ export const CardListQuery = Type.Object({
 });
 
 export const CardIdParams = Type.Object({ id: Type.String() });
+
+// ------------------------------------------------------------------------------- simulators
+
+const SimulatedAmount = Type.Integer({ format: 'int64', minimum: 1, maximum: Number(AMOUNT_MAX) });
+const cardTransactionId = Type.String({ minLength: 1 });
+
+export const SandboxCardAuthorizationRequest = component(
+  'SandboxCardAuthorizationRequest',
+  Type.Object({
+    amount: SimulatedAmount,
+    // The currency must be named: it is checked against the card's.
+    currency: Type.Object({
+      code: Type.String({ minLength: 1, maxLength: 10 }),
+      name: Type.Optional(Type.String()),
+      symbol: Type.Optional(Type.String()),
+      decimals: Type.Optional(Type.Integer({ minimum: 0 })),
+    }),
+    merchant: Type.Ref(CardMerchant),
+  }),
+);
+export interface SandboxCardAuthorizationInput {
+  amount: number;
+  currency: { code: string };
+  merchant: { descriptor: string; mcc?: string | undefined; country?: string | undefined };
+}
+
+export const SandboxCardBalanceInquiryRequest = component(
+  'SandboxCardBalanceInquiryRequest',
+  Type.Object({ merchant: Type.Ref(CardMerchant) }),
+);
+
+export const SandboxCardClearingRequest = component(
+  'SandboxCardClearingRequest',
+  Type.Object({
+    cardTransactionId,
+    amount: Type.Integer({ format: 'int64', minimum: 0, maximum: Number(AMOUNT_MAX) }),
+  }),
+);
+
+export const SandboxCardReturnRequest = component(
+  'SandboxCardReturnRequest',
+  Type.Object({ cardTransactionId, amount: SimulatedAmount }),
+);
+
+export const SandboxCardAuthorizationAdviceRequest = component(
+  'SandboxCardAuthorizationAdviceRequest',
+  Type.Object({ cardTransactionId, amount: SimulatedAmount }),
+);
+
+export const SandboxCardTransactionRefRequest = component(
+  'SandboxCardTransactionRefRequest',
+  Type.Object({ cardTransactionId }),
+);
+
+export const SandboxCardSimulationResponse = component(
+  'SandboxCardSimulationResponse',
+  Type.Object({ issuerTransactionToken: Type.String() }),
+);
+
+export const CARD_SIMULATION_STATUSES = ['PENDING', 'APPLIED', 'DECLINED', 'NOT_APPLIED'] as const;
+
+/** Railyard's record of a simulated card event (GET /_railyard/card-simulations/{token}). */
+export const RailyardCardSimulation = Type.Object({
+  issuerTransactionToken: Type.String(),
+  cardId: Type.String(),
+  simulation: Type.String(),
+  status: StringEnum(CARD_SIMULATION_STATUSES),
+  reason: Type.Optional(Type.String()),
+  cardTransactionId: Type.Optional(Type.String()),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+});

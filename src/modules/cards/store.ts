@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import { onPostgres, type Queryable } from '../../db/index.js';
 import { paginate, type PageRequest } from '../../db/pagination.js';
-import type { CardRevealsTable, CardsTable } from '../../db/schema.js';
+import type { CardRevealsTable, CardSimulationsTable, CardsTable } from '../../db/schema.js';
 
 export type CardRow = Selectable<CardsTable>;
 export type RevealRow = Selectable<CardRevealsTable>;
@@ -62,4 +62,30 @@ export async function insertReveal(q: Queryable, row: RevealRow): Promise<void> 
 
 export async function findReveal(q: Queryable, tokenHash: string) {
   return q.selectFrom('card_reveals').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+}
+
+// ------------------------------------------------------------------------------- simulations
+
+export type SimulationRow = Selectable<CardSimulationsTable>;
+
+export async function insertSimulation(q: Queryable, row: SimulationRow): Promise<void> {
+  await q.insertInto('card_simulations').values(row).execute();
+}
+
+export async function findSimulation(q: Queryable, platformId: string, token: string, forUpdate = false) {
+  let query = q
+    .selectFrom('card_simulations')
+    .selectAll()
+    .where('platform_id', '=', platformId)
+    .where('token', '=', token);
+  if (forUpdate && onPostgres(q)) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+export async function endSimulation(
+  q: Queryable,
+  token: string,
+  outcome: Pick<SimulationRow, 'status' | 'reason' | 'card_transaction_id' | 'updated_at'>,
+): Promise<void> {
+  await q.updateTable('card_simulations').set(outcome).where('token', '=', token).execute();
 }

@@ -4,6 +4,7 @@
 import { money } from '../internal-accounts/service.js';
 import type { QuotePayout } from '../../rails/index.js';
 import type { UmaScenario } from '../../sandbox/magic.js';
+import type { CardTransactionStatus } from './schemas.js';
 import type * as store from './store.js';
 
 export interface Details {
@@ -18,6 +19,34 @@ export interface Details {
   pendingReason?: 'COUNTERPARTY_INFORMATION_REQUIRED';
   /** What the platform told about its customer when approving. */
   receiverCustomerInfo?: Record<string, unknown>;
+  /** Card transactions: everything but the authorized total (the row's amount). */
+  card?: CardDetails;
+}
+
+/**
+ * A card transaction's running figures, amounts as decimal strings. `held` is what the open
+ * authorization still keeps in the funding account's HELD bucket (a debit's hold, a credit's
+ * pending amount); `returns` the returns not reversed, oldest first (a return reversal undoes
+ * the last).
+ */
+export interface CardDetails {
+  cardId: string;
+  issuerTransactionToken: string;
+  direction: 'DEBIT' | 'CREDIT';
+  merchant: { descriptor: string; mcc?: string; country?: string };
+  held: string;
+  settled: string;
+  settlements: number;
+  /** Net of reversed returns; `refundTotal` and `refunds` count every return received. */
+  refunded: string;
+  returns: string[];
+  refundTotal: string;
+  refunds: number;
+  pulled: string;
+  pulls: number;
+  pendingPulls: number;
+  authorizedAt: string;
+  lastEventAt: string;
 }
 
 /**
@@ -159,3 +188,44 @@ function presentConversion(row: store.TransactionRow, conversion: Conversion) {
 }
 
 export type TransactionView = ReturnType<typeof presentTransaction>;
+
+export function cardDetailsOf(row: store.TransactionRow): CardDetails {
+  const card = detailsOf(row).card;
+  if (card === undefined) throw new Error(`transaction ${row.id} is not a card transaction`);
+  return card;
+}
+
+/** A card transaction as the reference's CardTransaction shows it. */
+export function presentCardTransaction(row: store.TransactionRow) {
+  const card = cardDetailsOf(row);
+  const amount = (value: string) => money(BigInt(value), row.currency);
+  return {
+    type: 'CARD' as const,
+    id: row.id,
+    cardId: card.cardId,
+    customerId: row.customer_id ?? row.platform_id,
+    platformCustomerId: row.platform_customer_id ?? '',
+    issuerTransactionToken: card.issuerTransactionToken,
+    status: row.status as CardTransactionStatus,
+    direction: card.direction,
+    merchant: card.merchant,
+    authorizedAmount: amount(row.amount),
+    settledAmount: amount(card.settled),
+    refundedAmount: amount(card.refunded),
+    accountId: row.internal_account_id,
+    pullSummary: { count: card.pulls, totalAmount: Number(card.pulled), pendingCount: card.pendingPulls },
+    refundSummary: { count: card.refunds, totalAmount: Number(card.refundTotal) },
+    settlementSummary: { count: card.settlements, totalAmount: Number(card.settled) },
+    authorizedAt: card.authorizedAt,
+    lastEventAt: card.lastEventAt,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export type CardTransactionView = ReturnType<typeof presentCardTransaction>;
+
+/** Any transaction of the list: a card transaction in its own shape, the others as presentTransaction shows them. */
+export function presentAnyTransaction(row: store.TransactionRow): TransactionView | CardTransactionView {
+  return row.type === 'CARD' ? presentCardTransaction(row) : presentTransaction(row);
+}

@@ -224,12 +224,69 @@ export const OutgoingTransaction = component(
   }),
 );
 
+export const CARD_TRANSACTION_STATUSES = [
+  'AUTHORIZED',
+  'PARTIALLY_SETTLED',
+  'SETTLED',
+  'REFUNDED',
+  'EXCEPTION',
+] as const;
+export type CardTransactionStatus = (typeof CARD_TRANSACTION_STATUSES)[number];
+
+export const CardMerchant = component(
+  'CardMerchant',
+  Type.Object({
+    descriptor: Type.String({ minLength: 1, maxLength: 255 }),
+    mcc: Type.Optional(Type.String({ pattern: '^[0-9]{4}$' })),
+    country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
+  }),
+);
+
+const count = Type.Integer({ minimum: 0 });
+export const CardPullSummary = component(
+  'CardPullSummary',
+  Type.Object({ count, totalAmount: int64, pendingCount: Type.Optional(count) }),
+);
+export const CardRefundSummary = component('CardRefundSummary', Type.Object({ count, totalAmount: int64 }));
+export const CardSettlementSummary = component('CardSettlementSummary', Type.Object({ count, totalAmount: int64 }));
+
+export const CardTransaction = component(
+  'CardTransaction',
+  Type.Object({
+    type: StringEnum(['CARD']),
+    id: Type.String(),
+    cardId: Type.Optional(Type.String()),
+    customerId: Type.String(),
+    platformCustomerId: Type.String(),
+    issuerTransactionToken: Type.Optional(Type.String()),
+    status: StringEnum(CARD_TRANSACTION_STATUSES),
+    direction: StringEnum(['CREDIT', 'DEBIT']),
+    merchant: Type.Ref(CardMerchant),
+    authorizedAmount: Type.Ref(CurrencyAmount),
+    settledAmount: Type.Optional(Type.Ref(CurrencyAmount)),
+    refundedAmount: Type.Optional(Type.Ref(CurrencyAmount)),
+    accountId: Type.String(),
+    pullSummary: Type.Optional(Type.Ref(CardPullSummary)),
+    refundSummary: Type.Optional(Type.Ref(CardRefundSummary)),
+    settlementSummary: Type.Optional(Type.Ref(CardSettlementSummary)),
+    authorizedAt: DateTime,
+    lastEventAt: Type.Optional(DateTime),
+    createdAt: DateTime,
+    updatedAt: DateTime,
+  }),
+);
+
 export const TransactionOneOf = component(
   'TransactionOneOf',
-  DiscriminatedUnion('type', [Type.Ref(IncomingTransaction), Type.Ref(OutgoingTransaction)], {
-    INCOMING: '#/components/schemas/IncomingTransaction',
-    OUTGOING: '#/components/schemas/OutgoingTransaction',
-  }),
+  DiscriminatedUnion(
+    'type',
+    [Type.Ref(IncomingTransaction), Type.Ref(OutgoingTransaction), Type.Ref(CardTransaction)],
+    {
+      INCOMING: '#/components/schemas/IncomingTransaction',
+      OUTGOING: '#/components/schemas/OutgoingTransaction',
+      CARD: '#/components/schemas/CardTransaction',
+    },
+  ),
 );
 
 export const TransactionList = PageOf('TransactionListResponse', Type.Ref(TransactionOneOf));

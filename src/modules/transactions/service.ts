@@ -36,7 +36,7 @@ import type { Ctx } from '../../http/context.js';
 import { apiError } from '../../http/errors.js';
 import { findCustomer } from '../customers/store.js';
 import { cancel, finish, openWork, viewOf } from './lifecycle.js';
-import { presentTransaction } from './presentation.js';
+import { presentAnyTransaction, presentTransaction } from './presentation.js';
 import * as store from './store.js';
 
 export type { TransactionRow } from './store.js';
@@ -83,14 +83,14 @@ export async function presentTransactionById(q: Queryable, platformId: string, i
 }
 
 export async function getTransactionById(ctx: Ctx, id: string) {
-  return presentTransaction(await load(ctx.db.k, ctx, id));
+  return presentAnyTransaction(await load(ctx.db.k, ctx, id));
 }
 
 /** A transaction of one customer (an agent's view): another customer's does not exist here. */
 export async function getCustomerTransaction(ctx: Ctx, id: string, customerId: string) {
   const row = await load(ctx.db.k, ctx, id);
   if (row.customer_id !== customerId) throw notFound(id);
-  return presentTransaction(row);
+  return presentAnyTransaction(row);
 }
 
 export interface ListTransactionsQuery extends PageRequest {
@@ -114,14 +114,14 @@ export async function listTransactions(ctx: Ctx, query: ListTransactionsQuery) {
   if (platformCustomerId !== undefined) {
     if (platformCustomerId === ctx.platformId) {
       if (filters.customerId !== undefined && filters.customerId !== null)
-        return toPage({ rows: [], hasMore: false, totalCount: 0 }, presentTransaction);
+        return toPage({ rows: [], hasMore: false, totalCount: 0 }, presentAnyTransaction);
       filters.customerId = null;
     } else {
       filters.platformCustomerId = platformCustomerId;
     }
   }
   const page = await store.listTransactions(ctx.db.k, ctx.platformId, filters, { limit, cursor, sortOrder });
-  return toPage(page, presentTransaction);
+  return toPage(page, presentAnyTransaction);
 }
 
 /** Records when the platform delivered the receipt (now when not given); a repeat overwrites it. */
@@ -136,7 +136,7 @@ export async function confirmReceiptDelivery(ctx: Ctx, id: string, confirmedAt: 
     const row = await loadForChange(tx, ctx, id);
     const confirmed = { ...row, receipt_delivery_confirmed_at: at, updated_at: iso(ctx.now) };
     await store.saveState(tx, confirmed);
-    return presentTransaction(confirmed);
+    return presentAnyTransaction(confirmed);
   });
 }
 

@@ -77,7 +77,14 @@ export async function lockTransaction(
 /** The columns a transition changes. */
 export type TransactionState = Pick<
   TransactionRow,
-  'status' | 'failure_reason' | 'refund' | 'details' | 'settled_at' | 'receipt_delivery_confirmed_at' | 'updated_at'
+  | 'status'
+  | 'amount'
+  | 'failure_reason'
+  | 'refund'
+  | 'details'
+  | 'settled_at'
+  | 'receipt_delivery_confirmed_at'
+  | 'updated_at'
 >;
 
 const saveStateRow = prepare<TransactionState & { id: string }>((k, param) =>
@@ -85,6 +92,8 @@ const saveStateRow = prepare<TransactionState & { id: string }>((k, param) =>
     .updateTable('transactions')
     .set({
       status: param('status'),
+      // A card authorization's total changes with an advice; other transactions write it unchanged.
+      amount: param('amount'),
       failure_reason: param('failure_reason'),
       refund: param('refund'),
       details: param('details'),
