@@ -519,6 +519,33 @@ export function cardIssuanceFor(identifier: string): CardIssuance {
   return lookup(CARD_ISSUANCE, CARD_ISSUANCE_DEFAULT, scenarioSuffix(identifier));
 }
 
+// Binding an internal account to a card as a funding source (suffix of the account's id).
+// Railyard makes the ids, so a tester cannot pick one: the rule is the hosted sandbox's, kept
+// so an id that happens to end so behaves the same, and its refusal says why.
+
+export type CardFundingBinding = { kind: 'INELIGIBLE'; why: string } | { kind: 'ELIGIBLE' };
+
+const cardFundingSource = 'behaviours.md 1.2, funding-source binding';
+
+export const CARD_FUNDING_BINDING: readonly MagicRow<CardFundingBinding>[] = [
+  {
+    suffix: '002',
+    outcome: { kind: 'INELIGIBLE', why: "fails the issuer's balance check (sandbox: an account id ending in 002)" },
+    behaviour: 'FUNDING_SOURCE_INELIGIBLE: the balance check fails',
+    source: cardFundingSource,
+  },
+  {
+    suffix: '003',
+    outcome: { kind: 'INELIGIBLE', why: 'is closed at the issuer (sandbox: an account id ending in 003)' },
+    behaviour: 'FUNDING_SOURCE_INELIGIBLE: the account counts as closed',
+    source: cardFundingSource,
+  },
+];
+
+export function cardFundingBindingFor(accountId: string): CardFundingBinding {
+  return lookup(CARD_FUNDING_BINDING, { kind: 'ELIGIBLE' }, accountId.slice(-3));
+}
+
 // ---------------------------------------------------------------------------------------
 // Card authorization decisioning (suffix of merchant.descriptor), for every simulator that
 // opens a card transaction: authorization, credit and financial authorizations, the credit

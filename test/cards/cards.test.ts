@@ -111,6 +111,37 @@ describe('issuing a card', () => {
   });
 });
 
+describe('funding-source binding', () => {
+  it('refuses an account id ending in 002 (balance check) or 003 (closed) on issue and on update', async () => {
+    const t = await build();
+    for (const [suffix, why] of [
+      ['002', 'balance check'],
+      ['003', 'closed'],
+    ] as const) {
+      const { customer, usd } = await cardholder(t);
+      const card = await issue(t, { cardholderId: customer.id, form: 'VIRTUAL', fundingSources: [usd.id] });
+      expect(card.status).toBe(201);
+      await t.runDueJobs();
+      // Railyard makes account ids, so the test gives the account (no money, no entries yet) an
+      // id with the suffix it needs, as an account the hosted sandbox made might have.
+      const id = `${usd.id.slice(0, -3)}${suffix}`;
+      await t.deps.db.k.updateTable('internal_accounts').set({ id }).where('id', '=', usd.id).execute();
+      await t.deps.db.k.updateTable('ledger_accounts').set({ id }).where('id', '=', usd.id).execute();
+      const refused = await issue(t, { cardholderId: customer.id, form: 'VIRTUAL', fundingSources: [id] });
+      expect(refused.status).toBe(400);
+      expect(refused.body).toMatchObject({ code: 'INVALID_INPUT', details: { reason: 'FUNDING_SOURCE_INELIGIBLE' } });
+      expect(refused.body.details.errors).toEqual([
+        { field: 'fundingSources[0]', message: expect.stringContaining(why) },
+      ]);
+      const changed = await t.api('PATCH', `/cards/${card.body.id}`, { body: { fundingSources: [id] } });
+      expect(changed.status).toBe(400);
+      expect(changed.body.details.reason).toBe('FUNDING_SOURCE_INELIGIBLE');
+      expect((await t.api('GET', `/cards/${card.body.id}`)).body.fundingSources).toEqual([usd.id]);
+    }
+    expect((await t.api('GET', '/cards')).body.data).toHaveLength(2);
+  });
+});
+
 describe('a card over its life', () => {
   it('freezes, unfreezes, changes funding and limit, closes for good, with each 409', async () => {
     const t = await build();

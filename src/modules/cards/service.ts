@@ -19,7 +19,7 @@ import type { Ctx, Deps } from '../../http/context.js';
 import { apiError, type FieldError, invalidInput } from '../../http/errors.js';
 import { newId } from '../../ids.js';
 import { defineJob } from '../../jobs/queue.js';
-import { cardIssuanceFor } from '../../sandbox/magic.js';
+import { cardFundingBindingFor, cardIssuanceFor } from '../../sandbox/magic.js';
 import { findCustomerRow } from '../customers/service.js';
 import { findInternalAccount } from '../internal-accounts/service.js';
 import { platformNowOf } from '../platform/service.js';
@@ -163,6 +163,11 @@ async function checkFundingSources(
     }
     if (account.status !== 'ACTIVE') {
       errors.push({ field, message: `is ${account.status}` });
+      continue;
+    }
+    const binding = cardFundingBindingFor(id);
+    if (binding.kind === 'INELIGIBLE') {
+      errors.push({ field, message: binding.why });
       continue;
     }
     if (!CARD_CURRENCIES.has(account.currency)) {
