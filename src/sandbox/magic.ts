@@ -520,8 +520,9 @@ export function cardIssuanceFor(identifier: string): CardIssuance {
 }
 
 // Binding an internal account to a card as a funding source (suffix of the account's id).
-// Railyard makes the ids, so a tester cannot pick one: the rule is the hosted sandbox's, kept
-// so an id that happens to end so behaves the same, and its refusal says why.
+// The hosted sandbox's rule. Railyard makes the ids and never hands out one with these
+// endings (internal-accounts/service.ts), so a card is never refused by chance; the rule
+// applies to an id given such an ending, and its refusal says why.
 
 export type CardFundingBinding = { kind: 'INELIGIBLE'; why: string } | { kind: 'ELIGIBLE' };
 
