@@ -161,8 +161,8 @@ function rssMb(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
 }
 
-async function run(options: autocannon.Options, seconds: number): Promise<autocannon.Result> {
-  return autocannon({ ...options, connections, duration: seconds });
+async function run(options: autocannon.Options, seconds: number, clients = connections): Promise<autocannon.Result> {
+  return autocannon({ ...options, connections: clients, duration: seconds });
 }
 
 function digits(count: number): string {
@@ -201,7 +201,6 @@ const SCENARIOS: Scenario[] = [
   {
     name: 'GET /platform/external-accounts/{id}',
     baseline: 'GET',
-    target: { ratioMin: 0.4, p99MaxMs: 15 },
     async prepare(server) {
       const account = await post(server, '/platform/external-accounts', usdAccount(`${digits(9)}000`));
       return {
@@ -213,7 +212,6 @@ const SCENARIOS: Scenario[] = [
   {
     name: 'POST /platform/external-accounts',
     baseline: 'POST',
-    target: { ratioMin: 0.25, p99MaxMs: 15 },
     async prepare(server) {
       return {
         url: `${server.baseUrl}/platform/external-accounts`,
@@ -229,7 +227,6 @@ const SCENARIOS: Scenario[] = [
   {
     name: 'POST /transfer-out',
     baseline: 'POST',
-    target: { ratioMin: 0.2, p99MaxMs: 20 },
     async prepare(server) {
       const list = await get(server, '/platform/internal-accounts?currency=USD');
       const source = list.data[0].id as string;
@@ -241,6 +238,8 @@ const SCENARIOS: Scenario[] = [
         destination: { accountId: destination.id },
         amount: 1,
       });
+      // A prefix per preparation: the scenario also runs again at one connection (sequential latency).
+      const run = randomUUID();
       let sequence = 0;
       return {
         url: `${server.baseUrl}/transfer-out`,
@@ -252,7 +251,7 @@ const SCENARIOS: Scenario[] = [
             setupRequest: (request) => ({
               ...request,
               body,
-              headers: { ...request.headers, 'idempotency-key': `bench-${sequence++}` },
+              headers: { ...request.headers, 'idempotency-key': `bench-${run}-${sequence++}` },
             }),
           },
         ],
@@ -304,7 +303,6 @@ SCENARIOS.push(
   {
     name: 'POST /quotes (USD -> MXN)',
     baseline: 'POST',
-    target: { ratioMin: 0.2, p99MaxMs: 25 },
     async prepare(server) {
       const body = await quoteCorridor(server);
       return {
@@ -318,7 +316,6 @@ SCENARIOS.push(
   {
     name: 'POST /quotes, executed (immediatelyExecute)',
     baseline: 'POST',
-    target: { ratioMin: 0.1, p99MaxMs: 25 },
     async prepare(server) {
       // One request creates the quote and executes it: hold, conversion, payout, events.
       const body = JSON.stringify({ ...JSON.parse(await quoteCorridor(server)), immediatelyExecute: true });
@@ -498,6 +495,22 @@ async function webhookLatency(server: ServerInfo): Promise<WebhookLatency[]> {
   }
 }
 
+/** The money write against the same SQL from a bare route (issue 21, target 1). */
+const TRANSFER_OUT_FLOOR_RATIO_MIN = 0.6;
+
+/** Scenarios run again at one connection, as an integration test suite calls (issue 21, target 2). */
+const SEQUENTIAL_LABEL = 'sequential latency';
+const SEQUENTIAL_SCENARIOS = [
+  'GET /platform/external-accounts/{id}',
+  'POST /platform/external-accounts',
+  'POST /transfer-out',
+  'POST /quotes (USD -> MXN)',
+  'POST /quotes, executed (immediatelyExecute)',
+];
+const sequentialSeconds = Number(process.env.BENCH_SEQUENTIAL_DURATION ?? 5);
+const SEQUENTIAL_P50_MAX_MS = 1;
+const SEQUENTIAL_P99_MAX_MS = 5;
+
 const WEBHOOK_SCENARIO = 'webhook event-to-delivery latency';
 /** Event-to-delivery latency target on the embedded store (p99, with a responsive receiver). */
 const WEBHOOK_P99_MAX_MS = 100;
@@ -569,6 +582,22 @@ async function main(): Promise<void> {
         errors: result.errors + result.non2xx,
       });
     }
+    // The latency an integration test suite feels: one request at a time.
+    const sequential: Row[] = [];
+    for (const scenario of SCENARIOS) {
+      if (!SEQUENTIAL_SCENARIOS.includes(scenario.name)) continue;
+      if (filter && !SEQUENTIAL_LABEL.includes(filter)) continue;
+      const options = await scenario.prepare(railyard.info);
+      await run(options, warmupSeconds, 1);
+      const result = await run(options, sequentialSeconds, 1);
+      sequential.push({
+        name: scenario.name,
+        rps: result.requests.average,
+        p50: result.latency.p50,
+        p99: result.latency.p99,
+        errors: result.errors + result.non2xx,
+      });
+    }
     // The memory target is for the request scenarios; the webhook scenario's saturating run
     // leaves a backlog of deliveries behind, and its figure is reported separately.
     const rss = rssMb(railyard.child.pid!);
@@ -593,6 +622,31 @@ async function main(): Promise<void> {
       console.log(
         `${row.name.padEnd(44)}${row.rps.toFixed(0).padStart(10)}${row.p50.toFixed(1).padStart(9)}${row.p99.toFixed(1).padStart(9)}${(row.ratio === undefined ? '' : row.ratio.toFixed(2)).padStart(8)}${String(row.errors).padStart(8)}${(row.rssMb === undefined ? '' : row.rssMb.toFixed(0)).padStart(8)}  ${verdict}`,
       );
+    }
+    // Targets against railyard's own floors (issue 21): the money write against the same SQL
+    // from a bare route, measured in this run.
+    const transferOut = rows.find((row) => row.name === 'POST /transfer-out');
+    const floor = rows.find((row) => row.name === FLOOR_SCENARIO);
+    if (transferOut !== undefined && floor !== undefined) {
+      const ratio = transferOut.rps / floor.rps;
+      const ok = ratio >= TRANSFER_OUT_FLOOR_RATIO_MIN && transferOut.errors === 0;
+      failed ||= !ok;
+      console.log(
+        `\nPOST /transfer-out against its floor: ${ratio.toFixed(2)} (target >= ${TRANSFER_OUT_FLOOR_RATIO_MIN}: ${ok ? 'PASS' : 'FAIL'})`,
+      );
+    }
+    if (sequential.length > 0) {
+      console.log(
+        `\n${SEQUENTIAL_LABEL} (1 connection, ${sequentialSeconds} s each; target p50 <= ${SEQUENTIAL_P50_MAX_MS} ms, p99 <= ${SEQUENTIAL_P99_MAX_MS} ms${databaseUrl ? ', judged on the embedded store' : ''})`,
+      );
+      for (const row of sequential) {
+        const ok = row.errors === 0 && row.p50 <= SEQUENTIAL_P50_MAX_MS && row.p99 <= SEQUENTIAL_P99_MAX_MS;
+        if (!databaseUrl) failed ||= !ok;
+        console.log(
+          `  ${row.name.padEnd(44)}${row.rps.toFixed(0).padStart(8)} req/s  p50 ${row.p50.toFixed(1)} ms  p99 ${row.p99.toFixed(1)} ms  errors ${row.errors}` +
+            (databaseUrl ? '' : `  ${ok ? 'PASS' : 'FAIL'}`),
+        );
+      }
     }
     if (webhook !== undefined) {
       console.log(
