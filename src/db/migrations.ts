@@ -12,6 +12,7 @@ import * as m0010 from './migrations/0010_agents.js';
 import * as m0011 from './migrations/0011_sca.js';
 import * as m0012 from './migrations/0012_cards.js';
 import * as m0013 from './migrations/0013_invitations.js';
+import * as m0015 from './migrations/0015_stablecoins.js';
 
 // Migrations are code (bundled with the server), applied in name order on every start, on
 // either store. Kysely's migrator takes a lock, so instances starting together apply each
@@ -30,6 +31,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0011_sca': m0011,
   '0012_cards': m0012,
   '0013_invitations': m0013,
+  // 0014 is taken by the cards work on another branch.
+  '0015_stablecoins': m0015,
 };
 
 const migrationAttemptsMax = 5;
