@@ -52,6 +52,7 @@ import { agentRoutes } from './modules/agents/routes.js';
 import { scaRoutes } from './modules/sca/routes.js';
 import { cardRoutes } from './modules/cards/routes.js';
 import { invitationRoutes } from './modules/invitations/routes.js';
+import { stablecoinRoutes, stablecoinSandboxRoutes } from './modules/stablecoins/routes.js';
 import { railyardRoutes } from './sandbox/routes.js';
 
 declare module 'fastify' {
@@ -232,6 +233,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       await grid.register(scaRoutes);
       await grid.register(cardRoutes);
       await grid.register(invitationRoutes);
+      await grid.register(stablecoinRoutes);
       if (options.extraRoutes) await grid.register(options.extraRoutes);
       grid.get('/openapi.json', async () => openapi.document());
     },
@@ -244,6 +246,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       admin.addHook('preValidation', checkUrl);
       await admin.register(railyardRoutes);
       await admin.register(webhookDeliveryRoutes);
+      await admin.register(stablecoinSandboxRoutes);
       admin.get('/openapi.json', async () => openapi.document(ADMIN_PREFIX));
     },
     { prefix: ADMIN_PREFIX },

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { iso } from '../clock.js';
 import type { Queryable } from './index.js';
 
-export type KeyName = 'card-data' | 'delegated-keys';
+export type KeyName = 'card-data' | 'delegated-keys' | 'stablecoin-provider-secrets';
 
 export async function railyardKey(q: Queryable, name: KeyName, now: Date): Promise<Buffer> {
   await q

@@ -472,6 +472,9 @@ export interface Database {
   card_reveals: CardRevealsTable;
   card_simulations: CardSimulationsTable;
   invitations: InvitationsTable;
+  stablecoin_provider_accounts: StablecoinProviderAccountsTable;
+  stablecoins: StablecoinsTable;
+  stablecoin_operations: StablecoinOperationsTable;
 }
 
 export interface AgentsTable {
@@ -722,6 +725,70 @@ export interface InvitationsTable {
   status: string;
   expires_at: string | null;
   claimed_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface StablecoinProviderAccountsTable {
+  id: string;
+  platform_id: string;
+  provider: string;
+  provider_account_id: string;
+  provider_environment: string;
+  /** ACTIVE, INVALID or REVOKED. */
+  status: string;
+  api_client_id: string;
+  /** sealText() of the client secret under the stablecoin-provider key. */
+  sealed_client_secret: string;
+  last_verified_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface StablecoinsTable {
+  id: string;
+  platform_id: string;
+  stablecoin_provider_account_id: string;
+  provider: string;
+  provider_environment: string;
+  provider_token_identifier: string;
+  network: string;
+  network_token_identifier: string;
+  name: string;
+  symbol: string;
+  base_currency: string;
+  decimals: number;
+  issuance_status: string;
+  grid_operations_status: string;
+  currency: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface StablecoinOperationsTable {
+  id: string;
+  platform_id: string;
+  stablecoin_id: string;
+  operation_type: string;
+  status: string;
+  /** Decimal text, in the token's smallest unit. */
+  amount: string;
+  /** Cents of the stablecoin's base currency. */
+  fiat_amount: Int64;
+  provider: string;
+  provider_environment: string;
+  stablecoin_provider_account_id: string;
+  /** JSON. */
+  source: string;
+  /** JSON. */
+  destination: string;
+  funding_instructions: string | null;
+  estimated_delivery: string | null;
+  expires_at: string | null;
+  provider_status: string | null;
+  failure_reason: string | null;
+  description: string | null;
+  scenario: string;
   created_at: string;
   updated_at: string;
 }

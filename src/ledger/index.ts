@@ -60,7 +60,9 @@ export type PostingKind =
   | 'PAYOUT_RETURN'
   | 'CONVERT_REVERSE'
   | 'REFUND'
-  | 'REFUND_FAILED';
+  | 'REFUND_FAILED'
+  | 'STABLECOIN_MINT'
+  | 'STABLECOIN_BURN';
 
 /**
  * The largest total (AVAILABLE + HELD) an account may hold: the reference's 9e15 amount
@@ -70,7 +72,19 @@ export type PostingKind =
  */
 export const BALANCE_MAX = 9_000_000_000_000_000n;
 
-export type SystemAccountKind = 'SANDBOX_FUNDING' | 'EXTERNAL_RAILS' | 'FX_LIQUIDITY' | 'FEES' | 'SUSPENSE';
+export type SystemAccountKind =
+  | 'SANDBOX_FUNDING'
+  | 'EXTERNAL_RAILS'
+  | 'FX_LIQUIDITY'
+  | 'FEES'
+  | 'SUSPENSE'
+  // Stablecoin issuance (opened per stablecoin by openStablecoinAccounts, not for every currency):
+  // STABLECOIN_RESERVE holds the fiat backing a platform's tokens at its provider (in the
+  // base currency); STABLECOIN_SUPPLY is the token side, whose negative balance is the supply
+  // outstanding (in the stablecoin's own ledger currency). Neither fits an existing kind: the
+  // reserve is not money in transit (SUSPENSE) nor railyard's own book (FX_LIQUIDITY).
+  | 'STABLECOIN_RESERVE'
+  | 'STABLECOIN_SUPPLY';
 
 const SYSTEM_KINDS: readonly SystemAccountKind[] = [
   'SANDBOX_FUNDING',
@@ -186,6 +200,44 @@ export interface ConversionLegs {
   receivingAmount: bigint;
   /** An internal account the receiving amount is credited to (AVAILABLE); null: it leaves through EXTERNAL_RAILS. */
   payoutAccountId: string | null;
+}
+
+/** The two legs of a stablecoin mint or burn: fiat in the base currency, tokens in their own ledger currency. */
+export interface StablecoinLegs {
+  fiatCurrency: string;
+  /** Smallest unit of the fiat currency (cents). */
+  fiatAmount: bigint;
+  tokenCurrency: string;
+  /** Smallest unit of the token. */
+  tokenAmount: bigint;
+}
+
+/**
+ * Creates the accounts a stablecoin's mints and burns post to (those missing): the fiat
+ * currency's EXTERNAL_RAILS and STABLECOIN_RESERVE, the token currency's EXTERNAL_RAILS and
+ * STABLECOIN_SUPPLY.
+ */
+export async function openStablecoinAccounts(
+  tx: Queryable,
+  input: { platformId: string; fiatCurrency: string; tokenCurrency: string; now: Date },
+): Promise<void> {
+  const now = iso(input.now);
+  const wanted: [SystemAccountKind, string][] = [
+    ['EXTERNAL_RAILS', input.fiatCurrency],
+    ['STABLECOIN_RESERVE', input.fiatCurrency],
+    ['EXTERNAL_RAILS', input.tokenCurrency],
+    ['STABLECOIN_SUPPLY', input.tokenCurrency],
+  ];
+  for (const [kind, currency] of wanted) {
+    await store.createAccount(tx, {
+      id: systemAccountId(input.platformId, kind, currency),
+      platform_id: input.platformId,
+      currency,
+      kind,
+      created_at: now,
+      updated_at: now,
+    });
+  }
 }
 
 /** The balances of an internal account (no lock). */
@@ -420,6 +472,66 @@ export class Books {
   async lockedBalanceOf(accountId: string, currency: string): Promise<Balance> {
     await this.load([accountId], currency, true);
     return this.current.get(accountId)!;
+  }
+
+  /**
+   * A stablecoin mint completed: the fiat paid in joins the reserve (EXTERNAL_RAILS ->
+   * STABLECOIN_RESERVE, in the base currency) and the new tokens leave for the destination
+   * wallet (STABLECOIN_SUPPLY -> EXTERNAL_RAILS, in the token's ledger currency).
+   */
+  async mintStablecoin(legs: StablecoinLegs, operationId: string): Promise<void> {
+    await this.post('STABLECOIN_MINT', legs.fiatCurrency, operationId, [
+      {
+        accountId: systemAccountId(this.platformId, 'EXTERNAL_RAILS', legs.fiatCurrency),
+        bucket: 'AVAILABLE',
+        amount: -legs.fiatAmount,
+      },
+      {
+        accountId: systemAccountId(this.platformId, 'STABLECOIN_RESERVE', legs.fiatCurrency),
+        bucket: 'AVAILABLE',
+        amount: legs.fiatAmount,
+      },
+    ]);
+    await this.post('STABLECOIN_MINT', legs.tokenCurrency, operationId, [
+      {
+        accountId: systemAccountId(this.platformId, 'STABLECOIN_SUPPLY', legs.tokenCurrency),
+        bucket: 'AVAILABLE',
+        amount: -legs.tokenAmount,
+      },
+      {
+        accountId: systemAccountId(this.platformId, 'EXTERNAL_RAILS', legs.tokenCurrency),
+        bucket: 'AVAILABLE',
+        amount: legs.tokenAmount,
+      },
+    ]);
+  }
+
+  /** A stablecoin burn completed: mintStablecoin in reverse (tokens retired, fiat paid out of the reserve). */
+  async burnStablecoin(legs: StablecoinLegs, operationId: string): Promise<void> {
+    await this.post('STABLECOIN_BURN', legs.tokenCurrency, operationId, [
+      {
+        accountId: systemAccountId(this.platformId, 'EXTERNAL_RAILS', legs.tokenCurrency),
+        bucket: 'AVAILABLE',
+        amount: -legs.tokenAmount,
+      },
+      {
+        accountId: systemAccountId(this.platformId, 'STABLECOIN_SUPPLY', legs.tokenCurrency),
+        bucket: 'AVAILABLE',
+        amount: legs.tokenAmount,
+      },
+    ]);
+    await this.post('STABLECOIN_BURN', legs.fiatCurrency, operationId, [
+      {
+        accountId: systemAccountId(this.platformId, 'STABLECOIN_RESERVE', legs.fiatCurrency),
+        bucket: 'AVAILABLE',
+        amount: -legs.fiatAmount,
+      },
+      {
+        accountId: systemAccountId(this.platformId, 'EXTERNAL_RAILS', legs.fiatCurrency),
+        bucket: 'AVAILABLE',
+        amount: legs.fiatAmount,
+      },
+    ]);
   }
 
   /** An account's balances as the postings kept so far leave them (undefined if never touched). */

@@ -593,3 +593,87 @@ export const CARD_DECISION_DEFAULT: CardDecision = { kind: 'APPROVE', pull: 'CON
 export function cardDecisionFor(merchantDescriptor: string): CardDecision {
   return lookup(CARD_DECISIONS, CARD_DECISION_DEFAULT, merchantDescriptor.slice(-3));
 }
+
+// ---------------------------------------------------------------------------------------
+// Stablecoin issuance (behaviours.md 2.8 gives the statuses only; the timeline is railyard's).
+// Provider links by the suffix of apiClientId; registrations by the suffix of
+// providerTokenIdentifier; mints and burns by the suffix of the primary identifier of the
+// account that receives the result (the mint's Spark wallet, the burn's bank account).
+
+const stablecoinSource = 'behaviours.md 2.8 (statuses only; outcomes and delays are railyard sandbox rules)';
+
+export type StablecoinLinkOutcome = { kind: 'ACTIVE' } | { kind: 'INVALID' } | { kind: 'REVOKED'; afterMs: number };
+
+/** How long after linking a 003 link is revoked by the provider (sandbox time). */
+export const STABLECOIN_LINK_REVOKE_AFTER_MS = 60_000;
+
+export const STABLECOIN_PROVIDER_LINKS: readonly MagicRow<StablecoinLinkOutcome>[] = [
+  {
+    suffix: '002',
+    outcome: { kind: 'INVALID' },
+    behaviour:
+      'the credentials do not verify: the link is stored with status INVALID (no lastVerifiedAt) and cannot be used (400 STABLECOIN_PROVIDER_ACCOUNT_INVALID)',
+    source: stablecoinSource,
+  },
+  {
+    suffix: '003',
+    outcome: { kind: 'REVOKED', afterMs: STABLECOIN_LINK_REVOKE_AFTER_MS },
+    behaviour:
+      'ACTIVE, then revoked at the provider 60 seconds later: status REVOKED, and its use answers 400 STABLECOIN_PROVIDER_ACCOUNT_REVOKED',
+    source: stablecoinSource,
+  },
+];
+export const STABLECOIN_PROVIDER_LINK_DEFAULT: StablecoinLinkOutcome = { kind: 'ACTIVE' };
+
+export function stablecoinLinkOutcomeFor(apiClientId: string): StablecoinLinkOutcome {
+  return lookup(STABLECOIN_PROVIDER_LINKS, STABLECOIN_PROVIDER_LINK_DEFAULT, scenarioSuffix(apiClientId));
+}
+
+export type StablecoinRegistrationOutcome = 'PROVISIONED' | 'REJECTED' | 'FAILED';
+
+export const STABLECOIN_REGISTRATIONS: readonly MagicRow<StablecoinRegistrationOutcome>[] = [
+  {
+    suffix: '002',
+    outcome: 'REJECTED',
+    behaviour: 'the review rejects it: issuanceStatus REJECTED after 30 seconds, grid operations stay NOT_ENABLED',
+    source: stablecoinSource,
+  },
+  {
+    suffix: '003',
+    outcome: 'FAILED',
+    behaviour: 'provisioning fails: PROVISIONING after 30 seconds, then issuanceStatus FAILED after 60',
+    source: stablecoinSource,
+  },
+];
+export const STABLECOIN_REGISTRATION_DEFAULT: StablecoinRegistrationOutcome = 'PROVISIONED';
+
+export function stablecoinRegistrationFor(providerTokenIdentifier: string): StablecoinRegistrationOutcome {
+  return lookup(STABLECOIN_REGISTRATIONS, STABLECOIN_REGISTRATION_DEFAULT, scenarioSuffix(providerTokenIdentifier));
+}
+
+export type StablecoinOperationScenario =
+  | { kind: 'COMPLETE' }
+  | { kind: 'FAIL'; failureReason: string }
+  | { kind: 'UNAVAILABLE' };
+
+export const STABLECOIN_OPERATIONS: readonly MagicRow<StablecoinOperationScenario>[] = [
+  {
+    suffix: '002',
+    outcome: { kind: 'FAIL', failureReason: 'PROVIDER_TRANSFER_FAILED' },
+    behaviour:
+      'the provider fails it: PROCESSING, then FAILED with failureReason PROVIDER_TRANSFER_FAILED; nothing is posted to the ledger',
+    source: stablecoinSource,
+  },
+  {
+    suffix: '003',
+    outcome: { kind: 'UNAVAILABLE' },
+    behaviour:
+      'the provider is unavailable: the mint or burn is refused with 503 SERVICE_UNAVAILABLE and nothing is created',
+    source: `${stablecoinSource}; the 503 the reference declares for mints and burns`,
+  },
+];
+export const STABLECOIN_OPERATION_DEFAULT: StablecoinOperationScenario = { kind: 'COMPLETE' };
+
+export function stablecoinOperationScenarioFor(primaryIdentifier: string): StablecoinOperationScenario {
+  return lookup(STABLECOIN_OPERATIONS, STABLECOIN_OPERATION_DEFAULT, scenarioSuffix(primaryIdentifier));
+}

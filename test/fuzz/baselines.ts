@@ -356,6 +356,62 @@ async function cardTransaction(
   return { id, cardTransactionId };
 }
 
+/** What the stablecoin baselines stand on, made once per world: an ACTIVE link, a PROVISIONED coin with a completed mint, its accounts. */
+interface StablecoinWorld {
+  linkId: string;
+  coinId: string;
+  walletId: string;
+  bankId: string;
+  operationId: string;
+}
+const stablecoinWorlds = new WeakMap<World, Promise<StablecoinWorld>>();
+
+function stablecoinWorld(w: World): Promise<StablecoinWorld> {
+  let made = stablecoinWorlds.get(w);
+  if (made === undefined) {
+    made = (async () => {
+      const key = () => ({ 'idempotency-key': randomUUID() });
+      const send = async (path: string, body: unknown) =>
+        jsonOf(await w.tenant.api('POST', path, { body, headers: key() }), `POST ${path}`, 201);
+      const link = await send('/stablecoin-provider-accounts', {
+        provider: 'BRALE',
+        apiClientId: uniqueId('fuzz-client'),
+        apiClientSecret: randomUUID(),
+      });
+      const coin = await send('/stablecoins', {
+        providerTokenIdentifier: uniqueId('FZ'),
+        networkTokenIdentifier: sparkTokenIdentifier(),
+        network: 'SPARK',
+        stablecoinProviderAccountId: link.id,
+      });
+      // The fuzz platforms follow counterparty rules: a first-party wallet proves ownership first.
+      const walletPath = '/platform/external-accounts';
+      const wallet = await challengedWallet(w, walletPath, { ...accountBody('SPARK_WALLET', '000') });
+      await w.post(`${walletPath}/${wallet.id}/verify`, { signature: 'sandbox-valid-signature' }, 200);
+      const bank = await w.post('/platform/external-accounts', accountBody('USD_ACCOUNT', '000'));
+      const advance = async (seconds: number) =>
+        jsonOf(await w.tenant.raw('POST', '/_railyard/clock/advance', { body: { seconds } }), 'clock advance', 200);
+      await advance(120);
+      const minted = await send(`/stablecoins/${coin.id}/mints`, {
+        amount: '1000000000000',
+        fundingSource: { type: 'ACH_DEBIT', externalAccountId: bank.id },
+        destination: { accountId: wallet.id },
+      });
+      await advance(40);
+      return { linkId: link.id, coinId: coin.id, walletId: wallet.id, bankId: bank.id, operationId: minted.id };
+    })();
+    stablecoinWorlds.set(w, made);
+  }
+  return made;
+}
+
+function sparkTokenIdentifier(): string {
+  const charset = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
+  let data = '';
+  for (let i = 0; i < 40; i++) data += charset[Math.floor(Math.random() * 32)];
+  return `btknrt1${data}`;
+}
+
 /** A new PENDING invitation of `individual`: its code. */
 async function pendingInvitation(w: World): Promise<string> {
   return (await w.post('/invitations', { inviterUma: w.individual.umaAddress, firstName: 'Jordan' })).code;
@@ -1174,6 +1230,94 @@ export const BASELINES: Record<string, BaselineRow> = {
   },
   cancelInvitation: {
     make: async (w) => ({ params: { invitationCode: await pendingInvitation(w) } }),
+    renew: 'success',
+  },
+
+  // Stablecoins
+  linkStablecoinProviderAccount: {
+    make: () => ({
+      headers: { 'idempotency-key': randomUUID() },
+      body: {
+        provider: 'BRALE',
+        apiClientId: uniqueId('fuzz-client'),
+        apiClientSecret: randomUUID(),
+        providerAccountId: uniqueId('acct'),
+      },
+    }),
+    renew: 'always',
+  },
+  listStablecoinProviderAccounts: { make: () => ({ query: { provider: 'BRALE', status: 'ACTIVE', limit: '5' } }) },
+  getStablecoinProviderAccount: {
+    make: async (w) => ({ params: { stablecoinProviderAccountId: (await stablecoinWorld(w)).linkId } }),
+  },
+  registerStablecoin: {
+    make: async (w) => ({
+      headers: { 'idempotency-key': randomUUID() },
+      body: {
+        providerTokenIdentifier: uniqueId('FZ'),
+        networkTokenIdentifier: sparkTokenIdentifier(),
+        network: 'SPARK',
+        stablecoinProviderAccountId: (await stablecoinWorld(w)).linkId,
+      },
+    }),
+    renew: 'always',
+  },
+  listStablecoins: {
+    make: () => ({
+      query: { issuanceStatus: 'PROVISIONED', gridOperationsStatus: 'ENABLED', provider: 'BRALE', limit: '5' },
+    }),
+  },
+  getStablecoin: { make: async (w) => ({ params: { stablecoinId: (await stablecoinWorld(w)).coinId } }) },
+  createStablecoinMint: {
+    make: async (w) => {
+      const world = await stablecoinWorld(w);
+      return {
+        params: { stablecoinId: world.coinId },
+        headers: { 'idempotency-key': randomUUID() },
+        body: {
+          amount: '2500000',
+          fundingSource: { type: 'ACH_DEBIT', externalAccountId: world.bankId },
+          destination: { accountId: world.walletId },
+          description: 'Fuzz mint',
+        },
+      };
+    },
+    renew: 'always',
+  },
+  createStablecoinBurn: {
+    make: async (w) => {
+      const world = await stablecoinWorld(w);
+      return {
+        params: { stablecoinId: world.coinId },
+        headers: { 'idempotency-key': randomUUID() },
+        body: {
+          amount: '1000000',
+          source: { type: 'EXTERNAL_ACCOUNT' },
+          destination: { type: 'EXTERNAL_ACCOUNT', externalAccountId: world.bankId, rail: 'ACH_CREDIT' },
+          description: 'Fuzz burn',
+        },
+      };
+    },
+    renew: 'always',
+  },
+  listStablecoinOperations: {
+    make: async (w) => ({
+      params: { stablecoinId: (await stablecoinWorld(w)).coinId },
+      query: { operationType: 'MINT', limit: '5' },
+    }),
+  },
+  getStablecoinOperation: {
+    make: async (w) => ({ params: { stablecoinOperationId: (await stablecoinWorld(w)).operationId } }),
+  },
+  railyardFundStablecoinOperation: {
+    make: async (w) => {
+      const world = await stablecoinWorld(w);
+      const reply = await w.tenant.api('POST', `/stablecoins/${world.coinId}/mints`, {
+        headers: { 'idempotency-key': randomUUID() },
+        body: { amount: '1000000', fundingSource: { type: 'WIRE' }, destination: { accountId: world.walletId } },
+      });
+      return { params: { stablecoinOperationId: jsonOf(reply, 'POST /stablecoins/{id}/mints', 201).id } };
+    },
     renew: 'success',
   },
 
