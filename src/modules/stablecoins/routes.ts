@@ -28,6 +28,7 @@ import {
   StablecoinProviderAccountListResponse,
   StablecoinRegisterRequest,
 } from './schemas.js';
+import * as operations from './operations.js';
 import * as service from './service.js';
 
 const tag = 'Stablecoins';
@@ -180,7 +181,7 @@ export const stablecoinRoutes: FastifyPluginAsyncTypebox = async (app) => {
       refuseInvalid(request);
       return sendReply(
         reply,
-        await service.createStablecoinMint(
+        await operations.createStablecoinMint(
           request.ctx,
           request.params.stablecoinId,
           request.body as MintInput,
@@ -210,7 +211,7 @@ export const stablecoinRoutes: FastifyPluginAsyncTypebox = async (app) => {
       refuseInvalid(request);
       return sendReply(
         reply,
-        await service.createStablecoinBurn(
+        await operations.createStablecoinBurn(
           request.ctx,
           request.params.stablecoinId,
           request.body as BurnInput,
@@ -234,7 +235,7 @@ export const stablecoinRoutes: FastifyPluginAsyncTypebox = async (app) => {
         errors: [401, 404, 500],
       }),
     },
-    async (request) => service.listStablecoinOperations(request.ctx, request.params.stablecoinId, request.query),
+    async (request) => operations.listStablecoinOperations(request.ctx, request.params.stablecoinId, request.query),
   );
 
   app.get(
@@ -250,7 +251,7 @@ export const stablecoinRoutes: FastifyPluginAsyncTypebox = async (app) => {
         errors: [401, 404, 500],
       }),
     },
-    async (request) => service.getStablecoinOperation(request.ctx, request.params.stablecoinOperationId),
+    async (request) => operations.getStablecoinOperation(request.ctx, request.params.stablecoinOperationId),
   );
 };
 
@@ -269,6 +270,6 @@ export const stablecoinSandboxRoutes: FastifyPluginAsyncTypebox = async (app) =>
         errors: [401, 404, 409, 500],
       }),
     },
-    async (request) => service.fundStablecoinOperation(request.ctx, request.params.stablecoinOperationId),
+    async (request) => operations.fundStablecoinOperation(request.ctx, request.params.stablecoinOperationId),
   );
 };
