@@ -1,6 +1,7 @@
 // The SQL of idempotency records (see http/command.ts for the rules). Prepared once: every
-// write that carries a key runs all three.
+// write that carries a key claims it and completes it in two statements.
 
+import { sql } from 'kysely';
 import type { Queryable } from './index.js';
 import { prepare } from './prepared.js';
 
@@ -34,28 +35,38 @@ export async function findRecord(
   return row && { requestHash: row.request_hash, status: Number(row.response_status), body: row.response_body };
 }
 
-const insertRow = prepare<KeyParams & { requestHash: string; now: string }>((k, param) =>
-  k.insertInto('idempotency_keys').values({
-    platform_id: param('platformId'),
-    operation_id: param('operationId'),
-    key: param('key'),
-    request_hash: param('requestHash'),
-    response_status: 0,
-    response_body: '',
-    created_at: param('now'),
-  }),
+// The claim: inserted unless the key has a record already (a committed one, or one a
+// concurrent transaction commits while this waits on it), in one statement.
+const claimRow = prepare<KeyParams & { requestHash: string; now: string }, { claimed: number }>((k, param) =>
+  k
+    .insertInto('idempotency_keys')
+    .values({
+      platform_id: param('platformId'),
+      operation_id: param('operationId'),
+      key: param('key'),
+      request_hash: param('requestHash'),
+      response_status: 0,
+      response_body: '',
+      created_at: param('now'),
+    })
+    .onConflict((oc) => oc.columns(['platform_id', 'operation_id', 'key']).doNothing())
+    .returning(sql<number>`1`.as('claimed')),
 );
 
-/** Claims the key for this transaction; a concurrent claim of the same key waits, then fails. */
-export async function insertRecord(
+/**
+ * Claims the key for this transaction: true when claimed, false when the key has a record
+ * already (read it with findRecord). A concurrent claim of the same key waits for this
+ * transaction to end, then finds this one's record.
+ */
+export async function claimRecord(
   q: Queryable,
   platformId: string,
   operationId: string,
   key: string,
   requestHash: string,
   now: string,
-): Promise<void> {
-  await insertRow.run(q, { platformId, operationId, key, requestHash, now });
+): Promise<boolean> {
+  return (await claimRow.first(q, { platformId, operationId, key, requestHash, now })) !== undefined;
 }
 
 const completeRow = prepare<KeyParams & { status: number; body: string }>((k, param) =>

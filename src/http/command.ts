@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import { iso } from '../clock.js';
 import { isUniqueViolation, type Tx } from '../db/index.js';
-import { completeRecord, findRecord, insertRecord, type StoredResponse } from '../db/idempotency.js';
+import { claimRecord, completeRecord, findRecord, type StoredResponse } from '../db/idempotency.js';
 import type { Ctx } from './context.js';
 import { apiError, type ErrorCode } from './errors.js';
 
@@ -75,11 +75,13 @@ export async function runCommand(ctx: Ctx, spec: CommandSpec, fn: (tx: Tx) => Pr
   const hash = requestHash(spec.operationId, spec.request);
   try {
     return await ctx.db.transaction(async (tx) => {
-      const stored = await findRecord(tx, ctx.platformId, spec.operationId, key);
-      if (stored !== undefined) return replay(spec, stored, hash);
       // Claimed first, so a concurrent request with this key waits here instead of
-      // repeating the work.
-      await insertRecord(tx, ctx.platformId, spec.operationId, key, hash, iso(ctx.now));
+      // repeating the work; a key with a record replays it.
+      if (!(await claimRecord(tx, ctx.platformId, spec.operationId, key, hash, iso(ctx.now)))) {
+        const stored = await findRecord(tx, ctx.platformId, spec.operationId, key);
+        if (stored === undefined) throw new Error(`idempotency key ${key} has a record that cannot be read`);
+        return replay(spec, stored, hash);
+      }
       const result = await fn(tx);
       const payload = JSON.stringify(result.body);
       await completeRecord(tx, ctx.platformId, spec.operationId, key, result.status, payload);

@@ -100,9 +100,9 @@ export const SandboxCardAuthorizationRequest = component(
   'SandboxCardAuthorizationRequest',
   Type.Object({
     amount: SimulatedAmount,
-    // The currency must be named: it is checked against the card's.
+    // Checked against the card's currency; without a code, the card's is meant.
     currency: Type.Object({
-      code: Type.String({ minLength: 1, maxLength: 10 }),
+      code: Type.Optional(Type.String({ minLength: 1, maxLength: 10 })),
       name: Type.Optional(Type.String()),
       symbol: Type.Optional(Type.String()),
       decimals: Type.Optional(Type.Integer({ minimum: 0 })),
@@ -112,7 +112,7 @@ export const SandboxCardAuthorizationRequest = component(
 );
 export interface SandboxCardAuthorizationInput {
   amount: number;
-  currency: { code: string };
+  currency: { code?: string | undefined };
   merchant: { descriptor: string; mcc?: string | undefined; country?: string | undefined };
 }
 

@@ -113,7 +113,11 @@ export async function simulateOpening(
   ctx: Ctx,
   cardId: string,
   kind: OpeningKind,
-  body: { amount?: number; currency?: { code: string }; merchant: SandboxCardAuthorizationInput['merchant'] },
+  body: {
+    amount?: number;
+    currency?: { code?: string | undefined };
+    merchant: SandboxCardAuthorizationInput['merchant'];
+  },
 ) {
   return ctx.db.transaction(async (tx) => {
     const card = await loadCard(tx, ctx, cardId);
@@ -124,7 +128,7 @@ export async function simulateOpening(
         message: `card ${cardId} is ${card.state}; only an ACTIVE or FROZEN card meets the network`,
       });
     }
-    if (body.currency !== undefined && body.currency.code !== card.currency) {
+    if (body.currency?.code !== undefined && body.currency.code !== card.currency) {
       errors.push({
         field: 'currency.code',
         message: `is ${body.currency.code}; card ${cardId} transacts in ${card.currency}`,

@@ -11,7 +11,8 @@
 //                                   the account cannot cover it: EXCEPTION)
 //           clearing 0 -----------> SETTLED (the authorization expires: the hold is released)
 //           advice ---------------> status kept, the hold resized to the new total (less what
-//                                   settled); an increase not covered: EXCEPTION
+//                                   settled; down to it: SETTLED); an increase not covered:
+//                                   EXCEPTION
 //           return ---------------> REFUNDED once every settled amount came back, else kept
 //           return reversal ------> SETTLED (the last return is pulled again; not covered:
 //                                   EXCEPTION)
@@ -19,6 +20,8 @@
 //                                   above, an excess is credited, clearing 0 drops it
 //   A financial (single-message) authorization opens and clears at once: SETTLED.
 //
+// EXCEPTION is terminal: whatever the authorization still holds goes back when it is reached.
+// pullSummary counts the pulls made; its total is what they took, less what was given back.
 // Every change records CARD_TRANSACTION.<status after it>, including a change that keeps the
 // status (a partial return, a confirmed pull): each network event the platform should hear of.
 
@@ -79,17 +82,20 @@ function change(
   };
 }
 
-/** The funding source a debit of `amount` is taken from: the first whose available balance covers it, read under its lock. */
+/**
+ * The funding source a debit of `amount` is taken from: the first, in the card's order, whose
+ * available balance covers it. Every source is read under its lock, taken in id order (as a
+ * flush takes them), so two cards with the same sources in another order never deadlock.
+ */
 async function coveringAccount(
   work: Work,
   ids: string[],
   currency: string,
   amount: bigint,
 ): Promise<string | undefined> {
-  for (const id of ids) {
-    if ((await work.books.lockedBalanceOf(id, currency)).available >= amount) return id;
-  }
-  return undefined;
+  const available = new Map<string, bigint>();
+  for (const id of [...ids].sort()) available.set(id, (await work.books.lockedBalanceOf(id, currency)).available);
+  return ids.find((id) => available.get(id)! >= amount);
 }
 
 /** Whether the funding account can give `amount` more now (read under its lock). */
@@ -103,10 +109,19 @@ async function pull(work: Work, row: store.TransactionRow, amount: bigint): Prom
   await work.books.settle(row.internal_account_id, row.currency, amount, row.id);
 }
 
-/** Credits `amount` to the funding account straight in (a credit cleared past its pending amount). */
-async function credit(work: Work, row: store.TransactionRow, amount: bigint): Promise<void> {
-  await work.books.acceptIncoming(row.internal_account_id, row.currency, amount, row.id);
+/**
+ * Credits `amount` to the funding account straight in (a credit cleared past its pending
+ * amount); false, with nothing posted, when that would pass the balance maximum.
+ */
+async function credited(work: Work, row: store.TransactionRow, amount: bigint): Promise<boolean> {
+  try {
+    await work.books.acceptIncoming(row.internal_account_id, row.currency, amount, row.id);
+  } catch (err) {
+    if (err instanceof BalanceLimitExceeded) return false;
+    throw err;
+  }
   await work.books.completeIncoming(row.internal_account_id, row.currency, amount, row.id);
+  return true;
 }
 
 /**
@@ -151,7 +166,7 @@ export async function openCardTransaction(tx: Tx, input: NewCardTransaction, now
     refunds: 0,
     pulled: pulled ? amount.toString() : '0',
     pulls: pulled ? 1 : 0,
-    pendingPulls: debit && input.pull === 'PENDING' ? 1 : 0,
+    pendingPulls: pulled && input.pull === 'PENDING' ? 1 : 0,
     authorizedAt: at,
     lastEventAt: at,
   };
@@ -251,6 +266,34 @@ export function cardEventRefusal(row: store.TransactionRow, event: CardEvent): C
   }
 }
 
+/** Gives back `amount` of what the open authorization holds: a debit's hold is released, a credit's pending amount dropped. */
+async function giveBack(
+  work: Work,
+  row: store.TransactionRow,
+  card: CardDetails,
+  amount: bigint,
+): Promise<CardDetails> {
+  if (amount === 0n) return card;
+  const debit = card.direction === 'DEBIT';
+  if (debit) await work.books.release(row.internal_account_id, row.currency, amount, row.id);
+  else await work.books.failIncoming(row.internal_account_id, row.currency, amount, row.id);
+  const pulled = debit ? (BigInt(card.pulled) - amount).toString() : card.pulled;
+  return { ...card, held: (BigInt(card.held) - amount).toString(), pulled };
+}
+
+/**
+ * The network went on without the money following (a pull, a credit or a hold that could
+ * not be made): EXCEPTION, a terminal state, so whatever is still held goes back now.
+ */
+async function exception(
+  work: Work,
+  row: store.TransactionRow,
+  card: CardDetails,
+  amount?: bigint,
+): Promise<store.TransactionRow> {
+  return change(work, row, await giveBack(work, row, card, BigInt(card.held)), 'EXCEPTION', amount);
+}
+
 /** The change an event makes: the new row, after posting its movements. */
 async function applyEvent(work: Work, row: store.TransactionRow, event: CardEvent): Promise<store.TransactionRow> {
   const card = cardDetailsOf(row);
@@ -259,18 +302,13 @@ async function applyEvent(work: Work, row: store.TransactionRow, event: CardEven
   const account = row.internal_account_id;
   const held = BigInt(card.held);
   const settled = BigInt(card.settled);
+  const kept = row.status as CardTransactionStatus;
   switch (event.kind) {
     case 'PULL_CONFIRMED':
-      return change(work, row, { ...card, pendingPulls: card.pendingPulls - 1 }, row.status as CardTransactionStatus);
+      return change(work, row, { ...card, pendingPulls: card.pendingPulls - 1 }, kept);
     case 'CLEARING': {
-      if (event.amount === 0n) {
-        // The authorization expired: nothing more will clear.
-        if (held > 0n) {
-          if (debit) await books.release(account, row.currency, held, row.id);
-          else await books.failIncoming(account, row.currency, held, row.id);
-        }
-        return change(work, row, { ...card, held: '0' }, 'SETTLED');
-      }
+      // 0: the authorization expired; nothing more will clear and what it held goes back.
+      if (event.amount === 0n) return change(work, row, await giveBack(work, row, card, held), 'SETTLED');
       const part = event.amount < held ? event.amount : held;
       const excess = event.amount - part;
       if (part > 0n) {
@@ -283,56 +321,48 @@ async function applyEvent(work: Work, row: store.TransactionRow, event: CardEven
         settled: (settled + event.amount).toString(),
         settlements: card.settlements + 1,
       };
-      let status: CardTransactionStatus = held - part > 0n ? 'PARTIALLY_SETTLED' : 'SETTLED';
       if (excess > 0n) {
-        if (debit && !(await covers(work, row, excess))) {
-          // The network settled more than the hold and the account cannot give the rest.
-          status = 'EXCEPTION';
-        } else if (debit) {
+        // The network settled more than was held: the rest is pulled (a debit) or credited.
+        if (debit && !(await covers(work, row, excess))) return exception(work, row, after);
+        if (debit) {
           await pull(work, row, excess);
           after = { ...after, pulls: card.pulls + 1, pulled: (BigInt(card.pulled) + excess).toString() };
-        } else {
-          try {
-            await credit(work, row, excess);
-          } catch (err) {
-            if (!(err instanceof BalanceLimitExceeded)) throw err;
-            status = 'EXCEPTION';
-          }
+        } else if (!(await credited(work, row, excess))) {
+          return exception(work, row, after);
         }
       }
-      return change(work, row, after, status);
+      return change(work, row, after, held - part > 0n ? 'PARTIALLY_SETTLED' : 'SETTLED');
     }
     case 'ADVICE': {
       const wanted = event.amount - settled;
-      const status = row.status as CardTransactionStatus;
-      if (wanted > held) {
-        const more = wanted - held;
-        if (debit) {
-          if (!(await covers(work, row, more))) return change(work, row, card, 'EXCEPTION', event.amount);
-          await books.hold(account, row.currency, more, row.id);
-          const pulled = (BigInt(card.pulled) + more).toString();
-          return change(
-            work,
-            row,
-            { ...card, held: wanted.toString(), pulls: card.pulls + 1, pulled },
-            status,
-            event.amount,
-          );
-        }
-        try {
-          await books.acceptIncoming(account, row.currency, more, row.id);
-        } catch (err) {
-          if (!(err instanceof BalanceLimitExceeded)) throw err;
-          return change(work, row, card, 'EXCEPTION', event.amount);
-        }
-      } else if (wanted < held) {
-        if (debit) await books.release(account, row.currency, held - wanted, row.id);
-        else await books.failIncoming(account, row.currency, held - wanted, row.id);
+      // Resized down to what settled already: nothing more will clear.
+      const status: CardTransactionStatus = wanted === 0n && settled > 0n ? 'SETTLED' : kept;
+      if (wanted <= held)
+        return change(work, row, await giveBack(work, row, card, held - wanted), status, event.amount);
+      const more = wanted - held;
+      if (debit) {
+        if (!(await covers(work, row, more))) return exception(work, row, card, event.amount);
+        await books.hold(account, row.currency, more, row.id);
+        const pulled = (BigInt(card.pulled) + more).toString();
+        const after = { ...card, held: wanted.toString(), pulls: card.pulls + 1, pulled };
+        return change(work, row, after, status, event.amount);
+      }
+      try {
+        await books.acceptIncoming(account, row.currency, more, row.id);
+      } catch (err) {
+        if (!(err instanceof BalanceLimitExceeded)) throw err;
+        return exception(work, row, card, event.amount);
       }
       return change(work, row, { ...card, held: wanted.toString() }, status, event.amount);
     }
     case 'RETURN': {
-      await books.reverseSettlement(account, row.currency, event.amount, row.id);
+      try {
+        await books.reverseSettlement(account, row.currency, event.amount, row.id);
+      } catch (err) {
+        // The account cannot take the money back (past the balance maximum).
+        if (!(err instanceof BalanceLimitExceeded)) throw err;
+        return exception(work, row, card);
+      }
       const refunded = BigInt(card.refunded) + event.amount;
       const after: CardDetails = {
         ...card,
@@ -341,8 +371,7 @@ async function applyEvent(work: Work, row: store.TransactionRow, event: CardEven
         refundTotal: (BigInt(card.refundTotal) + event.amount).toString(),
         refunds: card.refunds + 1,
       };
-      const whole = held === 0n && refunded === settled;
-      return change(work, row, after, whole ? 'REFUNDED' : (row.status as CardTransactionStatus));
+      return change(work, row, after, held === 0n && refunded === settled ? 'REFUNDED' : kept);
     }
     case 'RETURN_REVERSAL': {
       const last = BigInt(card.returns[card.returns.length - 1]!);
@@ -351,14 +380,10 @@ async function applyEvent(work: Work, row: store.TransactionRow, event: CardEven
         refunded: (BigInt(card.refunded) - last).toString(),
         returns: card.returns.slice(0, -1),
       };
-      if (!(await covers(work, row, last))) return change(work, row, after, 'EXCEPTION');
+      if (!(await covers(work, row, last))) return exception(work, row, after);
       await pull(work, row, last);
-      return change(
-        work,
-        row,
-        { ...after, pulls: card.pulls + 1, pulled: (BigInt(card.pulled) + last).toString() },
-        'SETTLED',
-      );
+      const pulled = (BigInt(card.pulled) + last).toString();
+      return change(work, row, { ...after, pulls: card.pulls + 1, pulled }, 'SETTLED');
     }
   }
 }

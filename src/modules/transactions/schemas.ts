@@ -236,9 +236,11 @@ export type CardTransactionStatus = (typeof CARD_TRANSACTION_STATUSES)[number];
 export const CardMerchant = component(
   'CardMerchant',
   Type.Object({
-    descriptor: Type.String({ minLength: 1, maxLength: 255 }),
-    mcc: Type.Optional(Type.String({ pattern: '^[0-9]{4}$' })),
-    country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
+    // The reference sets no format on these (an MCC is four digits, a country two letters,
+    // by its descriptions); only lengths are bounded, as for every stored text.
+    descriptor: Type.String({ minLength: 1, maxLength: 1000 }),
+    mcc: Type.Optional(Type.String({ maxLength: 1000 })),
+    country: Type.Optional(Type.String({ maxLength: 1000 })),
   }),
 );
 
