@@ -6,6 +6,7 @@
 import { sql } from 'kysely';
 import type { DialectName, Queryable, Tx } from '../db/index.js';
 import { paginate, type PageRequest } from '../db/pagination.js';
+import { platformCore } from '../db/platform-row.js';
 import { prepare, preparedInsert } from '../db/prepared.js';
 import { parseShared } from '../json.js';
 import type { EventsTable, WebhookAttemptsTable, WebhookDeliveriesTable } from '../db/schema.js';
@@ -20,16 +21,9 @@ export interface WebhookTarget {
   clockOffsetMs: number;
 }
 
-const targetOf = prepare<
-  { id: string },
-  { config: string; webhook_private_key: string; clock_offset_ms: string | number }
->((k, param) =>
-  k.selectFrom('platforms').select(['config', 'webhook_private_key', 'clock_offset_ms']).where('id', '=', param('id')),
-);
-
 /** Where and how a platform's webhooks go: its endpoint (if set), signing key and clock. */
 export async function webhookTarget(q: Queryable, platformId: string): Promise<WebhookTarget> {
-  const row = await targetOf.first(q, { id: platformId });
+  const row = await platformCore(q, platformId);
   if (row === undefined) throw new Error(`platform ${platformId} vanished`);
   const endpoint = parseShared<{ webhookEndpoint?: string }>(row.config).webhookEndpoint;
   return {

@@ -465,6 +465,16 @@ export class Books {
   }
 
   /**
+   * Takes in an internal account's balances the caller read in this transaction (an account
+   * read with its balances), so its first posting need not read them again. As good as the
+   * books' own unlocked read: flush() guards the write either way. Ignored once read.
+   */
+  know(accountId: string, balance: Balance): void {
+    if (this.current.has(accountId)) return;
+    for (const map of [this.before, this.current, this.stored]) map.set(accountId, { ...balance });
+  }
+
+  /**
    * An internal account's balances, read again under its row lock (PostgreSQL) and held until
    * the transaction ends: a decision taken on them (which funding source covers a card
    * payment, whether a post-hoc pull fits) stays true through the flush.

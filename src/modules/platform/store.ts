@@ -1,4 +1,5 @@
 import { onPostgres, type Queryable } from '../../db/index.js';
+import { forgetPlatformCore, platformCore } from '../../db/platform-row.js';
 import { prepare } from '../../db/prepared.js';
 import type { NewPlatformRow, PlatformRow } from '../../db/schema.js';
 
@@ -29,13 +30,9 @@ export async function findPlatformForUpdate(q: Queryable, id: string): Promise<P
   return (onPostgres(q) ? byIdForUpdate : byId).first(q, { id });
 }
 
-const configById = prepare<{ id: string }, Pick<PlatformRow, 'config'>>((k, param) =>
-  k.selectFrom('platforms').select('config').where('id', '=', param('id')),
-);
-
 /** The platform's configuration as stored (JSON text). */
 export async function findConfigText(q: Queryable, id: string): Promise<string | undefined> {
-  return (await configById.first(q, { id }))?.config;
+  return (await platformCore(q, id))?.config;
 }
 
 const configByIdShared = prepare<{ id: string }, Pick<PlatformRow, 'config'>>((k, param) =>
@@ -49,7 +46,8 @@ const configByIdShared = prepare<{ id: string }, Pick<PlatformRow, 'config'>>((k
  * exclusive already.
  */
 export async function findConfigTextShared(q: Queryable, id: string): Promise<string | undefined> {
-  return (await (onPostgres(q) ? configByIdShared : configById).first(q, { id }))?.config;
+  if (!onPostgres(q)) return (await platformCore(q, id))?.config;
+  return (await configByIdShared.first(q, { id }))?.config;
 }
 
 export async function firstPlatform(q: Queryable): Promise<PlatformRow | undefined> {
@@ -61,11 +59,13 @@ export async function updatePlatform(
   id: string,
   changes: Partial<Pick<PlatformRow, 'name' | 'config' | 'settings' | 'updated_at'>>,
 ): Promise<void> {
+  forgetPlatformCore(q);
   await q.updateTable('platforms').set(changes).where('id', '=', id).execute();
 }
 
 /** Moves a platform's clock forward; the offset never decreases. */
 export async function addClockOffset(q: Queryable, id: string, deltaMs: number): Promise<void> {
+  forgetPlatformCore(q);
   await q
     .updateTable('platforms')
     .set((eb) => ({ clock_offset_ms: eb('clock_offset_ms', '+', deltaMs) }))

@@ -434,7 +434,11 @@ export async function startTransfer(
 ): Promise<TransactionView> {
   const id = newId('Transaction');
   const work = openWork(tx, input.platformId, now);
-  if (input.internalAccount !== undefined) work.accounts = [input.internalAccount];
+  if (input.internalAccount !== undefined) {
+    const account = input.internalAccount;
+    work.accounts = [account];
+    work.books.know(account.id, { available: BigInt(account.available), held: BigInt(account.held) });
+  }
   // Funds first: a transfer that cannot be covered writes nothing.
   if (input.type === 'OUTGOING') await work.books.hold(input.internalAccountId, input.currency, input.amount, id);
   else await work.books.acceptIncoming(input.internalAccountId, input.currency, input.amount, id);

@@ -1,0 +1,44 @@
+// Round trips to PostgreSQL per request, counted on the driver: every statement a request
+// sends (BEGIN and COMMIT included) is one trip over the network to the database. The bound
+// is what the write path takes today; issue 21 aims at 6 for a transfer-out.
+
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { externalAccount, fundedUsd, transferOut } from '../fixtures/money.js';
+import { build, databaseUrl } from '../helper.js';
+
+/** The statements `send` makes the server run, counted on every pg client. */
+async function statementsOf(
+  send: () => Promise<{ status: number }>,
+): Promise<{ status: number; statements: string[] }> {
+  const statements: string[] = [];
+  const original = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const first = args[0] as string | { text?: string };
+    statements.push((typeof first === 'string' ? first : (first.text ?? '')).replace(/\s+/g, ' ').slice(0, 90));
+    return (original as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof original;
+  try {
+    const reply = await send();
+    return { status: reply.status, statements };
+  } finally {
+    pg.Client.prototype.query = original;
+  }
+}
+
+describe.skipIf(databaseUrl === undefined)('round trips to PostgreSQL', () => {
+  it('a transfer-out with an Idempotency-Key takes at most 13 statements', async () => {
+    const t = await build();
+    const source = await fundedUsd(t);
+    const destination = await externalAccount(t, 'USD_ACCOUNT');
+    // The first one warms what a process reads once (system accounts, prepared plans).
+    expect((await transferOut(t, source.id, destination.id, 100, { 'idempotency-key': 'rt-warm' })).status).toBe(201);
+    const measured = await statementsOf(() =>
+      transferOut(t, source.id, destination.id, 100, { 'idempotency-key': 'rt-measured' }),
+    );
+    expect(measured.status).toBe(201);
+    expect(measured.statements.length, measured.statements.join('\n')).toBeLessThanOrEqual(13);
+    // The platform's row is read once per transaction, however many parts of the request need it.
+    expect(measured.statements.filter((s) => s.includes('from "platforms"'))).toHaveLength(1);
+  });
+});
