@@ -1,4 +1,15 @@
-import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import {
+  type DatabaseIntrospector,
+  type DatabaseMetadata,
+  type Kysely,
+  type Migration,
+  type MigrationProvider,
+  Migrator,
+  PostgresAdapter,
+  type SchemaMetadata,
+  sql,
+  type TableMetadata,
+} from 'kysely';
 import * as m0001 from './migrations/0001_foundation.js';
 import * as m0002 from './migrations/0002_kernel.js';
 import * as m0003 from './migrations/0003_customers.js';
@@ -36,25 +47,68 @@ const MIGRATIONS: Record<string, Migration> = {
   '0015_stablecoins': m0015,
 };
 
-const migrationAttemptsMax = 5;
-
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
+
+/**
+ * What the migrator asks of the database, answered for railyard's schema only. Kysely's own
+ * PostgreSQL introspector lists the tables of every schema, with their columns; a schema that
+ * another installation (or another test) drops meanwhile made that listing fail, and the
+ * start-up with it. The migrator only asks whether its schema and its two tables exist.
+ */
+class OwnSchemaIntrospector implements DatabaseIntrospector {
+  constructor(
+    // biome-ignore lint/suspicious/noExplicitAny: below the typed schema, like the migrations
+    private readonly db: Kysely<any>,
+    private readonly schema: string | undefined,
+  ) {}
+
+  private get schemaName() {
+    return this.schema === undefined ? sql`current_schema()` : sql`${this.schema}`;
+  }
+
+  async getSchemas(): Promise<SchemaMetadata[]> {
+    const rows = await sql<{
+      name: string;
+    }>`SELECT nspname AS name FROM pg_namespace WHERE nspname = ${this.schemaName}`.execute(this.db);
+    return rows.rows;
+  }
+
+  async getTables(): Promise<TableMetadata[]> {
+    const rows = await sql<{ name: string; schema: string }>`
+      SELECT c.relname AS name, n.nspname AS schema
+      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = ${this.schemaName} AND c.relkind IN ('r', 'p')`.execute(this.db);
+    return rows.rows.map((row) => ({ ...row, isView: false, columns: [] }));
+  }
+
+  async getMetadata(): Promise<DatabaseMetadata> {
+    return { tables: await this.getTables() };
+  }
+}
+
+/** `db` as the migrator sees it: on PostgreSQL, with the introspector above. */
+// biome-ignore lint/suspicious/noExplicitAny: below the typed schema, like the migrations
+function forMigrator(db: Kysely<any>, schema: string | undefined): Kysely<any> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return db;
+  const introspection = new OwnSchemaIntrospector(db, schema);
+  return new Proxy(db, {
+    get(target, property) {
+      if (property === 'introspection') return introspection;
+      const value = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
 
 /** `schema`: the PostgreSQL schema that holds railyard's tables when it is not the default. */
 // biome-ignore lint/suspicious/noExplicitAny: migrations run before (and below) the typed schema
 export async function migrateToLatest(db: Kysely<any>, schema?: string): Promise<void> {
-  const migrator = new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
-  let { error, results } = await migrator.migrateToLatest();
-  // note: on PostgreSQL the migrator lists the tables of every schema; a schema dropped at
-  // that moment (another installation, or another test, on the same database) makes that
-  // listing fail with undefined_table. Nothing was applied then, so try again.
-  for (
-    let attempt = 1;
-    error && (error as { code?: string }).code === '42P01' && attempt < migrationAttemptsMax;
-    attempt++
-  ) {
-    ({ error, results } = await migrator.migrateToLatest());
-  }
+  const migrator = new Migrator({
+    db: forMigrator(db, schema),
+    provider,
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
+  const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
     const reason = error instanceof Error ? error.message : String(error);
