@@ -27,6 +27,18 @@ function describeOtherBody(headers: Record<string, string | string[] | undefined
   return `(${String(headers['content-type']).split(';')[0]} body of ${length} bytes, not recorded)`;
 }
 
+/**
+ * Request fields the reference marks write-only (a provider's client secret, an identity
+ * document's number): the record keeps that they were sent, never what they held. A record
+ * may be kept or shared (CI keeps one per run).
+ */
+const WRITE_ONLY_FIELDS = new Set(['apiClientSecret', 'identifier']);
+const REDACTED = '(write-only, not recorded)';
+
+function redacted(key: string, value: unknown): unknown {
+  return WRITE_ONLY_FIELDS.has(key) && typeof value === 'string' ? REDACTED : value;
+}
+
 export function attachRecorder(app: FastifyInstance, file: string): void {
   app.addHook('onSend', async (request, reply, payload) => {
     if (!request.url.startsWith(BASE_PATH)) return payload;
@@ -37,7 +49,9 @@ export function attachRecorder(app: FastifyInstance, file: string): void {
       path: request.url,
       status: reply.statusCode,
       requestContentType: requestContentType ?? null,
-      requestBody: isJsonRequest ? (request.body ?? null) : describeOtherBody(request.headers),
+      requestBody: isJsonRequest
+        ? JSON.parse(JSON.stringify(request.body ?? null, redacted))
+        : describeOtherBody(request.headers),
       responseContentType: reply.getHeader('content-type') ?? null,
       responseBody: parseMaybeJson(payload),
     };
