@@ -26,7 +26,7 @@ import { OpenApiCollector } from './http/openapi.js';
 import { attachRecorder } from './http/recorder.js';
 import { isOperationSchema } from './http/route.js';
 import { checkUrl, rewriteBadlyEncodedUrl, ROUTER_PARAM_CHARS_MAX } from './http/url.js';
-import { createValidators, nulFields } from './http/validation.js';
+import { createValidators, lazyValidator, nulFields } from './http/validation.js';
 import { JobRunner } from './jobs/runner.js';
 import { beneficialOwnerRoutes } from './modules/beneficial-owners/routes.js';
 import { customerImportRoutes } from './modules/customer-imports/routes.js';
@@ -94,12 +94,14 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   // Closing the server lets running jobs finish after the last request is answered.
   app.addHook('onClose', async () => jobs.stop());
   const validators = createValidators();
+  // Each route's validators are compiled on its first request, not at start-up: compiling
+  // the schemas of some 170 routes took most of a second of every start.
   app.setValidatorCompiler(({ schema, httpPart }) =>
-    validators.compile(schema as never, httpPart === 'body' ? 'body' : 'text'),
+    lazyValidator(() => validators.compile(schema as never, httpPart === 'body' ? 'body' : 'text')),
   );
   app.setSerializerCompiler(({ schema }) => {
     if (!deps.config.validateResponses) return (data) => JSON.stringify(data);
-    const validate = validators.compile(schema as never, 'body');
+    const validate = lazyValidator(() => validators.compile(schema as never, 'body'));
     return (data) => {
       if (!validate(data)) {
         throw new Error(`response does not match its own schema: ${JSON.stringify(validate.errors?.slice(0, 5))}`);

@@ -29,7 +29,10 @@ export async function platformCore(q: Queryable, id: string): Promise<PlatformCo
   if (known !== undefined) return known;
   const row = await coreById.first(q, { id });
   if (row === undefined) return undefined;
-  if (read === undefined) READ.set(q, (read = new Map()));
+  if (read === undefined) {
+    read = new Map();
+    READ.set(q, read);
+  }
   read.set(id, row);
   return row;
 }

@@ -62,16 +62,30 @@ let shared: Validators | undefined;
  */
 export function createValidators(): Validators {
   if (shared !== undefined) return shared;
-  const body = makeAjv(false);
-  const text = makeAjv(true);
+  // Made on first use: each takes a few hundred milliseconds (its meta-schema and every
+  // component schema), which a start-up need not wait for.
+  let bodyAjv: Ajv | undefined;
+  let textAjv: Ajv | undefined;
+  const ajvFor = (part: 'body' | 'text'): Ajv => {
+    if (part === 'body') {
+      bodyAjv ??= makeAjv(false);
+      return bodyAjv;
+    }
+    textAjv ??= makeAjv(true);
+    return textAjv;
+  };
   const compiled = { body: new WeakMap<object, ValidateFunction>(), text: new WeakMap<object, ValidateFunction>() };
   // note: Fastify hands response schemas over as copies, new objects for every app, so they
   // are also found by their text; without it each app compiled some 400 schemas again
   // (about 200 ms per app, most of a test's start).
   const byText = { body: new Map<string, ValidateFunction>(), text: new Map<string, ValidateFunction>() };
   shared = {
-    body,
-    text,
+    get body() {
+      return ajvFor('body');
+    },
+    get text() {
+      return ajvFor('text');
+    },
     compile(schema, part) {
       let validate = compiled[part].get(schema);
       if (validate === undefined) {
@@ -80,8 +94,8 @@ export function createValidators(): Validators {
         if (validate === undefined) {
           validate =
             part === 'body'
-              ? body.compile(forAjv(schema) as object)
-              : finiteOnly(text.compile(forAjv(schema) as object));
+              ? ajvFor('body').compile(forAjv(schema) as object)
+              : finiteOnly(ajvFor('text').compile(forAjv(schema) as object));
           byText[part].set(key, validate);
         }
         compiled[part].set(schema, validate);
@@ -90,6 +104,21 @@ export function createValidators(): Validators {
     },
   };
   return shared;
+}
+
+/**
+ * A validator compiled when it is first called. Fastify reads a failed validation's errors
+ * from the function's `errors`, as Ajv leaves them, so the wrapper carries them over.
+ */
+export function lazyValidator(compile: () => ValidateFunction): ValidateFunction {
+  let validate: ValidateFunction | undefined;
+  const lazy = ((data: unknown) => {
+    validate ??= compile();
+    const valid = validate(data);
+    lazy.errors = validate.errors;
+    return valid;
+  }) as ValidateFunction;
+  return lazy;
 }
 
 /** The JSON pointers of the numbers in a value that are not finite. */
