@@ -10,6 +10,7 @@ import {
   link,
   mint,
   operation,
+  postingsOf,
   provisionedCoin,
   register,
   sparkToken,
@@ -74,6 +75,7 @@ describe('POST /stablecoins/{stablecoinId}/mints (createStablecoinMint)', () => 
     expect(await systemBalance(t, 'STABLECOIN_RESERVE', 'USD')).toBe(2_500n);
     expect(await systemBalance(t, 'STABLECOIN_SUPPLY', coin.id)).toBe(-25_000_000n);
     expect(await systemBalance(t, 'EXTERNAL_RAILS', coin.id)).toBe(25_000_000n);
+    expect(await postingsOf(t, reply.body.id)).toHaveLength(2);
     await expectBalancedBooks(t);
   });
 
@@ -123,6 +125,7 @@ describe('POST /stablecoins/{stablecoinId}/mints (createStablecoinMint)', () => 
     const late = await fundOp(t, reply.body.id);
     expect([late.status, late.body.code]).toEqual([409, 'CONFLICT']);
     expect(await systemBalance(t, 'STABLECOIN_RESERVE', 'USD')).toBe(0n);
+    expect(await postingsOf(t, reply.body.id)).toEqual([]);
     const unknown = await fundOp(t, 'StablecoinOperation:00000000-0000-7000-8000-000000000000');
     expect([unknown.status, unknown.body.code]).toEqual([404, 'REFERENCE_NOT_FOUND']);
   });
@@ -147,6 +150,7 @@ describe('POST /stablecoins/{stablecoinId}/mints (createStablecoinMint)', () => 
     expect(refused.body).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
     expect((await t.api('GET', `/stablecoins/${coin.id}/operations`)).body.totalCount).toBe(1);
     expect(await systemBalance(t, 'STABLECOIN_RESERVE', 'USD')).toBe(0n);
+    expect(await postingsOf(t, failed.body.id)).toEqual([]);
     await expectBalancedBooks(t);
   });
 
@@ -198,11 +202,55 @@ describe('POST /stablecoins/{stablecoinId}/mints (createStablecoinMint)', () => 
     const noKeyBadBody = await t.api('POST', `/stablecoins/${coin.id}/mints`, {
       body: { amount: 'ten', fundingSource: { type: 'ACH_DEBIT' }, destination: {} },
     });
-    expect(noKeyBadBody.status).toBe(400);
+    expect([noKeyBadBody.status, noKeyBadBody.body.code]).toEqual([400, 'INVALID_INPUT']);
     expect(noKeyBadBody.body.details.errors.map((e: any) => e.field).sort()).toEqual(
       ['amount', 'destination.accountId', 'fundingSource.externalAccountId', 'idempotency-key'].sort(),
     );
     expect((await t.api('GET', `/stablecoins/${coin.id}/operations`)).body.totalCount).toBe(0);
+  });
+
+  it("names the schema's findings, the amount and both accounts in one 400, writing nothing", async () => {
+    const t = await build();
+    const { coin, wallet, bank } = await setup(t);
+    const keys = async () => (await t.deps.db.k.selectFrom('idempotency_keys').selectAll().execute()).length;
+    const keysBefore = await keys();
+    const fields = (reply: any) => reply.body.details.errors.map((e: any) => e.field).sort();
+    // The amount is not whole cents and the description is too long for the schema.
+    const long = await mint(t, coin.id, { ...achMint(bank.id, wallet.id, '1'), description: 'x'.repeat(2000) });
+    expect([long.status, long.body.code]).toEqual([400, 'INVALID_INPUT']);
+    expect(fields(long)).toEqual(['amount', 'description']);
+    // The wallet and the bank swapped.
+    const swapped = await mint(t, coin.id, achMint(wallet.id, bank.id));
+    expect([swapped.status, swapped.body.code]).toEqual([400, 'INVALID_INPUT']);
+    expect(fields(swapped)).toEqual(['destination.accountId', 'fundingSource.externalAccountId']);
+    // A bad amount and a wallet to pay out to.
+    const payout = await burn(t, coin.id, externalBurn(wallet.id, '1'));
+    expect([payout.status, payout.body.code]).toEqual([400, 'INVALID_INPUT']);
+    expect(fields(payout)).toEqual(['amount', 'destination.externalAccountId']);
+    // The same with a schema finding and no key: checked all the same.
+    const noKey = await t.api('POST', `/stablecoins/${coin.id}/burns`, {
+      body: {
+        ...externalBurn(wallet.id, '1'),
+        destination: { type: 'EXTERNAL_ACCOUNT', externalAccountId: wallet.id, rail: 'SWIFT' },
+      },
+    });
+    expect([noKey.status, noKey.body.code]).toEqual([400, 'INVALID_INPUT']);
+    expect(fields(noKey)).toEqual(['amount', 'destination.externalAccountId', 'destination.rail', 'idempotency-key']);
+    // A body of the wrong shape is a 400, not a failure of the service's checks.
+    for (const body of [[], { amount: 5, fundingSource: 'WIRE', destination: null }]) {
+      const reply = await mint(t, coin.id, body as never);
+      expect([reply.status, reply.body.code]).toEqual([400, 'INVALID_INPUT']);
+    }
+    // An unknown account next to another problem is named in the 400; alone it is still a 404.
+    const unknown = 'ExternalAccount:00000000-0000-7000-8000-000000000000';
+    const both = await mint(t, coin.id, achMint(unknown, wallet.id, '1'));
+    expect([both.status, both.body.code]).toEqual([400, 'INVALID_INPUT']);
+    expect(fields(both)).toEqual(['amount', 'fundingSource.externalAccountId']);
+    // Only the amount: its own code, with or without the schema.
+    const amountOnly = await mint(t, coin.id, achMint(bank.id, wallet.id, '1'));
+    expect([amountOnly.status, amountOnly.body.code]).toEqual([400, 'INVALID_AMOUNT']);
+    expect((await t.api('GET', `/stablecoins/${coin.id}/operations`)).body.totalCount).toBe(0);
+    expect(await keys()).toBe(keysBefore);
   });
 
   it('checks the accounts: 404 for unknown ones, 400 for a wallet that is not Spark or a bank not in USD', async () => {
@@ -336,7 +384,8 @@ describe('POST /stablecoins/{stablecoinId}/burns (createStablecoinBurn)', () => 
     expect(await systemBalance(t, 'STABLECOIN_RESERVE', 'USD')).toBe(400n);
     // An expired burn gives its part back.
     const expiring = await burn(t, coin.id, externalBurn(bank.id, '4000000'));
-    expect((await burn(t, coin.id, externalBurn(bank.id, '10000'))).status).toBe(400);
+    const overdrawn = await burn(t, coin.id, externalBurn(bank.id, '10000'));
+    expect([overdrawn.status, overdrawn.body.code]).toEqual([400, 'INVALID_AMOUNT']);
     await t.advanceClock(24 * 3600);
     expect((await operation(t, expiring.body.id)).status).toBe('EXPIRED');
     expect((await burn(t, coin.id, externalBurn(bank.id, '4000000'))).status).toBe(201);

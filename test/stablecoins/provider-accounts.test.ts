@@ -3,6 +3,9 @@
 
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { openText } from '../../src/crypto/sealing.js';
+import { railyardKey } from '../../src/db/keys.js';
+import { providerSecretKeys } from '../../src/modules/stablecoins/service.js';
 import { build } from '../helper.js';
 import { idem, link, linkBody } from './support.js';
 
@@ -39,8 +42,12 @@ describe('POST /stablecoin-provider-accounts (linkStablecoinProviderAccount)', (
       .executeTakeFirstOrThrow();
     expect(row.sealed_client_secret).not.toContain(secret);
     expect(JSON.stringify(row)).not.toContain(secret);
-    const stored = await t.deps.db.k.selectFrom('idempotency_keys').selectAll().execute();
-    expect(JSON.stringify(stored)).not.toContain(secret);
+    // Sealed under its own key drawn from the stored one, and opens to the very secret.
+    const stored = await railyardKey(t.deps.db.k, 'stablecoin-provider-secrets', new Date());
+    expect(openText(providerSecretKeys(stored).seal, row.sealed_client_secret)).toBe(secret);
+    expect(() => openText(stored, row.sealed_client_secret)).toThrow();
+    const records = await t.deps.db.k.selectFrom('idempotency_keys').selectAll().execute();
+    expect(JSON.stringify(records)).not.toContain(secret);
   });
 
   it('derives the provider account id from the credentials when none is given', async () => {
@@ -108,7 +115,7 @@ describe('POST /stablecoin-provider-accounts (linkStablecoinProviderAccount)', (
     expect(noKey.body.code).toBe('INVALID_INPUT');
     expect(noKey.body.details.errors.map((e: any) => e.field)).toEqual(['idempotency-key']);
     const bad = await t.api('POST', LINKS, { body: { provider: 'CIRCLE', apiClientId: '' } });
-    expect(bad.status).toBe(400);
+    expect([bad.status, bad.body.code]).toEqual([400, 'INVALID_INPUT']);
     expect(bad.body.details.errors.map((e: any) => e.field).sort()).toEqual(
       ['apiClientId', 'apiClientSecret', 'idempotency-key', 'provider'].sort(),
     );
@@ -131,7 +138,7 @@ describe('GET /stablecoin-provider-accounts (listStablecoinProviderAccounts) and
     const onlyInvalid = await t.api('GET', `${LINKS}?status=INVALID&provider=BRALE`);
     expect(onlyInvalid.body.data.map((l: any) => l.id)).toEqual([invalid.id]);
     const badFilter = await t.api('GET', `${LINKS}?status=LOST`);
-    expect(badFilter.status).toBe(400);
+    expect([badFilter.status, badFilter.body.code]).toEqual([400, 'INVALID_INPUT']);
     expect(badFilter.body.details.errors[0].field).toBe('status');
 
     const other = await t.newPlatform();

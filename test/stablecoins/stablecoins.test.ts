@@ -129,14 +129,95 @@ describe('POST /stablecoins (registerStablecoin)', () => {
     const keyReused = await register(t, { ...body, providerTokenIdentifier: 'NEW' }, headers);
     expect([keyReused.status, keyReused.body.code]).toEqual([409, 'CONFLICT']);
     const notSpark = await register(t, { ...body, networkTokenIdentifier: '0xdeadbeef' });
-    expect(notSpark.status).toBe(400);
+    expect([notSpark.status, notSpark.body.code]).toEqual([400, 'INVALID_INPUT']);
     expect(notSpark.body.details.errors[0].field).toBe('networkTokenIdentifier');
     const wrongNetwork = await t.api('POST', '/stablecoins', {
       body: { providerTokenIdentifier: 'N', networkTokenIdentifier: sparkToken(), network: 'SOLANA' },
     });
-    expect(wrongNetwork.status).toBe(400);
+    expect([wrongNetwork.status, wrongNetwork.body.code]).toEqual([400, 'INVALID_INPUT']);
     expect(wrongNetwork.body.details.errors.map((e: any) => e.field).sort()).toEqual(['idempotency-key', 'network']);
     expect((await t.api('GET', '/stablecoins')).body.totalCount).toBe(1);
+  });
+});
+
+describe('POST /stablecoins (registerStablecoin): one 400, retries, and the only link', () => {
+  it("names the schema's findings, the token identifier and the link in one 400, writing nothing", async () => {
+    const t = await build();
+    const invalid = await link(t, 'bad-002');
+    const fields = (reply: any) => reply.body.details.errors.map((e: any) => e.field).sort();
+    const schemaAndToken = await register(t, {
+      providerTokenIdentifier: 'X'.repeat(65),
+      networkTokenIdentifier: '0xabc',
+    });
+    expect([schemaAndToken.status, schemaAndToken.body.code]).toEqual([400, 'INVALID_INPUT']);
+    expect(fields(schemaAndToken)).toEqual(['networkTokenIdentifier', 'providerTokenIdentifier']);
+    const unknownLink = await register(t, {
+      providerTokenIdentifier: 'X',
+      networkTokenIdentifier: '0xabc',
+      stablecoinProviderAccountId: 'StablecoinProviderAccount:00000000-0000-7000-8000-000000000000',
+    });
+    expect([unknownLink.status, unknownLink.body.code]).toEqual([400, 'INVALID_INPUT']);
+    expect(fields(unknownLink)).toEqual(['networkTokenIdentifier', 'stablecoinProviderAccountId']);
+    const invalidLink = await register(
+      t,
+      { providerTokenIdentifier: 'X', networkTokenIdentifier: '0xabc', stablecoinProviderAccountId: invalid.id },
+      {} as never,
+    );
+    expect([invalidLink.status, invalidLink.body.code]).toEqual([400, 'INVALID_INPUT']);
+    expect(fields(invalidLink)).toEqual(['idempotency-key', 'networkTokenIdentifier', 'stablecoinProviderAccountId']);
+    const wrongTypes = await register(t, { providerTokenIdentifier: 7, networkTokenIdentifier: null, network: [] });
+    expect([wrongTypes.status, wrongTypes.body.code]).toEqual([400, 'INVALID_INPUT']);
+    expect((await t.api('GET', '/stablecoins')).body.totalCount).toBe(0);
+  });
+
+  it('registers a token again after its registration was REJECTED or FAILED, but not while one lives', async () => {
+    const t = await build();
+    const l = await link(t);
+    for (const [providerTokenIdentifier, status] of [
+      ['RJ002', 'REJECTED'],
+      ['FL003', 'FAILED'],
+    ]) {
+      const body = { providerTokenIdentifier, networkTokenIdentifier: sparkToken(), stablecoinProviderAccountId: l.id };
+      const first = await register(t, body);
+      expect(first.status, first.text).toBe(201);
+      await t.advanceClock(120);
+      expect((await t.api('GET', `/stablecoins/${first.body.id}`)).body.issuanceStatus).toBe(status);
+      const again = await register(t, body);
+      expect(again.status, again.text).toBe(201);
+      expect(again.body).toMatchObject({
+        issuanceStatus: 'PENDING_REVIEW',
+        networkTokenIdentifier: body.networkTokenIdentifier,
+      });
+      expect(again.body.id).not.toBe(first.body.id);
+      // The new registration is live: a third one is a conflict.
+      const third = await register(t, body);
+      expect([third.status, third.body.code]).toEqual([409, 'CONFLICT']);
+      expect(third.body.details.stablecoinId).toBe(again.body.id);
+    }
+  });
+
+  it("answers the only link's own code when it is INVALID or REVOKED and none is named", async () => {
+    const cases: [string, number, string][] = [
+      ['only-002', 0, 'STABLECOIN_PROVIDER_ACCOUNT_INVALID'],
+      ['only-003', 60, 'STABLECOIN_PROVIDER_ACCOUNT_REVOKED'],
+    ];
+    for (const [apiClientId, wait, code] of cases) {
+      const t = await build();
+      const only = await link(t, apiClientId);
+      if (wait > 0) await t.advanceClock(wait);
+      const named = await register(t, {
+        providerTokenIdentifier: 'X',
+        networkTokenIdentifier: sparkToken(),
+        stablecoinProviderAccountId: only.id,
+      });
+      expect([named.status, named.body.code]).toEqual([400, code]);
+      const implicit = await register(t, { providerTokenIdentifier: 'X', networkTokenIdentifier: sparkToken() });
+      expect([implicit.status, implicit.body.code]).toEqual([400, code]);
+      // With a second unusable link there is no only one: 404 as with none.
+      await link(t, `${apiClientId}-other-002`);
+      const several = await register(t, { providerTokenIdentifier: 'X', networkTokenIdentifier: sparkToken() });
+      expect([several.status, several.body.code]).toEqual([404, 'STABLECOIN_PROVIDER_ACCOUNT_NOT_FOUND']);
+    }
   });
 });
 
@@ -156,7 +237,7 @@ describe('GET /stablecoins (listStablecoins) and GET /stablecoins/{stablecoinId}
     expect(page.body).toMatchObject({ hasMore: true, totalCount: 3 });
     expect(await ids(`?limit=2&cursor=${page.body.nextCursor}`)).toEqual([second.id, first.id]);
     const bad = await t.api('GET', '/stablecoins?gridOperationsStatus=ON&limit=0');
-    expect(bad.status).toBe(400);
+    expect([bad.status, bad.body.code]).toEqual([400, 'INVALID_INPUT']);
     expect(bad.body.details.errors.map((e: any) => e.field).sort()).toEqual(['gridOperationsStatus', 'limit']);
 
     const other = await t.newPlatform();

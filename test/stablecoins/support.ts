@@ -69,9 +69,18 @@ export async function operation(t: Tenant, id: string): Promise<any> {
   return reply.body;
 }
 
-/** The ledger balance (sum of entries) of a system account, from the audit. */
+/**
+ * The ledger balance (sum of entries) of a system account, from the audit. An account the
+ * ledger does not have is an error, so a misspelled kind or currency cannot pass for zero.
+ */
 export async function systemBalance(t: Tenant, kind: string, currency: string): Promise<bigint> {
   const audit = (await t.raw('GET', '/_railyard/ledger')).body;
   const account = audit.accounts.find((a: any) => a.kind === kind && a.currency === currency);
-  return account === undefined ? 0n : BigInt(account.available);
+  if (account === undefined) throw new Error(`the ledger has no ${kind} account in ${currency}`);
+  return BigInt(account.available);
+}
+
+/** The ledger postings made for a stablecoin operation (none until it completes). */
+export async function postingsOf(t: TestApp, operationId: string): Promise<unknown[]> {
+  return t.deps.db.k.selectFrom('ledger_postings').selectAll().where('transaction_id', '=', operationId).execute();
 }

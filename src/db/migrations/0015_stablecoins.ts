@@ -1,7 +1,11 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 
 // Stablecoin issuance: a platform's links to its issuing provider account (credentials
 // sealed), the stablecoins it registered there, and the mints and burns of each.
+
+// A REJECTED or FAILED registration holds no token: the same token may be registered again,
+// so the unique indexes of registrations leave such rows out.
+const RETRYABLE = ['REJECTED', 'FAILED'];
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -65,12 +69,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .on('stablecoins')
     .columns(['platform_id', 'network', 'network_token_identifier'])
     .unique()
+    .where(sql.ref('issuance_status'), 'not in', RETRYABLE)
     .execute();
   await db.schema
     .createIndex('stablecoins_provider_token')
     .on('stablecoins')
     .columns(['stablecoin_provider_account_id', 'provider_token_identifier'])
     .unique()
+    .where(sql.ref('issuance_status'), 'not in', RETRYABLE)
     .execute();
 
   await db.schema

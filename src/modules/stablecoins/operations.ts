@@ -8,7 +8,8 @@ import type { Queryable, Tx } from '../../db/index.js';
 import { toPage, type PageRequest } from '../../db/pagination.js';
 import { type Reply, runCommand } from '../../http/command.js';
 import type { Ctx } from '../../http/context.js';
-import { ApiError, apiError, type ErrorCode, type FieldError, invalidInput } from '../../http/errors.js';
+import { ApiError, apiError, type FieldError } from '../../http/errors.js';
+import { plainObject } from '../../json.js';
 import { newId } from '../../ids.js';
 import { AMOUNT_MAX } from '../../rates/index.js';
 import { stablecoinOperationScenarioFor } from '../../sandbox/magic.js';
@@ -17,6 +18,7 @@ import {
   requireActiveCounterparty,
   type TransferCounterparty,
 } from '../external-accounts/service.js';
+import { Findings } from './findings.js';
 import { FUNDING_WINDOW_MS, scheduleOperationStep } from './lifecycle.js';
 import type { BurnInput, MintInput, PayoutRail } from './schemas.js';
 import * as store from './store.js';
@@ -31,62 +33,78 @@ interface Amount {
 /**
  * The amount in the token's smallest unit and in cents: positive, not past the reference's
  * amount maximum, and a whole number of cents (units divisible by 10^(decimals - 2)).
+ * Undefined, with nothing added, when the schema refused the amount already.
  */
-function checkAmount(text: string, decimals: number, errors: FieldError[]): Amount | undefined {
-  const units = BigInt(text);
+function checkAmount(value: unknown, decimals: number, findings: Findings): Amount | undefined {
+  if (typeof value !== 'string' || !/^[0-9]+$/.test(value) || findings.has('amount')) return undefined;
+  const units = BigInt(value);
   if (units === 0n) {
-    errors.push({ field: 'amount', message: 'must be greater than zero' });
+    findings.add('amount', 'must be greater than zero', 'INVALID_AMOUNT');
     return undefined;
   }
   if (units > AMOUNT_MAX) {
-    errors.push({ field: 'amount', message: `must be at most ${AMOUNT_MAX} (smallest units of the token)` });
+    findings.add('amount', `must be at most ${AMOUNT_MAX} (smallest units of the token)`, 'AMOUNT_OUT_OF_RANGE');
     return undefined;
   }
   const shift = decimals - FIAT_DECIMALS;
   if (shift <= 0) return { units, cents: units * 10n ** BigInt(-shift) };
   const perCent = 10n ** BigInt(shift);
   if (units % perCent !== 0n) {
-    errors.push({
-      field: 'amount',
-      message: `must be a whole number of cents: a multiple of ${perCent} for a token of ${decimals} decimals`,
-    });
+    findings.add(
+      'amount',
+      `must be a whole number of cents: a multiple of ${perCent} for a token of ${decimals} decimals`,
+      'INVALID_AMOUNT',
+    );
     return undefined;
   }
   return { units, cents: units / perCent };
 }
 
-/** One 400 for every field problem; an amount-only problem keeps the amount's own code. */
-function refuseFields(errors: FieldError[]): void {
-  if (errors.length === 0) return;
-  if (errors.every((e) => e.field === 'amount')) {
-    const code: ErrorCode = errors.some((e) => e.message.startsWith('must be at most'))
-      ? 'AMOUNT_OUT_OF_RANGE'
-      : 'INVALID_AMOUNT';
-    throw apiError(code, `amount ${errors[0]!.message}`, { errors });
-  }
-  throw invalidInput(errors);
-}
-
 const RESERVED = 'is reserved by the reference for a later flow and not available yet';
 
-async function counterparty(tx: Tx, ctx: Ctx, id: string, field: string): Promise<TransferCounterparty> {
-  const account = await findTransferCounterparty(tx, ctx.platformId, id, true);
+/**
+ * The external account a field names, or undefined when the field is not a usable id (the
+ * schema named it) or names nothing (kept as a 404 finding). `lock` takes the row for the
+ * payment (inside the command's transaction).
+ */
+async function counterparty(
+  q: Queryable,
+  ctx: Ctx,
+  id: unknown,
+  field: string,
+  findings: Findings,
+  lock: boolean,
+): Promise<TransferCounterparty | undefined> {
+  if (typeof id !== 'string' || id === '' || findings.has(field)) return undefined;
+  const account = await findTransferCounterparty(q, ctx.platformId, id, lock);
   if (account === undefined)
-    throw apiError('REFERENCE_NOT_FOUND', `No external account ${id}`, {
-      errors: [{ field, message: `names no external account of this platform: ${id}` }],
-    });
+    findings.take(
+      apiError('REFERENCE_NOT_FOUND', `No external account ${id}`, {
+        errors: [{ field, message: `names no external account of this platform: ${id}` }],
+      }),
+    );
   return account;
 }
 
-function requireBankOf(account: TransferCounterparty, currency: string, field: string): void {
-  if (account.kind !== 'BANK' || account.currency !== currency)
-    throw invalidInput([
-      {
-        field,
-        message: `must be a ${currency} bank account; ${account.id} is a ${account.accountType} in ${account.currency}`,
-      },
-    ]);
-  requireActiveCounterparty(account, field);
+/** Adds a finding unless the account is ACTIVE (an unverified one keeps its own code when alone). */
+function checkActive(account: TransferCounterparty, field: string, findings: Findings): void {
+  try {
+    requireActiveCounterparty(account, field);
+  } catch (err) {
+    findings.take(err);
+  }
+}
+
+function checkBankOf(account: TransferCounterparty, currency: string, field: string, findings: Findings): boolean {
+  if (account.kind !== 'BANK' || account.currency !== currency) {
+    findings.add(
+      field,
+      `must be a ${currency} bank account; ${account.id} is a ${account.accountType} in ${account.currency}`,
+    );
+    return false;
+  }
+  checkActive(account, field, findings);
+  return true;
 }
 
 /** The stablecoin, checked for issuer operations: provisioned, on a usable link. */
@@ -182,12 +200,87 @@ async function openOperation(tx: Tx, ctx: Ctx, spec: NewOperation) {
   return { status: 201, body: presentOperation(row) };
 }
 
+/**
+ * A request the schema refused: the service's own checks still run, read only and outside
+ * the command (its Idempotency-Key may be missing or malformed), so the one 400 names every
+ * field. An unknown stablecoin adds nothing: the schema's findings are answered.
+ */
+async function refuseWithSchemaErrors(
+  ctx: Ctx,
+  stablecoinId: string,
+  schemaErrors: FieldError[],
+  check: (coin: store.StablecoinRow, findings: Findings) => Promise<unknown>,
+): Promise<void> {
+  const findings = new Findings(schemaErrors);
+  const coin = await store.findStablecoin(ctx.db.k, ctx.platformId, stablecoinId);
+  if (coin !== undefined) await check(coin, findings);
+  findings.throwIfAny();
+}
+
+interface MintPlan {
+  amount: Amount;
+  fundingType: string;
+  source: Record<string, unknown>;
+  destination: TransferCounterparty;
+}
+
+/**
+ * Every check of a mint that names a field: the amount, the funding source and the
+ * destination, each whatever the others found. The body may have failed the schema, so each
+ * field is looked at only when it has the type the schema asks. The plan only when all passed.
+ */
+async function checkMint(
+  q: Queryable,
+  ctx: Ctx,
+  coin: store.StablecoinRow,
+  input: unknown,
+  findings: Findings,
+  lock: boolean,
+): Promise<MintPlan | undefined> {
+  const body = plainObject(input) ?? {};
+  const amount = checkAmount(body.amount, Number(coin.decimals), findings);
+  const funding = plainObject(body.fundingSource);
+  const fundingType = typeof funding?.type === 'string' ? funding.type : undefined;
+  if (fundingType === 'GRID_INTERNAL_ACCOUNT' || fundingType === 'PROVIDER_INTERNAL_BALANCE')
+    findings.add('fundingSource.type', `${fundingType} ${RESERVED}`);
+  const destinationId = plainObject(body.destination)?.accountId;
+  let destination: TransferCounterparty | undefined;
+  if (typeof destinationId === 'string' && !destinationId.startsWith('ExternalAccount:')) {
+    findings.add(
+      'destination.accountId',
+      'must be an ExternalAccount (a Spark wallet): Grid-managed destinations are not available yet',
+    );
+  } else {
+    destination = await counterparty(q, ctx, destinationId, 'destination.accountId', findings, lock);
+    if (destination !== undefined && destination.accountType !== 'SPARK_WALLET')
+      findings.add(
+        'destination.accountId',
+        `must be a Spark wallet; ${destination.id} is a ${destination.accountType}`,
+      );
+    else if (destination !== undefined) checkActive(destination, 'destination.accountId', findings);
+  }
+  const source: Record<string, unknown> = { type: fundingType };
+  if (fundingType === 'ACH_DEBIT' || fundingType === 'SAME_DAY_ACH_DEBIT') {
+    const field = 'fundingSource.externalAccountId';
+    const bank = await counterparty(q, ctx, funding?.externalAccountId, field, findings, lock);
+    if (bank !== undefined && checkBankOf(bank, coin.base_currency, field, findings))
+      source.externalAccountId = bank.id;
+  }
+  if (amount === undefined || destination === undefined || fundingType === undefined) return undefined;
+  return { amount, fundingType, source, destination };
+}
+
 export async function createStablecoinMint(
   ctx: Ctx,
   stablecoinId: string,
   input: MintInput,
   idempotencyKey: string | undefined,
+  schemaErrors: FieldError[] = [],
 ): Promise<Reply> {
+  if (schemaErrors.length > 0)
+    await refuseWithSchemaErrors(ctx, stablecoinId, schemaErrors, (coin, findings) =>
+      checkMint(ctx.db.k, ctx, coin, input, findings, false),
+    );
   // An unknown (or another platform's) stablecoin is a 404 whatever the key says.
   await loadStablecoin(ctx.db.k, ctx, stablecoinId);
   return runCommand(
@@ -200,33 +293,11 @@ export async function createStablecoinMint(
     },
     async (tx) => {
       const coin = await loadStablecoin(tx, ctx, stablecoinId, true);
-      const errors: FieldError[] = [];
-      const amount = checkAmount(input.amount, Number(coin.decimals), errors);
-      const funding = input.fundingSource;
-      if (funding.type === 'GRID_INTERNAL_ACCOUNT' || funding.type === 'PROVIDER_INTERNAL_BALANCE')
-        errors.push({ field: 'fundingSource.type', message: `${funding.type} ${RESERVED}` });
-      if (!input.destination.accountId.startsWith('ExternalAccount:'))
-        errors.push({
-          field: 'destination.accountId',
-          message: 'must be an ExternalAccount (a Spark wallet): Grid-managed destinations are not available yet',
-        });
-      refuseFields(errors);
+      const findings = new Findings();
+      const plan = await checkMint(tx, ctx, coin, input, findings, true);
+      findings.throwIfAny();
+      const { amount, fundingType, source, destination } = plan!;
       const link = await issuable(tx, ctx, coin);
-      const destination = await counterparty(tx, ctx, input.destination.accountId, 'destination.accountId');
-      if (destination.accountType !== 'SPARK_WALLET')
-        throw invalidInput([
-          {
-            field: 'destination.accountId',
-            message: `must be a Spark wallet; ${destination.id} is a ${destination.accountType}`,
-          },
-        ]);
-      requireActiveCounterparty(destination, 'destination.accountId');
-      const source: Record<string, unknown> = { type: funding.type };
-      if (funding.type === 'ACH_DEBIT' || funding.type === 'SAME_DAY_ACH_DEBIT') {
-        const bank = await counterparty(tx, ctx, funding.externalAccountId, 'fundingSource.externalAccountId');
-        requireBankOf(bank, coin.base_currency, 'fundingSource.externalAccountId');
-        source.externalAccountId = bank.id;
-      }
       requireProvisioned(coin, 'mint');
       const scenario = stablecoinOperationScenarioFor(destination.primaryIdentifier);
       if (scenario.kind === 'UNAVAILABLE') throw unavailable('mint');
@@ -234,10 +305,10 @@ export async function createStablecoinMint(
         type: 'MINT',
         coin,
         link,
-        amount: amount!,
+        amount,
         source,
         destination: { accountId: destination.id },
-        instructions: funding.type === 'WIRE' ? wireInstructions(amount!, coin.base_currency) : undefined,
+        instructions: fundingType === 'WIRE' ? wireInstructions(amount, coin.base_currency) : undefined,
         estimatedDelivery: undefined,
         scenario: scenarioText(scenario),
         description: input.description,
@@ -246,12 +317,61 @@ export async function createStablecoinMint(
   );
 }
 
+interface BurnPlan {
+  amount: Amount;
+  sourceType: string;
+  bank: TransferCounterparty;
+  rail: PayoutRail;
+}
+
+/**
+ * Every check of a burn that names a field: the amount (also against what can be burned,
+ * once the stablecoin is provisioned), the source and the bank paid, whatever the others found.
+ */
+async function checkBurn(
+  q: Queryable,
+  ctx: Ctx,
+  coin: store.StablecoinRow,
+  input: unknown,
+  findings: Findings,
+  lock: boolean,
+): Promise<BurnPlan | undefined> {
+  const body = plainObject(input) ?? {};
+  const amount = checkAmount(body.amount, Number(coin.decimals), findings);
+  const sourceType = plainObject(body.source)?.type;
+  if (sourceType === 'GRID_INTERNAL_ACCOUNT') findings.add('source.type', `GRID_INTERNAL_ACCOUNT ${RESERVED}`);
+  const destination = plainObject(body.destination);
+  const field = 'destination.externalAccountId';
+  const bank = await counterparty(q, ctx, destination?.externalAccountId, field, findings, lock);
+  const paid = bank !== undefined && checkBankOf(bank, coin.base_currency, field, findings);
+  if (amount !== undefined && coin.issuance_status === 'PROVISIONED') {
+    // The stablecoin row is locked (PostgreSQL), so burns of one coin are checked one at a time.
+    const burnable = await store.burnableCents(q, coin.id);
+    if (amount.cents > burnable) {
+      const perCent = 10n ** BigInt(Math.max(Number(coin.decimals) - FIAT_DECIMALS, 0));
+      findings.add(
+        'amount',
+        `must be at most ${burnable * perCent}: the supply minted and not yet burned or being burned`,
+        'INVALID_AMOUNT',
+      );
+    }
+  }
+  const rail = destination?.rail;
+  if (amount === undefined || !paid || typeof sourceType !== 'string' || typeof rail !== 'string') return undefined;
+  return { amount, sourceType, bank: bank!, rail: rail as PayoutRail };
+}
+
 export async function createStablecoinBurn(
   ctx: Ctx,
   stablecoinId: string,
   input: BurnInput,
   idempotencyKey: string | undefined,
+  schemaErrors: FieldError[] = [],
 ): Promise<Reply> {
+  if (schemaErrors.length > 0)
+    await refuseWithSchemaErrors(ctx, stablecoinId, schemaErrors, (coin, findings) =>
+      checkBurn(ctx.db.k, ctx, coin, input, findings, false),
+    );
   await loadStablecoin(ctx.db.k, ctx, stablecoinId);
   return runCommand(
     ctx,
@@ -263,38 +383,21 @@ export async function createStablecoinBurn(
     },
     async (tx) => {
       const coin = await loadStablecoin(tx, ctx, stablecoinId, true);
-      const errors: FieldError[] = [];
-      const amount = checkAmount(input.amount, Number(coin.decimals), errors);
-      if (input.source.type === 'GRID_INTERNAL_ACCOUNT')
-        errors.push({ field: 'source.type', message: `GRID_INTERNAL_ACCOUNT ${RESERVED}` });
-      refuseFields(errors);
+      const findings = new Findings();
+      const plan = await checkBurn(tx, ctx, coin, input, findings, true);
+      findings.throwIfAny();
+      const { amount, sourceType, bank, rail } = plan!;
       const link = await issuable(tx, ctx, coin);
-      const bank = await counterparty(tx, ctx, input.destination.externalAccountId, 'destination.externalAccountId');
-      requireBankOf(bank, coin.base_currency, 'destination.externalAccountId');
       requireProvisioned(coin, 'burn');
-      // The stablecoin row is locked (PostgreSQL), so burns of one coin are checked one at a time.
-      const burnable = await store.burnableCents(tx, coin.id);
-      if (amount!.cents > burnable) {
-        const perCent = 10n ** BigInt(Math.max(Number(coin.decimals) - FIAT_DECIMALS, 0));
-        throw apiError('INVALID_AMOUNT', `amount exceeds what can be burned: ${burnable * perCent} units`, {
-          errors: [
-            {
-              field: 'amount',
-              message: `must be at most ${burnable * perCent}: the supply minted and not yet burned or being burned`,
-            },
-          ],
-        });
-      }
       const scenario = stablecoinOperationScenarioFor(bank.primaryIdentifier);
       if (scenario.kind === 'UNAVAILABLE') throw unavailable('burn');
-      const external = input.source.type === 'EXTERNAL_ACCOUNT';
-      const rail = input.destination.rail;
+      const external = sourceType === 'EXTERNAL_ACCOUNT';
       return openOperation(tx, ctx, {
         type: 'BURN',
         coin,
         link,
-        amount: amount!,
-        source: { type: input.source.type },
+        amount,
+        source: { type: sourceType },
         destination: { accountId: bank.id, rail },
         instructions: external
           ? {
@@ -306,7 +409,7 @@ export async function createStablecoinBurn(
           : undefined,
         estimatedDelivery: {
           rail,
-          amount: amount!.cents.toString(),
+          amount: amount.cents.toString(),
           currency: coin.base_currency,
           timing: TIMING[rail],
         },

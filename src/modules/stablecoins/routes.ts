@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { sendReply } from '../../http/command.js';
-import { invalidInput } from '../../http/errors.js';
+import { type FieldError, invalidInput } from '../../http/errors.js';
 import { op } from '../../http/route.js';
 import { attachedFieldErrors } from '../../http/validation.js';
 import {
@@ -36,13 +36,18 @@ const tag = 'Stablecoins';
 /**
  * The four writes validate with `attachValidation`: Fastify stops at the first part that
  * fails (the body before the headers), so the body's and the Idempotency-Key's problems are
- * gathered here and refused in one 400.
+ * gathered here. A registration, mint or burn hands them to its service, which adds its own
+ * checks to the one 400; a link has no checks of its own and is refused here.
  */
-function refuseInvalid(request: FastifyRequest): void {
-  const errors = attachedFieldErrors(request.validationError as never, {
+function schemaErrors(request: FastifyRequest): FieldError[] {
+  return attachedFieldErrors(request.validationError as never, {
     schema: RequiredIdempotencyHeaders,
     value: request.headers,
   });
+}
+
+function refuseInvalid(request: FastifyRequest): void {
+  const errors = schemaErrors(request);
   if (errors.length > 0) throw invalidInput(errors);
 }
 
@@ -121,10 +126,14 @@ export const stablecoinRoutes: FastifyPluginAsyncTypebox = async (app) => {
       attachValidation: true,
     },
     async (request, reply) => {
-      refuseInvalid(request);
       return sendReply(
         reply,
-        await service.registerStablecoin(request.ctx, request.body as RegisterInput, key(request)),
+        await service.registerStablecoin(
+          request.ctx,
+          request.body as RegisterInput,
+          key(request),
+          schemaErrors(request),
+        ),
       );
     },
   );
@@ -178,7 +187,6 @@ export const stablecoinRoutes: FastifyPluginAsyncTypebox = async (app) => {
       attachValidation: true,
     },
     async (request, reply) => {
-      refuseInvalid(request);
       return sendReply(
         reply,
         await operations.createStablecoinMint(
@@ -186,6 +194,7 @@ export const stablecoinRoutes: FastifyPluginAsyncTypebox = async (app) => {
           request.params.stablecoinId,
           request.body as MintInput,
           key(request),
+          schemaErrors(request),
         ),
       );
     },
@@ -208,7 +217,6 @@ export const stablecoinRoutes: FastifyPluginAsyncTypebox = async (app) => {
       attachValidation: true,
     },
     async (request, reply) => {
-      refuseInvalid(request);
       return sendReply(
         reply,
         await operations.createStablecoinBurn(
@@ -216,6 +224,7 @@ export const stablecoinRoutes: FastifyPluginAsyncTypebox = async (app) => {
           request.params.stablecoinId,
           request.body as BurnInput,
           key(request),
+          schemaErrors(request),
         ),
       );
     },

@@ -4,18 +4,20 @@
 // operations.ts; the timelines and the ledger movements in lifecycle.ts; the sandbox outcomes
 // in src/sandbox/magic.ts.
 
-import { createHash, createHmac } from 'node:crypto';
+import { createHash, createHmac, hkdfSync } from 'node:crypto';
 import { iso } from '../../clock.js';
 import { sealText } from '../../crypto/sealing.js';
-import type { Queryable, Tx } from '../../db/index.js';
+import type { Queryable } from '../../db/index.js';
 import { railyardKey } from '../../db/keys.js';
 import { toPage, type PageRequest } from '../../db/pagination.js';
 import { type Reply, runCommand } from '../../http/command.js';
 import type { Ctx } from '../../http/context.js';
-import { apiError, invalidInput } from '../../http/errors.js';
+import { ApiError, apiError, type FieldError } from '../../http/errors.js';
+import { plainObject } from '../../json.js';
 import { newId } from '../../ids.js';
 import { openStablecoinAccounts } from '../../ledger/index.js';
 import { stablecoinLinkOutcomeFor, stablecoinRegistrationFor } from '../../sandbox/magic.js';
+import { Findings } from './findings.js';
 import { linkRevocationJob, scheduleRegistrationStep } from './lifecycle.js';
 import type { LinkInput, RegisterInput } from './schemas.js';
 import * as store from './store.js';
@@ -105,6 +107,19 @@ function derivedProviderAccountId(apiClientId: string): string {
   return text;
 }
 
+/**
+ * The two keys drawn from railyard's stored stablecoin-provider key (HKDF-SHA256, one info
+ * string each): one for the HMAC of a secret in the idempotency record, one for sealing the
+ * secret at rest, so neither use of the key can lend anything to the other.
+ */
+export function providerSecretKeys(stored: Buffer): { hmac: Buffer; seal: Buffer } {
+  const derive = (info: string) => Buffer.from(hkdfSync('sha256', stored, Buffer.alloc(0), info, 32));
+  return {
+    hmac: derive('railyard/stablecoin-provider-secrets/request-hash'),
+    seal: derive('railyard/stablecoin-provider-secrets/sealing'),
+  };
+}
+
 export async function linkStablecoinProviderAccount(
   ctx: Ctx,
   input: LinkInput,
@@ -112,8 +127,13 @@ export async function linkStablecoinProviderAccount(
 ): Promise<Reply> {
   // note: the idempotency record keeps a hash of the request; the secret enters it only as an
   // HMAC under railyard's key, so no digest of a weak secret can be guessed back from it.
-  const key = await ctx.db.transaction((tx) => railyardKey(tx, 'stablecoin-provider-secrets', ctx.now));
-  const request = { ...input, apiClientSecret: createHmac('sha256', key).update(input.apiClientSecret).digest('hex') };
+  const keys = providerSecretKeys(
+    await ctx.db.transaction((tx) => railyardKey(tx, 'stablecoin-provider-secrets', ctx.now)),
+  );
+  const request = {
+    ...input,
+    apiClientSecret: createHmac('sha256', keys.hmac).update(input.apiClientSecret).digest('hex'),
+  };
   return runCommand(
     ctx,
     { operationId: 'linkStablecoinProviderAccount', idempotencyKey, request, conflictCode: 'CONFLICT' },
@@ -126,7 +146,7 @@ export async function linkStablecoinProviderAccount(
       const credentials = {
         status: verified ? 'ACTIVE' : 'INVALID',
         api_client_id: input.apiClientId,
-        sealed_client_secret: sealText(key, input.apiClientSecret),
+        sealed_client_secret: sealText(keys.seal, input.apiClientSecret),
         last_verified_at: verified ? now : null,
         updated_at: now,
       };
@@ -196,29 +216,78 @@ export function requireUsable(row: store.LinkRow): store.LinkRow {
   return row;
 }
 
-/** The link a registration uses: the one named, else the only ACTIVE one. */
-export async function selectLink(tx: Tx, ctx: Ctx, id: string | undefined): Promise<store.LinkRow> {
+/**
+ * The link a registration uses: the one named, else the only ACTIVE one; with no ACTIVE link
+ * but a single unusable one, that link's own refusal.
+ */
+export async function selectLink(
+  q: Queryable,
+  ctx: Ctx,
+  id: string | undefined,
+  lock: boolean,
+): Promise<store.LinkRow> {
+  const field = 'stablecoinProviderAccountId';
   if (id !== undefined) {
-    const row = await store.findLink(tx, ctx.platformId, id, true);
+    const row = await store.findLink(q, ctx.platformId, id, lock);
     if (row === undefined)
       throw apiError('STABLECOIN_PROVIDER_ACCOUNT_NOT_FOUND', `No stablecoin provider account ${id}`, {
-        errors: [{ field: 'stablecoinProviderAccountId', message: `names no provider account link: ${id}` }],
+        errors: [{ field, message: `names no provider account link: ${id}` }],
       });
-    return requireUsable(row);
+    try {
+      return requireUsable(row);
+    } catch (err) {
+      // Named in the request, the link is a field a one-400 answer lists.
+      if (!(err instanceof ApiError)) throw err;
+      throw apiError(err.code, err.message, { errors: [{ field, message: `is ${row.status}: link it again` }] });
+    }
   }
-  const active = await store.activeLinkIds(tx, ctx.platformId, 'BRALE', ENVIRONMENT);
-  if (active.length === 0)
+  const active = await store.linkIds(q, ctx.platformId, 'BRALE', ENVIRONMENT);
+  if (active.length === 0) {
+    const any = await store.linkIds(q, ctx.platformId, 'BRALE', ENVIRONMENT, false);
+    if (any.length === 1) return requireUsable((await store.findLink(q, ctx.platformId, any[0]!, lock))!);
     throw apiError(
       'STABLECOIN_PROVIDER_ACCOUNT_NOT_FOUND',
       'This platform has no ACTIVE stablecoin provider account link: link one first',
     );
+  }
   if (active.length > 1)
     throw apiError(
       'STABLECOIN_PROVIDER_ACCOUNT_SELECTION_REQUIRED',
       'This platform has several ACTIVE stablecoin provider account links: name one in stablecoinProviderAccountId',
-      { errors: [{ field: 'stablecoinProviderAccountId', message: 'is required when several links are ACTIVE' }] },
+      { errors: [{ field, message: 'is required when several links are ACTIVE' }] },
     );
-  return (await store.findLink(tx, ctx.platformId, active[0]!, true))!;
+  return (await store.findLink(q, ctx.platformId, active[0]!, lock))!;
+}
+
+/**
+ * Every check of a registration's request, on top of the schema's findings: the token
+ * identifier and the link. The body may have failed the schema, so each field is looked at
+ * only when it has the type the schema asks. The link only when all passed.
+ */
+async function checkRegistration(
+  q: Queryable,
+  ctx: Ctx,
+  input: unknown,
+  findings: Findings,
+  lock: boolean,
+): Promise<store.LinkRow | undefined> {
+  const body = plainObject(input) ?? {};
+  const token = body.networkTokenIdentifier;
+  if (typeof token === 'string' && !findings.has('networkTokenIdentifier') && !SPARK_TOKEN_IDENTIFIER.test(token))
+    findings.add(
+      'networkTokenIdentifier',
+      'must be a Spark token identifier (bech32m text starting btkn1, btknrt1, btknt1 or btkns1)',
+    );
+  const named = body.stablecoinProviderAccountId;
+  if (named !== undefined && (typeof named !== 'string' || findings.has('stablecoinProviderAccountId')))
+    return undefined;
+  try {
+    const link = await selectLink(q, ctx, named, lock);
+    return findings.empty ? link : undefined;
+  } catch (err) {
+    findings.take(err);
+    return undefined;
+  }
 }
 
 // ------------------------------------------------------------------------------- stablecoins
@@ -227,21 +296,24 @@ export async function registerStablecoin(
   ctx: Ctx,
   input: RegisterInput,
   idempotencyKey: string | undefined,
+  schemaErrors: FieldError[] = [],
 ): Promise<Reply> {
+  if (schemaErrors.length > 0) {
+    // Checked read only and outside the command (the key may be missing or malformed), so
+    // the one 400 names what the schema and the service found.
+    const findings = new Findings(schemaErrors);
+    await checkRegistration(ctx.db.k, ctx, input, findings, false);
+    findings.throwIfAny();
+  }
   return runCommand(
     ctx,
     { operationId: 'registerStablecoin', idempotencyKey, request: input, conflictCode: 'CONFLICT' },
     async (tx) => {
-      if (!SPARK_TOKEN_IDENTIFIER.test(input.networkTokenIdentifier)) {
-        throw invalidInput([
-          {
-            field: 'networkTokenIdentifier',
-            message: 'must be a Spark token identifier (bech32m text starting btkn1, btknrt1, btknt1 or btkns1)',
-          },
-        ]);
-      }
       await store.lockPlatform(tx, ctx.platformId);
-      const link = await selectLink(tx, ctx, input.stablecoinProviderAccountId);
+      const findings = new Findings();
+      const checked = await checkRegistration(tx, ctx, input, findings, true);
+      findings.throwIfAny();
+      const link = checked!;
       const duplicate = await store.findDuplicateStablecoin(tx, ctx.platformId, {
         network: input.network,
         networkTokenIdentifier: input.networkTokenIdentifier,

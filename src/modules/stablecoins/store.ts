@@ -49,18 +49,22 @@ export async function findLinkByAccount(
 }
 
 /** The ids of the platform's ACTIVE links of a provider and environment (two at most: enough to tell one from several). */
-export async function activeLinkIds(q: Queryable, platformId: string, provider: string, environment: string) {
-  const rows = await q
+/** The first two links of a provider and environment: only ACTIVE ones, or of any status. */
+export async function linkIds(
+  q: Queryable,
+  platformId: string,
+  provider: string,
+  environment: string,
+  onlyActive = true,
+) {
+  let query = q
     .selectFrom('stablecoin_provider_accounts')
     .select('id')
     .where('platform_id', '=', platformId)
     .where('provider', '=', provider)
-    .where('provider_environment', '=', environment)
-    .where('status', '=', 'ACTIVE')
-    .orderBy('created_at')
-    .orderBy('id')
-    .limit(2)
-    .execute();
+    .where('provider_environment', '=', environment);
+  if (onlyActive) query = query.where('status', '=', 'ACTIVE');
+  const rows = await query.orderBy('created_at').orderBy('id').limit(2).execute();
   return rows.map((row) => row.id);
 }
 
@@ -98,26 +102,36 @@ export async function findStablecoin(q: Queryable, platformId: string, id: strin
   return query.executeTakeFirst();
 }
 
-/** A registration of the same token: by its network identifier on the platform, or its provider identifier on the link. */
+/**
+ * Issuance statuses that end a registration without a stablecoin: its tokens may be
+ * registered anew (the unique indexes of migration 0015 leave such rows out too).
+ */
+export const RETRYABLE_ISSUANCE_STATUSES = ['REJECTED', 'FAILED'];
+
+/** A live registration (not REJECTED or FAILED) of the same token: by its network identifier on the platform, or its provider identifier on the link. */
 export async function findDuplicateStablecoin(
   q: Queryable,
   platformId: string,
   key: { network: string; networkTokenIdentifier: string; linkId: string; providerTokenIdentifier: string },
 ) {
-  return q
-    .selectFrom('stablecoins')
-    .select(['id', 'network_token_identifier', 'provider_token_identifier'])
-    .where('platform_id', '=', platformId)
-    .where((eb) =>
-      eb.or([
-        eb.and([eb('network', '=', key.network), eb('network_token_identifier', '=', key.networkTokenIdentifier)]),
-        eb.and([
-          eb('stablecoin_provider_account_id', '=', key.linkId),
-          eb('provider_token_identifier', '=', key.providerTokenIdentifier),
+  return (
+    q
+      .selectFrom('stablecoins')
+      .select(['id', 'network_token_identifier', 'provider_token_identifier'])
+      .where('platform_id', '=', platformId)
+      // A rejected or failed registration does not hold its tokens: they may be registered again.
+      .where('issuance_status', 'not in', RETRYABLE_ISSUANCE_STATUSES)
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('network', '=', key.network), eb('network_token_identifier', '=', key.networkTokenIdentifier)]),
+          eb.and([
+            eb('stablecoin_provider_account_id', '=', key.linkId),
+            eb('provider_token_identifier', '=', key.providerTokenIdentifier),
+          ]),
         ]),
-      ]),
-    )
-    .executeTakeFirst();
+      )
+      .executeTakeFirst()
+  );
 }
 
 export async function updateStablecoin(
