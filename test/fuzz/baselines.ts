@@ -375,7 +375,7 @@ function stablecoinWorld(w: World): Promise<StablecoinWorld> {
         jsonOf(await w.tenant.api('POST', path, { body, headers: key() }), `POST ${path}`, 201);
       const link = await send('/stablecoin-provider-accounts', {
         provider: 'BRALE',
-        apiClientId: uniqueId('fuzz-client'),
+        apiClientId: `${uniqueId('fuzz-client')}-000`,
         apiClientSecret: randomUUID(),
       });
       const coin = await send('/stablecoins', {
@@ -1239,7 +1239,7 @@ export const BASELINES: Record<string, BaselineRow> = {
       headers: { 'idempotency-key': randomUUID() },
       body: {
         provider: 'BRALE',
-        apiClientId: uniqueId('fuzz-client'),
+        apiClientId: `${uniqueId('fuzz-client')}-000`,
         apiClientSecret: randomUUID(),
         providerAccountId: uniqueId('acct'),
       },

@@ -16,7 +16,9 @@ export function sparkToken(): string {
   return `btknrt1${data}`;
 }
 
-export function linkBody(apiClientId = `client_${randomUUID().slice(0, 8)}`, extra: Record<string, unknown> = {}) {
+// The default client id ends in -000, never a magic suffix: a random tail ending 002 or 003
+// (1 in 4,096 each) made a link INVALID or REVOKED by chance.
+export function linkBody(apiClientId = `client_${randomUUID().slice(0, 8)}-000`, extra: Record<string, unknown> = {}) {
   return { provider: 'BRALE', apiClientId, apiClientSecret: `secret-${randomUUID()}`, ...extra };
 }
 
