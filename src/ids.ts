@@ -44,6 +44,16 @@ export function newId(type: string): string {
   return `${type}:${uuidv7(systemClock.nowMs())}`;
 }
 
+/**
+ * A new id of `type` that `acceptable` allows: for ids a sandbox suffix rule reads, so that a
+ * random ending never picks a scenario the caller did not ask for.
+ */
+export function newIdWhere(type: string, acceptable: (id: string) => boolean): string {
+  let id = newId(type);
+  while (!acceptable(id)) id = newId(type);
+  return id;
+}
+
 /** Letters and digits a person reads back without confusing them (no 0/O, 1/I/L). */
 const CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
 

@@ -9,8 +9,13 @@ import type { Ctx } from '../../http/context.js';
 import { apiError, invalidInput, type ApiError, type FieldError } from '../../http/errors.js';
 import { prune } from '../../http/schemas.js';
 import { createValidators, toFieldErrors } from '../../http/validation.js';
-import { newId } from '../../ids.js';
-import { CONTACT_VERIFICATION_CODE, individualKycFor } from '../../sandbox/magic.js';
+import { newIdWhere } from '../../ids.js';
+import {
+  CARD_ISSUANCE_DEFAULT,
+  CONTACT_VERIFICATION_CODE,
+  cardIssuanceFor,
+  individualKycFor,
+} from '../../sandbox/magic.js';
 import { ownersByCustomer, type BeneficialOwnerView } from '../beneficial-owners/service.js';
 import { provisionInternalAccounts } from '../internal-accounts/service.js';
 import { bootstrapWalletCredentials, contactChangeStep } from '../wallet-auth/service.js';
@@ -467,7 +472,9 @@ export async function prepareCustomer(
       : `$c${randomBytes(6).toString('hex')}@${rules.umaDomain}`;
   return {
     row: {
-      id: newId('Customer'),
+      // A card issued without platformCardId reads the cardholder id's suffix: an id ending in
+      // one (about 3 in 4,096) would leave such a card PROCESSING or CLOSED by chance.
+      id: newIdWhere('Customer', (candidate) => cardIssuanceFor(candidate) === CARD_ISSUANCE_DEFAULT),
       platform_id: ctx.platformId,
       customer_type: type,
       platform_customer_id: str(clean.platformCustomerId) ?? randomBytes(8).toString('hex'),

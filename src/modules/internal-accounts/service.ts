@@ -9,7 +9,7 @@ import { toPage, type PageRequest } from '../../db/pagination.js';
 import { recordEvent, type EventInput } from '../../events/outbox.js';
 import type { Ctx } from '../../http/context.js';
 import { apiError } from '../../http/errors.js';
-import { newId } from '../../ids.js';
+import { newIdWhere } from '../../ids.js';
 import { cardFundingBindingFor } from '../../sandbox/magic.js';
 import {
   BalanceLimitExceeded,
@@ -85,10 +85,9 @@ async function provisionOwner(tx: Queryable, input: ProvisionInput, currencies: 
   for (const currencyCode of currencies) {
     const type = accountTypeFor(currencyCode, input.customerId);
     if (existing.some((a) => a.type === type && a.currency === currencyCode)) continue;
-    let id = newId('InternalAccount');
     // An id ending in a funding-binding suffix would make cards refuse the account by chance
     // (about 1 in 2,000): railyard never hands one out, so card issuing stays repeatable.
-    while (cardFundingBindingFor(id).kind !== 'ELIGIBLE') id = newId('InternalAccount');
+    const id = newIdWhere('InternalAccount', (candidate) => cardFundingBindingFor(candidate).kind === 'ELIGIBLE');
     const inserted = await store.insertInternalAccount(tx, {
       id,
       platform_id: input.platformId,
