@@ -21,7 +21,7 @@ async function lastBalanceEvent(t: TestApp, accountId: string) {
 }
 
 describe('internal account: the account as read equals its last INTERNAL_ACCOUNT.BALANCE_UPDATED', () => {
-  // README: "INTERNAL_ACCOUNT.BALANCE_UPDATED whenever a transaction leaves an account's balances
+  // docs/transactions.md: "INTERNAL_ACCOUNT.BALANCE_UPDATED whenever a transaction leaves an account's balances
   // changed. Each carries the resource as it was at that moment." A payout that fails at once
   // (hold, then release in the same database transaction) leaves the balances unchanged and,
   // rightly, records no event; but the ledger still rewrites the account's balance row
@@ -66,12 +66,12 @@ describe('internal account: the account as read equals its last INTERNAL_ACCOUNT
 });
 
 describe('incoming UMA payment: the transaction as read equals its last INCOMING_PAYMENT event', () => {
-  // README: pending.long.usd "once approved, stays PENDING for one hour of sandbox time, then
+  // docs/uma.md: pending.long.usd "once approved, stays PENDING for one hour of sandbox time, then
   // completes"; events "carry the resource as it was at that moment". Approving it
   // (applyIncomingDecision, case APPROVED with umaScenario PENDING_LONG) rewrites the row with
   // a new updatedAt and records no event, so GET /transactions/{id} and the last
   // INCOMING_PAYMENT event (PENDING) disagree for the whole hour although nothing visible
-  // changed. (The 422 case is excluded: the README documents that it records no event.)
+  // changed. (The 422 case is excluded: docs/uma.md documents that it records no event.)
   it('approving a pending.long.usd payment leaves it as its last event shows it', async () => {
     const clock = new ManualClock(START_MS);
     const t = await build({ clock });

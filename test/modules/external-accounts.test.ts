@@ -661,8 +661,8 @@ it('fixture IBANs carry valid check digits', () => {
   expect(createHash('sha256').update(value).digest('hex')).toHaveLength(64);
 });
 
-// The README's ready-made identifiers must keep working for whoever copies them.
-describe('README examples of magic identifiers', () => {
+// The ready-made identifiers of docs/external-accounts.md must keep working for whoever copies them.
+describe('docs/external-accounts.md examples of magic identifiers', () => {
   it.each([
     ['USD_ACCOUNT', { accountNumber: '000123456102', routingNumber: '021000021' }],
     ['EUR_ACCOUNT', { iban: 'DE51370400440532013102' }],

@@ -280,9 +280,9 @@ describe('POST /_railyard/webhooks/deliveries/{id}/replay', () => {
   });
 });
 
-describe('the README', () => {
+describe('docs/webhooks.md', () => {
   it("verification snippet accepts railyard's signatures and refuses a changed body", async () => {
-    const readme = readFileSync(join(__dirname, '../../README.md'), 'utf8');
+    const readme = readFileSync(join(__dirname, '../../docs/webhooks.md'), 'utf8');
     const code = /<!-- webhook-verify -->\n```js\n([\s\S]*?)```/.exec(readme)![1]!;
     const verifyGridSignature = new Function('require', `${code}\nreturn verifyGridSignature;`)(
       createRequire(__filename),

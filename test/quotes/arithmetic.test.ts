@@ -461,7 +461,7 @@ describe('locked-side arithmetic over the API', () => {
 });
 
 describe('a quote checked against the published rules alone (no src/rates)', () => {
-  // The README's table: MXN 17.25 per USD and BTC 0.000015 per USD, each moved by at most
+  // docs/quotes.md (Rates and fees): MXN 17.25 per USD and BTC 0.000015 per USD, each moved by at most
   // ±0.2% per 5-minute window; the customer's rate is the cross rate less 0.5%, to 8
   // significant digits. Grid's fees: 10 cents fixed and 0.3% rounded up.
   const within = (value: number, centre: number, low: number, high: number) => {
