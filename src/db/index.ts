@@ -4,6 +4,7 @@ import type SQLite from 'better-sqlite3';
 import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
+import { DeferringClient } from './deferred.js';
 import { groupCommit } from './group-commit.js';
 import { migrateToLatest } from './migrations.js';
 import { loadSqlite } from './sqlite-driver.js';
@@ -242,6 +243,7 @@ async function openPostgres(options: DbOptions): Promise<Db> {
   const schema = options.pgSchema;
   if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`bad schema name ${schema}`);
   const pool = new pg.Pool({
+    Client: DeferringClient,
     connectionString: url,
     max: options.pgPoolMax ?? 20,
     connectionTimeoutMillis: 5000,

@@ -3,7 +3,8 @@
 // hottest queries (reads by id on every request) are prepared this way.
 
 import { CompiledQuery, type Compilable, type Kysely, type QueryResult } from 'kysely';
-import { directExecutor, type Queryable } from './index.js';
+import { deferredSql } from './deferred.js';
+import { directExecutor, onPostgres, type Queryable } from './index.js';
 import type { Database } from './schema.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: a placeholder stands for a value of any column type
@@ -25,6 +26,14 @@ export interface PreparedQuery<Params extends object, Row> {
   runValues(q: Kysely<Database>, values: unknown[]): Promise<void>;
 }
 
+export interface PrepareOptions {
+  /**
+   * An insert of rows with fresh ids that nothing reads back in its transaction: inside a
+   * transaction on PostgreSQL it travels with the next statement (see deferred.ts).
+   */
+  deferred?: boolean;
+}
+
 /**
  * `build` receives the Kysely instance and `param(name)`, which stands for a value given at
  * run time. Every value a runtime parameter takes must go through `param` (never spliced
@@ -32,6 +41,7 @@ export interface PreparedQuery<Params extends object, Row> {
  */
 export function prepare<Params extends object, Row = unknown>(
   build: (k: Kysely<Database>, param: Param) => Compilable<Row>,
+  options: PrepareOptions = {},
 ): PreparedQuery<Params, Row> {
   const plans = new Map<unknown, Plan>();
   const plan = (q: Kysely<Database>): Plan => {
@@ -57,7 +67,9 @@ export function prepare<Params extends object, Row = unknown>(
     // Kysely's connection queue (see directExecutor).
     const direct = directExecutor(q)?.run(q, compiled.sql, parameters);
     if (direct !== undefined) return direct as QueryResult<Row>;
-    return q.executeQuery<Row>(CompiledQuery.raw(compiled.sql, parameters));
+    const text =
+      options.deferred === true && q.isTransaction && onPostgres(q) ? deferredSql(compiled.sql) : compiled.sql;
+    return q.executeQuery<Row>(CompiledQuery.raw(text, parameters));
   };
   const execute = async (q: Kysely<Database>, params: Params): Promise<QueryResult<Row>> => {
     const { compiled, slots } = plan(q);
@@ -91,19 +103,22 @@ export function preparedInsert<Table extends keyof Database & string>(
   table: Table,
   columns: readonly (keyof Database[Table] & string)[],
   rowsMax = 8,
+  options: PrepareOptions = {},
 ) {
   const statements = new Map<number, PreparedQuery<object, unknown>>();
   const statementFor = (count: number) => {
     let statement = statements.get(count);
     if (statement === undefined) {
-      statement = prepare<object>((k, param) =>
-        k
-          .insertInto(table)
-          .values(
-            Array.from({ length: count }, (_, i) =>
-              Object.fromEntries(columns.map((c) => [c, param(`${c}${i}`)])),
-            ) as never,
-          ),
+      statement = prepare<object>(
+        (k, param) =>
+          k
+            .insertInto(table)
+            .values(
+              Array.from({ length: count }, (_, i) =>
+                Object.fromEntries(columns.map((c) => [c, param(`${c}${i}`)])),
+              ) as never,
+            ),
+        options,
       );
       statements.set(count, statement);
     }

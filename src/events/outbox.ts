@@ -92,7 +92,11 @@ function eventRow(event: EventInput): EventRow {
   };
 }
 
-const eventsInsert = preparedInsert('events', ['id', 'platform_id', 'type', 'resource_id', 'data', 'created_at']);
+// New rows with fresh ids: on PostgreSQL they travel with the transaction's next statement
+// (db/deferred.ts).
+const eventsInsert = preparedInsert('events', ['id', 'platform_id', 'type', 'resource_id', 'data', 'created_at'], 8, {
+  deferred: true,
+});
 
 /** Records several events in order, in as few statements as possible, with their deliveries. */
 export async function recordEvents(tx: Queryable, events: EventInput[]): Promise<string[]> {

@@ -35,15 +35,19 @@ export async function webhookTarget(q: Queryable, platformId: string): Promise<W
 
 // note: the statements every event runs are prepared once (see db/prepared.ts).
 
-const insertEventStatement = prepare<EventRow>((k, param) =>
-  k.insertInto('events').values({
-    id: param('id'),
-    platform_id: param('platform_id'),
-    type: param('type'),
-    resource_id: param('resource_id'),
-    data: param('data'),
-    created_at: param('created_at'),
-  }),
+const insertEventStatement = prepare<EventRow>(
+  (k, param) =>
+    k.insertInto('events').values({
+      id: param('id'),
+      platform_id: param('platform_id'),
+      type: param('type'),
+      resource_id: param('resource_id'),
+      data: param('data'),
+      created_at: param('created_at'),
+    }),
+  // A new row with a fresh id: on PostgreSQL it travels with the transaction's next
+  // statement (db/deferred.ts).
+  { deferred: true },
 );
 
 export async function insertEvent(q: Queryable, row: EventRow): Promise<void> {
@@ -74,7 +78,9 @@ const DELIVERY_COLUMNS = [
   'updated_at',
 ] as const;
 
-const insertDeliveryStatement = preparedInsert('webhook_deliveries', DELIVERY_COLUMNS);
+// Deliveries and attempts are new rows with fresh ids: on PostgreSQL they travel with the
+// transaction's next statement (db/deferred.ts).
+const insertDeliveryStatement = preparedInsert('webhook_deliveries', DELIVERY_COLUMNS, 1, { deferred: true });
 
 export async function insertDelivery(q: Queryable, row: DeliveryRow): Promise<void> {
   await insertDeliveryStatement.one(q, row);
@@ -127,7 +133,7 @@ const ATTEMPT_COLUMNS = [
   'outcome',
 ] as const;
 
-const insertAttemptStatement = preparedInsert('webhook_attempts', ATTEMPT_COLUMNS);
+const insertAttemptStatement = preparedInsert('webhook_attempts', ATTEMPT_COLUMNS, 1, { deferred: true });
 
 export async function insertAttempt(q: Queryable, row: AttemptRow): Promise<void> {
   await insertAttemptStatement.one(q, row);

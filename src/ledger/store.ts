@@ -107,23 +107,21 @@ export interface EntryRow {
   amount: bigint;
 }
 
-const postingsInsert = preparedInsert('ledger_postings', [
-  'id',
-  'platform_id',
-  'currency',
-  'kind',
-  'transaction_id',
-  'created_at',
-]);
-const entriesInsert = preparedInsert('ledger_entries', [
-  'posting_id',
-  'line',
-  'platform_id',
-  'account_id',
-  'bucket',
-  'currency',
-  'amount',
-]);
+// Postings and entries are new rows that nothing reads back before the commit: on
+// PostgreSQL they travel with the balance update that follows them (db/deferred.ts).
+const DEFERRED = { deferred: true };
+const postingsInsert = preparedInsert(
+  'ledger_postings',
+  ['id', 'platform_id', 'currency', 'kind', 'transaction_id', 'created_at'],
+  8,
+  DEFERRED,
+);
+const entriesInsert = preparedInsert(
+  'ledger_entries',
+  ['posting_id', 'line', 'platform_id', 'account_id', 'bucket', 'currency', 'amount'],
+  8,
+  DEFERRED,
+);
 
 export async function insertPostings(q: Queryable, rows: PostingRow[]): Promise<void> {
   await postingsInsert.run(

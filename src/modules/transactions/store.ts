@@ -33,7 +33,9 @@ const COLUMNS = [
   'conversion',
 ] as const;
 
-const insertRow = preparedInsert('transactions', COLUMNS);
+// A new row with a fresh id: on PostgreSQL it travels with the transaction's next statement
+// (db/deferred.ts).
+const insertRow = preparedInsert('transactions', COLUMNS, 1, { deferred: true });
 
 export async function insertTransaction(q: Queryable, row: TransactionRow): Promise<void> {
   await insertRow.one(q, row);

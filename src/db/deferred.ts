@@ -1,0 +1,150 @@
+// Deferred inserts on PostgreSQL. Every statement is a round trip to the server, and a money
+// write inserts several rows nobody reads back in the same transaction (its transaction row,
+// postings, entries, events). A statement marked as deferred (see `deferredSql`) is not sent
+// when it is run: the connection keeps it, and sends it together with the next statement of
+// the transaction, as data-modifying common table expressions in front of it:
+//
+//   WITH railyard_d1 AS (INSERT …), railyard_d2 AS (INSERT …) UPDATE ledger_accounts …
+//
+// One statement, one trip, and the same effects: PostgreSQL runs every part of it, and
+// checks foreign keys at its end. The parts of one statement do not see each other's rows, so
+// a statement that names a table with deferred rows does not take them in front: they go as a
+// statement of their own just before it (as they do before COMMIT, or anything that cannot
+// begin with WITH). A ROLLBACK drops them.
+//
+// Only inserts of rows with fresh ids may be deferred: an error of theirs (which would be a
+// bug) surfaces on the statement they travel with, and fails the transaction all the same.
+
+import pg from 'pg';
+
+const MARK = '/* railyard:deferred */ ';
+/** PostgreSQL's bound on the parameters of one statement. */
+const PARAMETERS_MAX = 65_535;
+
+/** The text of a statement that, inside a transaction on PostgreSQL, waits for the next one. */
+export function deferredSql(text: string): string {
+  return MARK + text;
+}
+
+interface Held {
+  text: string;
+  values: unknown[];
+  table: string;
+}
+
+/** What a deferred statement answers at once; Kysely reads no row count from it. */
+const DEFERRED_RESULT = Object.freeze({ command: 'DEFERRED', rowCount: null, rows: [], fields: [] });
+
+/** Renumbers the $n placeholders of `text` by `offset`, outside quoted strings and names. */
+function shiftPlaceholders(text: string, offset: number): string {
+  if (offset === 0) return text;
+  let out = '';
+  let quote: string | undefined;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quote !== undefined) {
+      out += c;
+      if (c === quote) quote = undefined;
+      continue;
+    }
+    if (c === "'" || c === '"') {
+      quote = c;
+      out += c;
+      continue;
+    }
+    if (c === '$' && /[0-9]/.test(text[i + 1] ?? '')) {
+      let j = i + 1;
+      while (j < text.length && /[0-9]/.test(text[j]!)) j++;
+      out += `$${Number(text.slice(i + 1, j)) + offset}`;
+      i = j - 1;
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+/** `text` with the held statements in front, as CTEs, and every parameter in one list. */
+function combined(held: Held[], text: string, values: readonly unknown[]): { text: string; values: unknown[] } {
+  const parts: string[] = [];
+  const all: unknown[] = [];
+  for (const [i, statement] of held.entries()) {
+    parts.push(`railyard_d${i + 1} AS (${shiftPlaceholders(statement.text, all.length)})`);
+    all.push(...statement.values);
+  }
+  const main = shiftPlaceholders(text, all.length);
+  all.push(...values);
+  const recursive = /^\s*with\s+recursive\s+/i.exec(main);
+  if (recursive !== null)
+    return { text: `WITH RECURSIVE ${parts.join(', ')}, ${main.slice(recursive[0].length)}`, values: all };
+  const withList = /^\s*with\s+/i.exec(main);
+  if (withList !== null) return { text: `WITH ${parts.join(', ')}, ${main.slice(withList[0].length)}`, values: all };
+  return { text: `WITH ${parts.join(', ')} ${main}`, values: all };
+}
+
+function tableOf(text: string): string {
+  const match = /^\s*insert\s+into\s+"?([a-z_][a-z0-9_]*)"?/i.exec(text);
+  if (match === null) throw new Error(`only an INSERT can be deferred: ${text.slice(0, 80)}`);
+  return match[1]!;
+}
+
+/** True when `text` may carry the held statements in front of it. */
+function canCarry(held: Held[], text: string, values: readonly unknown[]): boolean {
+  if (!/^\s*(select|insert|update|delete|with)\b/i.test(text)) return false;
+  const count = held.reduce((sum, statement) => sum + statement.values.length, values.length);
+  if (count > PARAMETERS_MAX) return false;
+  // A statement that reads or writes a table with held rows would not see them.
+  return !held.some((statement) => new RegExp(`\\b${statement.table}\\b`, 'i').test(text));
+}
+
+/**
+ * The pool's client: holds deferred statements until the next statement of its transaction.
+ * Only the promise form of query(text, values), which Kysely uses, is intercepted.
+ */
+export class DeferringClient extends pg.Client {
+  private held: Held[] = [];
+
+  // biome-ignore lint/suspicious/noExplicitAny: pg's query() is overloaded many ways
+  override query(...args: any[]): any {
+    const [text, values] = args;
+    const plain = typeof text === 'string' && args.length <= 2 && (values === undefined || Array.isArray(values));
+    if (!plain) {
+      if (this.held.length > 0) throw new Error('a deferred statement is waiting: only plain queries may follow it');
+      return super.query(...(args as [string]));
+    }
+    if (text.startsWith(MARK)) {
+      const statement = text.slice(MARK.length);
+      this.held.push({ text: statement, values: values ?? [], table: tableOf(statement) });
+      return Promise.resolve(DEFERRED_RESULT);
+    }
+    if (this.held.length === 0) return super.query(text, values);
+    return this.sendWithHeld(text, values ?? []);
+  }
+
+  private async sendWithHeld(text: string, values: unknown[]): Promise<pg.QueryResult> {
+    const held = this.held;
+    this.held = [];
+    if (/^\s*rollback\b/i.test(text)) return super.query(text, values);
+    if (canCarry(held, text, values)) {
+      const statement = combined(held, text, values);
+      return super.query(statement.text, statement.values);
+    }
+    // One statement of their own first (in parameter-sized groups), then this one.
+    let group: Held[] = [];
+    let count = 0;
+    const flush = async () => {
+      if (group.length === 0) return;
+      const statement = combined(group, 'SELECT 1', []);
+      await super.query(statement.text, statement.values);
+      group = [];
+      count = 0;
+    };
+    for (const statement of held) {
+      if (count + statement.values.length > PARAMETERS_MAX) await flush();
+      group.push(statement);
+      count += statement.values.length;
+    }
+    await flush();
+    return super.query(text, values);
+  }
+}
