@@ -167,6 +167,26 @@ async function prepareTry(tx: Tx, job: Job<{ deliveryId: string }>): Promise<Pre
   return { delivery, event, target: await store.webhookTarget(tx, job.platformId) };
 }
 
+/**
+ * The try under way of each resource's deliveries, here. Tries of one resource's events go
+ * out one after another, in the order they were started (the events' order: a commit hands
+ * its deliveries over in that order, and claims take due jobs by due time and id), each once
+ * the one before has its answer; different resources go side by side. A try that fails does
+ * not hold back the next one (its retry comes later, out of order).
+ */
+const triesByResource = new Map<string, Promise<unknown>>();
+
+async function inResourceOrder<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  const before = triesByResource.get(key);
+  const mine = before === undefined ? fn() : before.then(fn, fn);
+  triesByResource.set(key, mine);
+  try {
+    return await mine;
+  } finally {
+    if (triesByResource.get(key) === mine) triesByResource.delete(key);
+  }
+}
+
 async function tryDelivery(
   job: Job<{ deliveryId: string }>,
   ctx: JobContext,
@@ -175,7 +195,9 @@ async function tryDelivery(
   if (prepared === undefined) return;
   const { deps, platformId } = ctx;
   const { delivery, event, target } = prepared;
-  const result = await send(deps, target, envelope(event));
+  const result = await inResourceOrder(`${platformId} ${delivery.resource_id}`, () =>
+    send(deps, target, envelope(event)),
+  );
 
   let retry: string | undefined;
   await deps.db.transaction(async (tx) => {

@@ -1,0 +1,84 @@
+// Webhooks of one resource reach the receiver in the order of its events: the next one is sent
+// only once the receiver has answered the one before, while other resources' go side by side.
+// The receiver here takes its time over each payment's first event, so a sender that did not
+// keep the order would deliver the payment's COMPLETED while its PROCESSING still waits.
+
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { externalAccount, fundedUsd, transferOut } from '../fixtures/money.js';
+import { build } from '../helper.js';
+
+interface Arrival {
+  type: string;
+  resourceId: string;
+  arrivedMs: number;
+  answeredMs?: number;
+}
+
+const servers: ReturnType<typeof createServer>[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
+});
+
+/** A receiver that answers every PROCESSING event after `slowMs`, everything else at once. */
+async function slowFirstReceiver(slowMs: number) {
+  const arrivals: Arrival[] = [];
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const event = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      const arrival: Arrival = {
+        type: event.type,
+        resourceId: event.data?.id ?? '',
+        arrivedMs: performance.now(),
+      };
+      arrivals.push(arrival);
+      const answer = () => {
+        arrival.answeredMs = performance.now();
+        response.writeHead(200).end();
+      };
+      if (event.type === 'OUTGOING_PAYMENT.PROCESSING') setTimeout(answer, slowMs);
+      else answer();
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, arrivals };
+}
+
+describe('webhook delivery order', () => {
+  it("sends each payment's events in order, the next after the answer to the one before, payments side by side", async () => {
+    const t = await build();
+    const receiver = await slowFirstReceiver(150);
+    expect((await t.api('PATCH', '/config', { body: { webhookEndpoint: receiver.url } })).status).toBe(200);
+    const source = await fundedUsd(t, 1_000_000);
+    const destination = await externalAccount(t, 'USD_ACCOUNT');
+    const payments = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        transferOut(t, source.id, destination.id, 100 + i, { 'idempotency-key': `order-${i}` }),
+      ),
+    );
+    for (const reply of payments) expect(reply.status, reply.text).toBe(201);
+    const ids = payments.map((reply) => reply.body.id as string);
+    const deadline = Date.now() + 15_000;
+    const done = () =>
+      ids.every((id) => receiver.arrivals.some((a) => a.resourceId === id && a.type === 'OUTGOING_PAYMENT.COMPLETED'));
+    // The test app has no background runner: its due jobs (the deliveries) run when asked.
+    while (!done() && Date.now() < deadline) await t.runDueJobs();
+    expect(done(), JSON.stringify(receiver.arrivals.map((a) => [a.type, a.resourceId]))).toBe(true);
+
+    for (const id of ids) {
+      const own = receiver.arrivals.filter((a) => a.resourceId === id);
+      expect(own.map((a) => a.type)).toEqual(['OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.COMPLETED']);
+      // COMPLETED left railyard only after PROCESSING had its (slow) answer.
+      expect(own[1]!.arrivedMs).toBeGreaterThanOrEqual(own[0]!.answeredMs!);
+    }
+    // Different payments did not wait for each other: their PROCESSING events all arrived
+    // before the first of them was answered.
+    const processing = receiver.arrivals.filter((a) => a.type === 'OUTGOING_PAYMENT.PROCESSING');
+    const firstAnswer = Math.min(...processing.map((a) => a.answeredMs!));
+    expect(processing.filter((a) => a.arrivedMs < firstAnswer).length).toBeGreaterThan(1);
+  });
+});
