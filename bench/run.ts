@@ -7,20 +7,29 @@
 //   DATABASE_URL=postgres://… npm run bench     (the same scenarios on PostgreSQL)
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes, randomInt, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import autocannon from 'autocannon';
+import type autocannon from 'autocannon';
 import { clabeCheckDigit } from '../src/modules/external-accounts/formats.js';
-
-const here = dirname(fileURLToPath(import.meta.url));
-const durationSeconds = Number(process.env.BENCH_DURATION ?? 10);
-const warmupSeconds = Number(process.env.BENCH_WARMUP ?? 3);
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const databaseUrl = process.env.DATABASE_URL;
+import { postgresPart } from './postgres.js';
+import {
+  connections,
+  digits,
+  durationSeconds,
+  get,
+  here,
+  percentile,
+  post,
+  rssMb,
+  run,
+  type ServerInfo,
+  startRailyard,
+  stopped,
+  usdAccount,
+  waitForLine,
+  warmupSeconds,
+} from './support.js';
 
 interface Target {
   /** Minimum ratio of this scenario's req/s to the baseline scenario's. */
@@ -36,70 +45,10 @@ interface Scenario {
   prepare(server: ServerInfo): Promise<autocannon.Options>;
 }
 
-interface ServerInfo {
-  baseUrl: string;
-  origin: string;
-  auth: string;
-}
-
-function waitForLine(child: ChildProcess, pattern: RegExp, label: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`${label} did not start:\n${out}`)), 20_000);
-    const onData = (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = pattern.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        resolve(out);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`${label} exited with ${code}:\n${out}`)));
-  });
-}
-
 async function startBaseline(): Promise<{ child: ChildProcess; origin: string }> {
   const child = spawn(process.execPath, [join(here, 'baseline.js')], { env: { ...process.env, PORT: '0' } });
   const out = await waitForLine(child, /baseline listening (\S+)/, 'baseline');
   return { child, origin: /baseline listening (\S+)/.exec(out)![1]! };
-}
-
-async function startRailyard(
-  options: { embedded?: boolean } = {},
-): Promise<{ child: ChildProcess; info: ServerInfo; dataDir: string }> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'railyard-bench-'));
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', LOG_LEVEL: 'warn', DATA_DIR: dataDir };
-  delete env.RAILYARD_RECORD;
-  if (!databaseUrl || options.embedded) {
-    delete env.DATABASE_URL;
-  } else if (env.GRID_CLIENT_ID === undefined) {
-    // A PostgreSQL database outlives the run, and a restart cannot print an existing
-    // platform's secret: each run brings credentials of its own (a platform of its own).
-    env.GRID_CLIENT_ID = `bench-${randomUUID()}`;
-    env.GRID_CLIENT_SECRET = randomBytes(24).toString('hex');
-  }
-  const child = spawn(process.execPath, [join(here, 'main.js'), 'start'], { env });
-  const out = await waitForLine(child, /Client secret\s+\S+/, 'railyard');
-  const field = (label: string) => new RegExp(`${label}\\s+(\\S+)`).exec(out)![1]!;
-  const baseUrl = field('Base URL');
-  return {
-    child,
-    dataDir,
-    info: {
-      baseUrl,
-      origin: new URL(baseUrl).origin,
-      auth: `Basic ${Buffer.from(`${field('Client ID')}:${field('Client secret')}`).toString('base64')}`,
-    },
-  };
-}
-
-function stopped(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) resolve();
-    else child.once('exit', () => resolve());
-  });
 }
 
 const FLOOR_SCENARIO = 'POST /transfer-out floor (its SQL alone)';
@@ -109,7 +58,7 @@ const FLOOR_SCENARIO = 'POST /transfer-out floor (its SQL alone)';
  * transfer-out by a railyard server of its own (then stopped), serves the floor route.
  */
 async function transferOutFloor(): Promise<autocannon.Result> {
-  const seed = await startRailyard({ embedded: true });
+  const seed = await startRailyard();
   let source: string;
   let destination: string;
   try {
@@ -155,47 +104,6 @@ async function transferOutFloor(): Promise<autocannon.Result> {
     await stopped(child);
   }
 }
-
-function rssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
-}
-
-async function run(options: autocannon.Options, seconds: number, clients = connections): Promise<autocannon.Result> {
-  return autocannon({ ...options, connections: clients, duration: seconds });
-}
-
-function digits(count: number): string {
-  let out = '';
-  for (let i = 0; i < count; i++) out += String(randomInt(10));
-  return out;
-}
-
-async function post(server: ServerInfo, path: string, body: unknown): Promise<any> {
-  const reply = await fetch(`${server.baseUrl}${path}`, {
-    method: 'POST',
-    headers: { authorization: server.auth, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  if (!reply.ok) throw new Error(`setup ${path} failed: ${reply.status} ${await reply.text()}`);
-  return reply.json();
-}
-
-async function get(server: ServerInfo, path: string): Promise<any> {
-  const reply = await fetch(`${server.baseUrl}${path}`, { headers: { authorization: server.auth } });
-  if (!reply.ok) throw new Error(`setup ${path} failed: ${reply.status} ${await reply.text()}`);
-  return reply.json();
-}
-
-const usdAccount = (accountNumber: string) => ({
-  currency: 'USD',
-  accountInfo: {
-    accountType: 'USD_ACCOUNT',
-    accountNumber,
-    routingNumber: '021000021',
-    beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Bench Mark' },
-  },
-});
 
 const SCENARIOS: Scenario[] = [
   {
@@ -413,11 +321,6 @@ async function send(
   return reply.json();
 }
 
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
 interface WebhookLatency {
   load: string;
   rps: number;
@@ -529,6 +432,10 @@ interface Row {
 
 async function main(): Promise<void> {
   const filter = process.argv[2];
+  if (filter === 'postgres') {
+    if (!(await postgresPart())) process.exitCode = 1;
+    return;
+  }
   const baseline = await startBaseline();
   const railyard = await startRailyard();
   const rows: Row[] = [];
@@ -571,7 +478,7 @@ async function main(): Promise<void> {
         ...(scenario.target ? { target: scenario.target } : {}),
       });
     }
-    if (!databaseUrl && (!filter || FLOOR_SCENARIO.includes(filter))) {
+    if (!filter || FLOOR_SCENARIO.includes(filter)) {
       const result = await transferOutFloor();
       rows.push({
         name: FLOOR_SCENARIO,
@@ -603,9 +510,8 @@ async function main(): Promise<void> {
     const rss = rssMb(railyard.child.pid!);
     const webhook = !filter || WEBHOOK_SCENARIO.includes(filter) ? await webhookLatency(railyard.info) : undefined;
     const rssAfterWebhooks = webhook === undefined ? undefined : rssMb(railyard.child.pid!);
-    const store = databaseUrl ? 'PostgreSQL' : 'SQLite (embedded)';
     console.log(
-      `\nrailyard bench: ${store}, ${connections} connections, ${durationSeconds} s per scenario after ${warmupSeconds} s warm-up, server LOG_LEVEL=warn\n`,
+      `\nrailyard bench: SQLite (embedded), ${connections} connections, ${durationSeconds} s per scenario after ${warmupSeconds} s warm-up, server LOG_LEVEL=warn\n`,
     );
     // RSS: the server's resident memory right after that scenario (scenarios run in this order, one server).
     console.log(
@@ -637,14 +543,14 @@ async function main(): Promise<void> {
     }
     if (sequential.length > 0) {
       console.log(
-        `\n${SEQUENTIAL_LABEL} (1 connection, ${sequentialSeconds} s each; target p50 <= ${SEQUENTIAL_P50_MAX_MS} ms, p99 <= ${SEQUENTIAL_P99_MAX_MS} ms${databaseUrl ? ', judged on the embedded store' : ''})`,
+        `\n${SEQUENTIAL_LABEL} (1 connection, ${sequentialSeconds} s each; target p50 <= ${SEQUENTIAL_P50_MAX_MS} ms, p99 <= ${SEQUENTIAL_P99_MAX_MS} ms)`,
       );
       for (const row of sequential) {
         const ok = row.errors === 0 && row.p50 <= SEQUENTIAL_P50_MAX_MS && row.p99 <= SEQUENTIAL_P99_MAX_MS;
-        if (!databaseUrl) failed ||= !ok;
+        failed ||= !ok;
         console.log(
           `  ${row.name.padEnd(44)}${row.rps.toFixed(0).padStart(8)} req/s  p50 ${row.p50.toFixed(1)} ms  p99 ${row.p99.toFixed(1)} ms  errors ${row.errors}` +
-            (databaseUrl ? '' : `  ${ok ? 'PASS' : 'FAIL'}`),
+            `  ${ok ? 'PASS' : 'FAIL'}`,
         );
       }
     }
@@ -656,7 +562,7 @@ async function main(): Promise<void> {
         // The target is set for the embedded store under steady load; the saturating run
         // (where the event's own request waits its turn, before it commits) and PostgreSQL
         // are reported only.
-        const judged = i === 0 && !databaseUrl;
+        const judged = i === 0;
         const ok = row.events > 0 && row.p99 <= WEBHOOK_P99_MAX_MS;
         if (judged) failed ||= !ok;
         console.log(
@@ -677,6 +583,7 @@ async function main(): Promise<void> {
     railyard.child.kill('SIGTERM');
     baseline.child.kill('SIGTERM');
   }
+  if (!filter && !(await postgresPart())) process.exitCode = 1;
 }
 
 await main();

@@ -5,7 +5,12 @@ import { existsSync } from 'node:fs';
 
 const entryPoints = { main: 'src/main.ts' };
 if (existsSync('bench/run.ts'))
-  Object.assign(entryPoints, { bench: 'bench/run.ts', baseline: 'bench/baseline.ts', floor: 'bench/floor.ts' });
+  Object.assign(entryPoints, {
+    bench: 'bench/run.ts',
+    baseline: 'bench/baseline.ts',
+    floor: 'bench/floor.ts',
+    'floor-pg': 'bench/floor-pg.ts',
+  });
 
 await build({
   entryPoints,

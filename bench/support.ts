@@ -1,0 +1,130 @@
+// What the bench's parts share: its settings, starting and stopping servers, autocannon runs,
+// and the small HTTP helpers of the scenarios' set-up.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomInt, randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+export const here = dirname(fileURLToPath(import.meta.url));
+export const durationSeconds = Number(process.env.BENCH_DURATION ?? 10);
+export const warmupSeconds = Number(process.env.BENCH_WARMUP ?? 3);
+export const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
+/** A PostgreSQL database for the PostgreSQL part; without it the bench starts a server of its own. */
+export const databaseUrl = process.env.DATABASE_URL;
+
+export interface ServerInfo {
+  baseUrl: string;
+  origin: string;
+  auth: string;
+}
+
+export function waitForLine(child: ChildProcess, pattern: RegExp, label: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`${label} did not start:\n${out}`)), 20_000);
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = pattern.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolve(out);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`${label} exited with ${code}:\n${out}`)));
+  });
+}
+
+/** A railyard server on the embedded store, or on the PostgreSQL database `options.databaseUrl`. */
+export async function startRailyard(
+  options: { databaseUrl?: string | undefined } = {},
+): Promise<{ child: ChildProcess; info: ServerInfo; dataDir: string }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'railyard-bench-'));
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', LOG_LEVEL: 'warn', DATA_DIR: dataDir };
+  delete env.RAILYARD_RECORD;
+  delete env.DATABASE_URL;
+  if (options.databaseUrl !== undefined) {
+    env.DATABASE_URL = options.databaseUrl;
+    // A PostgreSQL database outlives the run, and a restart cannot print an existing
+    // platform's secret: each run brings credentials of its own (a platform of its own).
+    if (env.GRID_CLIENT_ID === undefined) {
+      env.GRID_CLIENT_ID = `bench-${randomUUID()}`;
+      env.GRID_CLIENT_SECRET = randomBytes(24).toString('hex');
+    }
+  }
+  const child = spawn(process.execPath, [join(here, 'main.js'), 'start'], { env });
+  const out = await waitForLine(child, /Client secret\s+\S+/, 'railyard');
+  const field = (label: string) => new RegExp(`${label}\\s+(\\S+)`).exec(out)![1]!;
+  const baseUrl = field('Base URL');
+  return {
+    child,
+    dataDir,
+    info: {
+      baseUrl,
+      origin: new URL(baseUrl).origin,
+      auth: `Basic ${Buffer.from(`${field('Client ID')}:${field('Client secret')}`).toString('base64')}`,
+    },
+  };
+}
+
+export function stopped(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
+}
+
+export function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
+}
+
+export async function run(
+  options: autocannon.Options,
+  seconds: number,
+  clients = connections,
+): Promise<autocannon.Result> {
+  return autocannon({ ...options, connections: clients, duration: seconds });
+}
+
+export function digits(count: number): string {
+  let out = '';
+  for (let i = 0; i < count; i++) out += String(randomInt(10));
+  return out;
+}
+
+export async function post(server: ServerInfo, path: string, body: unknown): Promise<any> {
+  const reply = await fetch(`${server.baseUrl}${path}`, {
+    method: 'POST',
+    headers: { authorization: server.auth, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (!reply.ok) throw new Error(`setup ${path} failed: ${reply.status} ${await reply.text()}`);
+  return reply.json();
+}
+
+export async function get(server: ServerInfo, path: string): Promise<any> {
+  const reply = await fetch(`${server.baseUrl}${path}`, { headers: { authorization: server.auth } });
+  if (!reply.ok) throw new Error(`setup ${path} failed: ${reply.status} ${await reply.text()}`);
+  return reply.json();
+}
+
+export const usdAccount = (accountNumber: string) => ({
+  currency: 'USD',
+  accountInfo: {
+    accountType: 'USD_ACCOUNT',
+    accountNumber,
+    routingNumber: '021000021',
+    beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Bench Mark' },
+  },
+});
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
