@@ -415,8 +415,11 @@ const SEQUENTIAL_P50_MAX_MS = 1;
 const SEQUENTIAL_P99_MAX_MS = 5;
 
 const WEBHOOK_SCENARIO = 'webhook event-to-delivery latency';
-/** Event-to-delivery latency target on the embedded store (p99, with a responsive receiver). */
-const WEBHOOK_P99_MAX_MS = 100;
+/**
+ * Event-to-delivery latency targets on the embedded store (p99, with a responsive receiver):
+ * under the steady load, and under the saturating one (issue 21, target 5).
+ */
+const WEBHOOK_P99_MAX_MS = [100, 1000];
 
 interface Row {
   name: string;
@@ -559,16 +562,12 @@ async function main(): Promise<void> {
         `\n${WEBHOOK_SCENARIO} (load: successful transfer-outs, each recording its payment and balance events; responsive receiver)`,
       );
       for (const [i, row] of webhook.entries()) {
-        // The target is set for the embedded store under steady load; the saturating run
-        // (where the event's own request waits its turn, before it commits) and PostgreSQL
-        // are reported only.
-        const judged = i === 0;
-        const ok = row.events > 0 && row.p99 <= WEBHOOK_P99_MAX_MS;
-        if (judged) failed ||= !ok;
+        const limit = WEBHOOK_P99_MAX_MS[i]!;
+        const ok = row.events > 0 && row.p99 <= limit;
+        failed ||= !ok;
         console.log(
           `  ${row.load.padEnd(22)} ${row.rps.toFixed(0).padStart(6)} req/s  ${String(row.events).padStart(6)} events  ` +
-            `p50 ${row.p50} ms  p99 ${row.p99} ms  max ${row.max} ms` +
-            (judged ? `  (target p99 <= ${WEBHOOK_P99_MAX_MS} ms: ${ok ? 'PASS' : 'FAIL'})` : ''),
+            `p50 ${row.p50} ms  p99 ${row.p99} ms  max ${row.max} ms  (target p99 <= ${limit} ms: ${ok ? 'PASS' : 'FAIL'})`,
         );
       }
     }
