@@ -15,8 +15,10 @@
 // - wallet credentials sealed for export: JSON {version, data, dataSignature: '',
 //   enclaveQuorumPublic: ''}, data the hex of JSON {encappedPublic, ciphertext, organizationId}.
 
-import { formatHpkeBuf, hpkeDecrypt, hpkeEncrypt } from '@turnkey/crypto';
 import { bs58check } from '@turnkey/encoding';
+import { onFirstUse } from '../lazy.js';
+
+const turnkey = onFirstUse<typeof import('@turnkey/crypto')>('@turnkey/crypto');
 import { normalizePoint, signDer } from './p256.js';
 
 const BUNDLE_VERSION = 'v1.0.0';
@@ -58,7 +60,7 @@ export function openOtpAttempt(bundle: string, targetPrivateKey: string): OtpAtt
   }
   let plain: Uint8Array;
   try {
-    plain = hpkeDecrypt({
+    plain = turnkey().hpkeDecrypt({
       ciphertextBuf: Buffer.from(ciphertext, 'hex'),
       encappedKeyBuf: Buffer.from(normalizePoint(encappedPublic)!.uncompressed, 'hex'),
       receiverPriv: targetPrivateKey,
@@ -79,7 +81,7 @@ export function openOtpAttempt(bundle: string, targetPrivateKey: string): OtpAtt
 
 /** A private key sealed to the client's uncompressed key, as decryptCredentialBundle reads it. */
 export function sealSessionKey(privateKeyHex: string, clientPublicUncompressed: string): string {
-  const sealed = hpkeEncrypt({
+  const sealed = turnkey().hpkeEncrypt({
     plainTextBuf: Buffer.from(privateKeyHex, 'hex'),
     targetKeyBuf: Buffer.from(clientPublicUncompressed, 'hex'),
   });
@@ -89,13 +91,13 @@ export function sealSessionKey(privateKeyHex: string, clientPublicUncompressed: 
 
 /** Wallet credentials sealed for export (the sandbox signs nothing: empty attestation fields). */
 export function sealExport(secret: string, clientPublicUncompressed: string, organizationId: string): string {
-  const sealed = hpkeEncrypt({
+  const sealed = turnkey().hpkeEncrypt({
     plainTextBuf: Buffer.from(secret, 'utf8'),
     targetKeyBuf: Buffer.from(clientPublicUncompressed, 'hex'),
   });
   // formatHpkeBuf spells the encapsulated key uncompressed, as the export bundle has it.
   const data = {
-    ...(JSON.parse(formatHpkeBuf(sealed)) as { encappedPublic: string; ciphertext: string }),
+    ...(JSON.parse(turnkey().formatHpkeBuf(sealed)) as { encappedPublic: string; ciphertext: string }),
     organizationId,
   };
   return JSON.stringify({

@@ -4,8 +4,10 @@
 // library leaves to its caller (origin shape, credential ids), never throws, and turns the
 // library's errors into short reasons.
 
-import { verifyAuthenticationResponse, verifyRegistrationResponse } from '@simplewebauthn/server';
-import { isoCBOR } from '@simplewebauthn/server/helpers';
+import { onFirstUse } from '../lazy.js';
+
+const simplewebauthn = onFirstUse<typeof import('@simplewebauthn/server')>('@simplewebauthn/server');
+const helpers = onFirstUse<typeof import('@simplewebauthn/server/helpers')>('@simplewebauthn/server/helpers');
 
 export interface StoredPasskey {
   /** base64url, as the client sent it (PublicKeyCredential.rawId). */
@@ -93,7 +95,7 @@ function reasonFor(error: unknown, ceremony: 'registration' | 'assertion'): stri
 /** The first CBOR item of base64url `text`, when it is a map; null otherwise. */
 function cborMap(text: string): Map<unknown, unknown> | null {
   try {
-    const decoded = isoCBOR.decodeFirst<unknown>(Uint8Array.from(Buffer.from(text, 'base64url')));
+    const decoded = helpers().isoCBOR.decodeFirst<unknown>(Uint8Array.from(Buffer.from(text, 'base64url')));
     return decoded instanceof Map ? decoded : null;
   } catch {
     return null;
@@ -144,7 +146,7 @@ export async function verifyPasskeyRegistration(input: {
   const transports = Array.isArray(input.transports) ? input.transports.filter((t) => typeof t === 'string') : [];
 
   try {
-    const result = await verifyRegistrationResponse({
+    const result = await simplewebauthn().verifyRegistrationResponse({
       response: {
         id: input.credentialId,
         rawId: input.credentialId,
@@ -213,7 +215,7 @@ export async function verifyPasskeyAssertion(
   if (clientOrigin(assertion.clientDataJson) === null) return fail('passkey clientDataJSON is not valid client data');
 
   try {
-    const result = await verifyAuthenticationResponse({
+    const result = await simplewebauthn().verifyAuthenticationResponse({
       response: {
         id: assertion.credentialId,
         rawId: assertion.credentialId,

@@ -15,7 +15,7 @@
 // Only inserts of rows with fresh ids may be deferred: an error of theirs (which would be a
 // bug) surfaces on the statement they travel with, and fails the transaction all the same.
 
-import pg from 'pg';
+import type pg from 'pg';
 
 const MARK = '/* railyard:deferred */ ';
 /** PostgreSQL's bound on the parameters of one statement. */
@@ -98,53 +98,56 @@ function canCarry(held: Held[], text: string, values: readonly unknown[]): boole
 }
 
 /**
- * The pool's client: holds deferred statements until the next statement of its transaction.
- * Only the promise form of query(text, values), which Kysely uses, is intercepted.
+ * The pool's client class: holds deferred statements until the next statement of its
+ * transaction. Only the promise form of query(text, values), which Kysely uses, is
+ * intercepted. Made from the driver given, which is loaded only when PostgreSQL is used.
  */
-export class DeferringClient extends pg.Client {
-  private held: Held[] = [];
+export function deferringClient(driver: typeof pg): typeof pg.Client {
+  return class DeferringClient extends driver.Client {
+    private held: Held[] = [];
 
-  // biome-ignore lint/suspicious/noExplicitAny: pg's query() is overloaded many ways
-  override query(...args: any[]): any {
-    const [text, values] = args;
-    const plain = typeof text === 'string' && args.length <= 2 && (values === undefined || Array.isArray(values));
-    if (!plain) {
-      if (this.held.length > 0) throw new Error('a deferred statement is waiting: only plain queries may follow it');
-      return super.query(...(args as [string]));
+    // biome-ignore lint/suspicious/noExplicitAny: pg's query() is overloaded many ways
+    override query(...args: any[]): any {
+      const [text, values] = args;
+      const plain = typeof text === 'string' && args.length <= 2 && (values === undefined || Array.isArray(values));
+      if (!plain) {
+        if (this.held.length > 0) throw new Error('a deferred statement is waiting: only plain queries may follow it');
+        return super.query(...(args as [string]));
+      }
+      if (text.startsWith(MARK)) {
+        const statement = text.slice(MARK.length);
+        this.held.push({ text: statement, values: values ?? [], table: tableOf(statement) });
+        return Promise.resolve(DEFERRED_RESULT);
+      }
+      if (this.held.length === 0) return super.query(text, values);
+      return this.sendWithHeld(text, values ?? []);
     }
-    if (text.startsWith(MARK)) {
-      const statement = text.slice(MARK.length);
-      this.held.push({ text: statement, values: values ?? [], table: tableOf(statement) });
-      return Promise.resolve(DEFERRED_RESULT);
-    }
-    if (this.held.length === 0) return super.query(text, values);
-    return this.sendWithHeld(text, values ?? []);
-  }
 
-  private async sendWithHeld(text: string, values: unknown[]): Promise<pg.QueryResult> {
-    const held = this.held;
-    this.held = [];
-    if (/^\s*rollback\b/i.test(text)) return super.query(text, values);
-    if (canCarry(held, text, values)) {
-      const statement = combined(held, text, values);
-      return super.query(statement.text, statement.values);
+    private async sendWithHeld(text: string, values: unknown[]): Promise<pg.QueryResult> {
+      const held = this.held;
+      this.held = [];
+      if (/^\s*rollback\b/i.test(text)) return super.query(text, values);
+      if (canCarry(held, text, values)) {
+        const statement = combined(held, text, values);
+        return super.query(statement.text, statement.values);
+      }
+      // One statement of their own first (in parameter-sized groups), then this one.
+      let group: Held[] = [];
+      let count = 0;
+      const flush = async () => {
+        if (group.length === 0) return;
+        const statement = combined(group, 'SELECT 1', []);
+        await super.query(statement.text, statement.values);
+        group = [];
+        count = 0;
+      };
+      for (const statement of held) {
+        if (count + statement.values.length > PARAMETERS_MAX) await flush();
+        group.push(statement);
+        count += statement.values.length;
+      }
+      await flush();
+      return super.query(text, values);
     }
-    // One statement of their own first (in parameter-sized groups), then this one.
-    let group: Held[] = [];
-    let count = 0;
-    const flush = async () => {
-      if (group.length === 0) return;
-      const statement = combined(group, 'SELECT 1', []);
-      await super.query(statement.text, statement.values);
-      group = [];
-      count = 0;
-    };
-    for (const statement of held) {
-      if (count + statement.values.length > PARAMETERS_MAX) await flush();
-      group.push(statement);
-      count += statement.values.length;
-    }
-    await flush();
-    return super.query(text, values);
-  }
+  };
 }

@@ -2,9 +2,10 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type SQLite from 'better-sqlite3';
 import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Database } from './schema.js';
-import { DeferringClient } from './deferred.js';
+import { onFirstUse } from '../lazy.js';
+import { deferringClient } from './deferred.js';
 import { groupCommit } from './group-commit.js';
 import { migrateToLatest } from './migrations.js';
 import { loadSqlite } from './sqlite-driver.js';
@@ -56,6 +57,8 @@ const idleCheckpointIntervalMs = 250;
 /** How much of the write-ahead log's file a checkpoint keeps for the next writes. */
 const walKeptBytes = 64 * 1024 * 1024;
 const PG_RETRYABLE = new Set(['40001', '40P01']);
+/** The PostgreSQL driver, loaded only when a PostgreSQL store is opened. */
+const pgDriver = onFirstUse<typeof pg>('pg');
 
 // Work to do once a transaction has committed (waking the job runner for work due now).
 // On PostgreSQL it is kept per transaction object, so the callbacks of an attempt that
@@ -242,8 +245,9 @@ async function openPostgres(options: DbOptions): Promise<Db> {
   const url = options.databaseUrl!;
   const schema = options.pgSchema;
   if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`bad schema name ${schema}`);
-  const pool = new pg.Pool({
-    Client: DeferringClient,
+  const driver = pgDriver();
+  const pool = new driver.Pool({
+    Client: deferringClient(driver),
     connectionString: url,
     max: options.pgPoolMax ?? 20,
     connectionTimeoutMillis: 5000,
@@ -312,7 +316,7 @@ export function isUniqueViolation(err: unknown): boolean {
 
 /** Drops a test schema created by openDb({pgSchema}). */
 export async function dropPgSchema(databaseUrl: string, schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: databaseUrl });
+  const client = new (pgDriver().Client)({ connectionString: databaseUrl });
   await client.connect();
   try {
     await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
