@@ -1,6 +1,7 @@
 // Railyard's inspection endpoints (what the dashboard reads beyond the Grid API): the event
 // log, a transaction's timeline and money movements, the postings behind an internal
-// account's balances, and the exact request of a webhook delivery.
+// account's balances, and the exact request of a webhook delivery. And the dashboard's page
+// itself, which needs no credentials.
 
 import { describe, expect, it } from 'vitest';
 import { accountBody } from '../fixtures/accounts.js';
@@ -263,5 +264,26 @@ describe('the inspection endpoints in the OpenAPI document', () => {
         'railyardGetWebhookDeliveryRequest',
       ]),
     );
+    // The dashboard's page and files are not operations.
+    expect(Object.keys(doc.paths).some((path) => path.includes('dashboard'))).toBe(false);
+  });
+});
+
+describe('GET /_railyard/dashboard', () => {
+  it('serves the page and its bundle without credentials, locked to this origin', async () => {
+    const t = await build();
+    const page = await t.raw('GET', '/_railyard/dashboard', { auth: null });
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.headers['content-security-policy']).toContain("connect-src 'self'");
+    expect(page.text).toContain('<script type="module" src="/_railyard/dashboard/app.js"></script>');
+    const script = await t.raw('GET', '/_railyard/dashboard/app.js', { auth: null });
+    expect(script.status).toBe(200);
+    expect(script.headers['content-type']).toMatch(/^text\/javascript/);
+    expect(script.text.length).toBeGreaterThan(1000);
+    const style = await t.raw('GET', '/_railyard/dashboard/app.css', { auth: null });
+    expect(style.status).toBe(200);
+    expect(style.headers['content-type']).toMatch(/^text\/css/);
+    expect((await t.raw('GET', '/_railyard/dashboard/other.js', { auth: null })).status).toBe(404);
   });
 });
