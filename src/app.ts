@@ -54,6 +54,8 @@ import { cardRoutes } from './modules/cards/routes.js';
 import { invitationRoutes } from './modules/invitations/routes.js';
 import { stablecoinRoutes, stablecoinSandboxRoutes } from './modules/stablecoins/routes.js';
 import { railyardRoutes } from './sandbox/routes.js';
+import { dashboardRoutes } from './sandbox/dashboard.js';
+import { inspectRoutes } from './modules/inspect/routes.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -249,6 +251,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       await admin.register(railyardRoutes);
       await admin.register(webhookDeliveryRoutes);
       await admin.register(stablecoinSandboxRoutes);
+      await admin.register(inspectRoutes);
+      await admin.register(dashboardRoutes);
       admin.get('/openapi.json', async () => openapi.document(ADMIN_PREFIX));
     },
     { prefix: ADMIN_PREFIX },

@@ -380,6 +380,29 @@ export async function getDelivery(ctx: Ctx, id: string) {
 }
 
 /**
+ * The request a try of a delivery sends: the envelope's exact bytes and the headers. The
+ * signature is made afresh over those bytes (ECDSA draws a new nonce each time, so it differs
+ * from the one a try sent, and verifies the same way).
+ */
+export async function deliveryRequest(ctx: Ctx, id: string) {
+  const delivery = await store.findDelivery(ctx.db.k, ctx.platformId, id);
+  if (delivery === undefined) throw apiError('REFERENCE_NOT_FOUND', `No webhook delivery ${id}`);
+  const event = await store.findEvent(ctx.db.k, id);
+  const target = await store.webhookTarget(ctx.db.k, ctx.platformId);
+  const body = envelope(event!);
+  return {
+    method: 'POST' as const,
+    ...(target.endpoint !== undefined ? { url: target.endpoint } : {}),
+    headers: {
+      'content-type': 'application/json',
+      'user-agent': USER_AGENT,
+      [SIGNATURE_HEADER]: signatureHeaderValue(target.privateKeyPem, body),
+    },
+    body: body.toString('utf8'),
+  };
+}
+
+/**
  * Starts a new round of tries of a delivery, now: same envelope, same id, the same retry
  * rules from this moment. Refused while a try is under way (one try of a delivery at a time).
  */

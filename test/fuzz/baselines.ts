@@ -1340,4 +1340,10 @@ export const BASELINES: Record<string, BaselineRow> = {
   railyardListWebhookDeliveries: { make: () => ({ query: { limit: '5' } }) },
   railyardGetWebhookDelivery: { make: (w) => ({ params: { deliveryId: w.delivery.id } }) },
   railyardReplayWebhookDelivery: { make: (w) => ({ params: { deliveryId: w.delivery.id } }) },
+  railyardGetWebhookDeliveryRequest: { make: (w) => ({ params: { deliveryId: w.delivery.id } }) },
+  railyardListEvents: { make: () => ({ query: { limit: '5', type: 'OUTGOING_PAYMENT.COMPLETED' } }) },
+  railyardGetTransactionTimeline: { make: (w) => ({ params: { transactionId: w.transaction.id } }) },
+  railyardListInternalAccountEntries: {
+    make: (w) => ({ params: { accountId: w.platformUsd.id }, query: { limit: '5' } }),
+  },
 };
