@@ -10,6 +10,7 @@ import { berlin } from '../fixtures/sca.js';
 import { businessBody, individualBody, JPEG, ownerBody, PDF, uniqueId } from '../fixtures/customers.js';
 import { googleClaims, mintOidcToken } from '../fixtures/oidc.js';
 import { clientKey, otpLogin, sealOtp, signed } from '../fixtures/wallet.js';
+import { enableServerAdmin } from '../../src/sandbox/server-admin.js';
 import type { Tenant, TestApp } from '../helper.js';
 
 export interface FilePart {
@@ -1340,4 +1341,31 @@ export const BASELINES: Record<string, BaselineRow> = {
   railyardListWebhookDeliveries: { make: () => ({ query: { limit: '5' } }) },
   railyardGetWebhookDelivery: { make: (w) => ({ params: { deliveryId: w.delivery.id } }) },
   railyardReplayWebhookDelivery: { make: (w) => ({ params: { deliveryId: w.delivery.id } }) },
+  // Wipes the world's platform: after every other operation.
+  railyardResetPlatform: { make: () => ({}), last: true },
+
+  // Railyard's server-admin endpoints (the token a server writes to its runtime file)
+  railyardServerInfo: { make: (w) => ({ headers: serverAdminHeaders(w) }) },
+  railyardServerCreatePlatform: {
+    make: (w) => ({ headers: serverAdminHeaders(w), body: { name: 'Fuzzed tenant', counterpartyRules: false } }),
+  },
+  railyardServerResetPlatform: {
+    make: async (w) => ({ headers: serverAdminHeaders(w), body: { platformId: (await w.t.newPlatform()).platformId } }),
+  },
+  railyardServerSeedPlatform: {
+    // A platform of its own each time: a seed number is taken once per platform.
+    make: async (w) => ({
+      headers: serverAdminHeaders(w),
+      body: { platformId: (await w.t.newPlatform()).platformId, seed: 1, size: 1 },
+    }),
+    renew: 'success',
+  },
 };
+
+const SERVER_ADMIN_TOKEN = 'fuzz-server-admin-token';
+
+/** The server-admin endpoints of the world's server accept SERVER_ADMIN_TOKEN. */
+function serverAdminHeaders(w: World): Record<string, string> {
+  enableServerAdmin(w.t.deps, SERVER_ADMIN_TOKEN, w.tenant.platformId);
+  return { authorization: `Bearer ${SERVER_ADMIN_TOKEN}` };
+}
