@@ -36,7 +36,7 @@ async function projection(tenant: Tenant) {
     ),
     accounts: sorted(
       accounts.map((a) =>
-        [a.accountInfo.accountType, a.currency, a.status, a.beneficiaryVerificationStatus ?? '-'].join('|'),
+        [JSON.stringify(a.accountInfo), a.currency, a.status, a.beneficiaryVerificationStatus ?? '-'].join('|'),
       ),
     ),
     transactions: sorted(
