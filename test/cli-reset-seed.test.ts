@@ -159,6 +159,11 @@ describe('railyard platform create, reset and seed', () => {
     expect(seeded.json).toMatchObject({ platformId: tenant.json.platformId, seed: 3, size: 1 });
     expect((await get(server.root, customersPath, tenant.json)).body.data).toHaveLength(9);
     expect((await get(server.root, customersPath, server)).body.data).toEqual([]);
+    // The server's runner took the deliveries as they came: each was tried before the seed answered.
+    const deliveries = (await get(server.root, '/_railyard/webhooks/deliveries?limit=100', tenant.json)).body.data;
+    expect(deliveries.length).toBe(seeded.json.created.webhookDeliveries);
+    expect(deliveries.filter((d: { attemptCount: number }) => d.attemptCount !== 1)).toEqual([]);
+    expect(new Set(deliveries.map((d: { status: string }) => d.status))).toEqual(new Set(['DELIVERED', 'PENDING']));
 
     const wiped = run(env, ['reset', '--platform', tenant.json.platformId]);
     expect(wiped.stderr).toContain('through the running server');

@@ -9,6 +9,7 @@
 // (ids, timestamps, UMA addresses and idempotency keys are the server's own, so they differ).
 
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createServer, type Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
@@ -436,6 +437,32 @@ async function startReceiver(): Promise<{ url: string; server: Server }> {
   return { url: `http://127.0.0.1:${port}/railyard-seed-webhooks`, server };
 }
 
+/** How long the seed waits for its webhooks' first tries, which a server's runner may be making. */
+const FIRST_TRIES_WAIT_MS = 10_000;
+
+/**
+ * Runs the platform's due jobs here, then waits until every delivery has been tried once:
+ * in a running server the background runner takes deliveries as they are scheduled, so some
+ * may still be under way elsewhere in the process.
+ */
+async function firstTries(app: FastifyInstance, platformId: string): Promise<void> {
+  const { deps } = app;
+  const deadline = performance.now() + FIRST_TRIES_WAIT_MS;
+  for (;;) {
+    await deps.jobs?.runDue(platformId);
+    const untried = await deps.db.k
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('platform_id', '=', platformId)
+      .where('status', '=', 'PENDING')
+      .where('attempts', '=', 0)
+      .limit(1)
+      .execute();
+    if (untried.length === 0 || performance.now() >= deadline) return;
+    await sleep(20);
+  }
+}
+
 /**
  * Fills the platform with the demo set (`size` copies of the cast). 409 CONFLICT when the
  * platform already holds a set of this seed (its platformCustomerIds would collide).
@@ -480,9 +507,9 @@ export async function seedPlatform(
       await seedBusinesses(unit);
       await seedMoney(unit, payerId, others);
     }
-    // Every webhook due now gets its first try before the seed answers (and before the
-    // receiver goes): the retries of the failed ones stay scheduled, as they would be.
-    await deps.jobs?.runDue(platformId);
+    // Every webhook gets its first try before the seed answers (and before the receiver
+    // goes): the retries of the failed ones stay scheduled, as they would be.
+    await firstTries(app, platformId);
     if (receiver !== undefined) await api.expect(200, 'PATCH', '/config', { webhookEndpoint: '' });
     const deliveries = await api.expect(200, 'GET', '/_railyard/webhooks/deliveries?limit=1');
     api.created.webhookDeliveries = deliveries.totalCount ?? deliveries.data.length;
