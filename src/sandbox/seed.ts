@@ -18,7 +18,13 @@ import { BASE_PATH } from '../config.js';
 import { PERMISSIONS } from '../http/context.js';
 import { apiError } from '../http/errors.js';
 import { issueToken } from '../modules/tokens/service.js';
-import { BENEFICIARY_VERIFICATION, BUSINESS_KYB, INDIVIDUAL_KYC, TRANSFER_SCENARIOS } from './magic.js';
+import {
+  BENEFICIAL_OWNER_KYC,
+  BENEFICIARY_VERIFICATION,
+  BUSINESS_KYB,
+  INDIVIDUAL_KYC,
+  TRANSFER_SCENARIOS,
+} from './magic.js';
 import { clabeOf, COUNTRIES, type Country, Draw, ibanOf, phoneOf, solanaAddressOf } from './seed-data.js';
 
 export const SEED_DEFAULT = 1;
@@ -166,16 +172,18 @@ async function verifyContact(api: Api, customerId: string): Promise<void> {
 async function seedIndividuals(unit: Unit): Promise<{ payerId: string; others: { id: string; country: Country }[] }> {
   const { api, draw } = unit;
   const rows = [
-    { suffix: '', countries: ['US'] },
+    { suffix: '', countries: ['US'], submit: false },
     ...INDIVIDUAL_KYC.map((row, i) => ({
       suffix: row.suffix,
+      // A submission is what decides these two: manual review, or a poor-quality document.
+      submit: row.outcome.kycStatusAtCreation === 'PENDING' || row.outcome.kycStatusAtCreation === 'UNVERIFIED',
       countries: [
         ['GB', 'MX', 'PH'],
         ['BR', 'NG', 'US'],
         ['MX', 'PH', 'GB'],
       ][i % 3]!,
     })),
-    { suffix: '', countries: ['DE', 'FR'] },
+    { suffix: '', countries: ['DE', 'FR'], submit: false },
   ];
   let payerId = '';
   const others: { id: string; country: Country }[] = [];
@@ -187,8 +195,7 @@ async function seedIndividuals(unit: Unit): Promise<{ payerId: string; others: {
     const customer = await api.expect(201, 'POST', '/customers', body);
     api.count('individuals');
     if (country.eea) await verifyContact(api, customer.id);
-    // The outcomes decided by a submission: review (001), a poor-quality document (003).
-    if (row.suffix === '001' || row.suffix === '003') {
+    if (row.submit) {
       await upload(api, customer.id, 'PASSPORT', country.code, true);
       await api.expect(200, 'POST', '/verifications', { customerId: customer.id });
       api.count('verifications');
@@ -222,7 +229,12 @@ async function addOwner(unit: Unit, businessId: string, country: Country, lastSu
 async function seedBusinesses(unit: Unit): Promise<void> {
   const { api, draw } = unit;
   const cases = [
-    { suffix: PLAIN, countries: ['US', 'GB'], owners: ['', ...INDIVIDUAL_KYC_OWNER_SUFFIXES()], documents: false },
+    {
+      suffix: PLAIN,
+      countries: ['US', 'GB'],
+      owners: ['', ...BENEFICIAL_OWNER_KYC.map((row) => row.suffix)],
+      documents: false,
+    },
     ...BUSINESS_KYB.map((row) => ({
       suffix: row.suffix,
       countries: row.outcome === 'REJECT' ? ['MX', 'US'] : ['GB', 'BR'],
@@ -270,11 +282,6 @@ async function seedBusinesses(unit: Unit): Promise<void> {
     await api.expect(200, 'POST', '/verifications', { customerId: business.id });
     api.count('verifications');
   }
-}
-
-/** The owner outcomes of the magic table (PENDING, REJECTED), shown on the approved business. */
-function INDIVIDUAL_KYC_OWNER_SUFFIXES(): string[] {
-  return ['001', '002'];
 }
 
 function usdAccount(draw: Draw, holder: string, suffix: string) {
