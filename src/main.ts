@@ -1,5 +1,8 @@
 // The railyard command: `start` (the default) runs the server; `migrate` prepares the
-// store; `platform create` adds a tenant with its own credentials.
+// store; `platform create` adds a tenant with its own credentials; `reset` and `seed` wipe a
+// platform's data or fill it with a demo set. The commands that change data work whether or
+// not a server runs on the store: through the running server's admin endpoints when one
+// answers (src/sandbox/server-file.ts), directly on the store otherwise.
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -10,13 +13,30 @@ import { systemClock } from './clock.js';
 import { BASE_PATH, ConfigError, loadConfig, type Config } from './config.js';
 import { DbConnectError, openDb, redactUrl, type Db } from './db/index.js';
 import { AuthCache, hashSecret } from './http/auth.js';
+import { ApiError } from './http/errors.js';
 import type { Deps } from './http/context.js';
-import { bootstrap, createPlatform, webhookPublicKey } from './modules/platform/service.js';
+import { bootstrap, createPlatform, webhookPublicKey, type BootstrapResult } from './modules/platform/service.js';
+import { resetPlatform } from './sandbox/reset.js';
+import { SEED_DEFAULT, SEED_SIZE_DEFAULT, SEED_SIZE_MAX, seedPlatform } from './sandbox/seed.js';
+import { enableServerAdmin } from './sandbox/server-admin.js';
+import {
+  callServer,
+  findRunningServer,
+  localUrl,
+  newServerToken,
+  removeServerFile,
+  writeServerFile,
+  type RunningServer,
+} from './sandbox/server-file.js';
 
 const VERSION = '0.1.0';
 
 /** A start-up problem the user can fix: printed as one line, exit code 1. */
 class StartupError extends Error {}
+
+function note(message: string): void {
+  process.stderr.write(`railyard: ${message}\n`);
+}
 
 function fail(message: string): never {
   process.stderr.write(`railyard: ${message}\n`);
@@ -28,6 +48,10 @@ async function openStore(config: Config): Promise<Db> {
     return await openDb({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   } catch (err) {
     if (err instanceof DbConnectError) throw new StartupError(err.message);
+    if (/database is locked/.test((err as Error).message))
+      throw new StartupError(
+        `the store (${storeDescription(config)}) is in use by another process, and no railyard server answers at the address in its ${join(config.dataDir, 'server.json')}: stop that process, or start the server with this DATA_DIR`,
+      );
     throw new StartupError(`cannot prepare the store: ${(err as Error).message}`);
   }
 }
@@ -70,6 +94,24 @@ async function recallSecret(deps: Deps, platformId: string, clientId: string): P
   }
 }
 
+/**
+ * The default platform, as `start` finds it: the pinned credentials' platform, else the first
+ * one, else a new one (whose secret is saved for later starts to print).
+ */
+async function bootstrapAndSave(deps: Deps): Promise<BootstrapResult> {
+  const boot = await bootstrap(deps);
+  const file = credentialsFile(deps.config);
+  if (boot.created && boot.clientSecret !== undefined && file !== undefined && deps.config.clientId === undefined) {
+    const saved: SavedCredentials = {
+      platformId: boot.platformId,
+      clientId: boot.clientId,
+      clientSecret: boot.clientSecret,
+    };
+    writeFileSync(file, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600 });
+  }
+  return boot;
+}
+
 async function start(config: Config): Promise<void> {
   const startedAt = process.hrtime.bigint();
   const db = await openStore(config);
@@ -79,16 +121,10 @@ async function start(config: Config): Promise<void> {
     clock: systemClock,
     authCache: db.dialect === 'sqlite' ? new AuthCache() : undefined,
   };
-  const boot = await bootstrap(deps);
-  const file = credentialsFile(config);
-  if (boot.created && boot.clientSecret !== undefined && file !== undefined && config.clientId === undefined) {
-    const saved: SavedCredentials = {
-      platformId: boot.platformId,
-      clientId: boot.clientId,
-      clientSecret: boot.clientSecret,
-    };
-    writeFileSync(file, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600 });
-  }
+  const boot = await bootstrapAndSave(deps);
+  // The secret of the server-admin endpoints, handed to local commands through the runtime file.
+  const adminToken = newServerToken();
+  enableServerAdmin(deps, adminToken, boot.platformId);
   const secret = boot.clientSecret ?? (await recallSecret(deps, boot.platformId, boot.clientId));
 
   const logger = pino({ level: config.logLevel, base: { service: 'railyard' } });
@@ -110,6 +146,13 @@ async function start(config: Config): Promise<void> {
   await deps.jobs?.start();
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
+  try {
+    writeServerFile(config, { url: localUrl(config.host, port), token: adminToken, pid: process.pid });
+  } catch (err) {
+    logger.warn({ err }, 'could not write the server runtime file: commands will not find this server');
+  }
+  // However the process ends (a second signal, a crash), the file goes with it.
+  process.on('exit', () => removeServerFile(config, adminToken));
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const baseUrl = `http://${host}:${port}${BASE_PATH}`;
   const readyMs = Number(process.hrtime.bigint() - startedAt) / 1e6;
@@ -124,6 +167,8 @@ async function start(config: Config): Promise<void> {
     }
     stopping = true;
     logger.info({ signal }, 'draining in-flight requests and jobs, then stopping');
+    // Commands stop coming here first: one started now works on the store once it is free.
+    removeServerFile(config, adminToken);
     const timer = setTimeout(() => {
       logger.error('drain took longer than 30 s; exiting');
       process.exit(1);
@@ -162,33 +207,142 @@ async function migrate(config: Config): Promise<void> {
   process.stdout.write(`railyard: the store is up to date (${storeDescription(config)})\n`);
 }
 
+/**
+ * Runs a command through the running server when one answers, else on the store directly
+ * (opened for the command, closed after it).
+ */
+async function onServerOrStore<T>(
+  config: Config,
+  viaServer: (server: RunningServer) => Promise<T>,
+  viaStore: (deps: Deps) => Promise<T>,
+): Promise<T> {
+  const server = await findRunningServer(config);
+  if (server !== undefined) {
+    note(`through the running server at ${server.url}`);
+    return viaServer(server);
+  }
+  const db = await openStore(config);
+  try {
+    return await viaStore({ config, db, clock: systemClock });
+  } finally {
+    await db.close();
+  }
+}
+
+/** The body of a successful server-admin answer; a refusal ends the command with its message. */
+// biome-ignore lint/suspicious/noExplicitAny: the JSON of one of several answers, printed or read by field
+function answered(reply: { status: number; body: any }, expected: number): any {
+  if (reply.status === expected) return reply.body;
+  const body = reply.body as { code?: string; message?: string };
+  fail(`the server refused (${reply.status} ${body?.code ?? ''}): ${body?.message ?? JSON.stringify(reply.body)}`);
+}
+
+function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
 async function platformCreate(config: Config, args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
     options: { name: { type: 'string' }, 'counterparty-rules': { type: 'boolean' } },
     strict: true,
   });
-  const db = await openStore(config);
-  try {
-    const created = await createPlatform(
-      { config, db, clock: systemClock },
-      {
-        name: values.name ?? 'Sandbox platform',
-        counterpartyRules: values['counterparty-rules'] ?? false,
-      },
-    );
-    process.stdout.write(
-      `${JSON.stringify({ platformId: created.platformId, clientId: created.token.clientId, clientSecret: created.token.clientSecret, tokenId: created.token.id }, null, 2)}\n`,
-    );
-  } finally {
-    await db.close();
-  }
+  const input = { name: values.name ?? 'Sandbox platform', counterpartyRules: values['counterparty-rules'] ?? false };
+  const created = await onServerOrStore(
+    config,
+    async (server) => answered(await callServer(server, 'POST', '/platforms', input), 201),
+    async (deps) => {
+      const platform = await createPlatform(deps, input);
+      return {
+        platformId: platform.platformId,
+        clientId: platform.token.clientId,
+        clientSecret: platform.token.clientSecret,
+        tokenId: platform.token.id,
+      };
+    },
+  );
+  printJson({
+    platformId: created.platformId,
+    clientId: created.clientId,
+    clientSecret: created.clientSecret,
+    tokenId: created.tokenId,
+  });
+}
+
+/** The platform a command acts on: --platform, else the one `start` prints. */
+function platformOf(given: string | undefined, server: RunningServer): string {
+  if (given !== undefined) return given;
+  if (server.defaultPlatformId === undefined) fail('the running server names no default platform: pass --platform');
+  return server.defaultPlatformId;
+}
+
+async function reset(config: Config, args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { platform: { type: 'string' } }, strict: true });
+  const result = await onServerOrStore(
+    config,
+    async (server) =>
+      answered(await callServer(server, 'POST', '/reset', { platformId: platformOf(values.platform, server) }), 200),
+    async (deps) => resetPlatform(deps, values.platform ?? (await bootstrapAndSave(deps)).platformId),
+  );
+  printJson(result);
+}
+
+function integerFlag(name: string, text: string | undefined, min: number, max: number): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < min || value > max)
+    fail(`--${name} must be an integer from ${min} to ${max}, got "${text}"`);
+  return value;
+}
+
+async function seed(config: Config, args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: { platform: { type: 'string' }, seed: { type: 'string' }, size: { type: 'string' } },
+    strict: true,
+  });
+  const options = {
+    seed: integerFlag('seed', values.seed, 0, 2_147_483_647) ?? SEED_DEFAULT,
+    size: integerFlag('size', values.size, 1, SEED_SIZE_MAX) ?? SEED_SIZE_DEFAULT,
+  };
+  const summary = await onServerOrStore(
+    config,
+    async (server) =>
+      answered(
+        await callServer(server, 'POST', '/seed', { platformId: platformOf(values.platform, server), ...options }),
+        200,
+      ),
+    async (deps) => {
+      const platformId = values.platform ?? (await bootstrapAndSave(deps)).platformId;
+      const platform = await deps.db.k
+        .selectFrom('platforms')
+        .select('id')
+        .where('id', '=', platformId)
+        .executeTakeFirst();
+      if (platform === undefined) fail(`no platform ${platformId} in the store`);
+      // The seed makes its data through the API, in this process.
+      const app = await buildApp(deps, { logger: false });
+      try {
+        return await seedPlatform(app, platformId, options);
+      } finally {
+        await app.close();
+      }
+    },
+  );
+  printJson(summary);
 }
 
 const USAGE = `usage: railyard [start]                 run the server (the default)
        railyard migrate                 create or upgrade the store, then exit
        railyard platform create [--name NAME] [--counterparty-rules]
-                                        add a platform and print its credentials`;
+                                        add a platform and print its credentials
+       railyard reset [--platform ID]   delete a platform's data, keeping its credentials
+                                        and configuration (default: the platform start prints)
+       railyard seed [--platform ID] [--seed N] [--size N]
+                                        fill a platform with a demo data set (seed ${SEED_DEFAULT}, size ${SEED_SIZE_DEFAULT})
+The commands that change data work whether or not a server runs: through it when it answers
+(its address and admin token are in DATA_DIR/server.json), on the store otherwise.
+See docs/reset-and-seed.md.`;
 
 async function main(argv: string[]): Promise<void> {
   let config: Config;
@@ -203,10 +357,13 @@ async function main(argv: string[]): Promise<void> {
     if (command === 'start') await start(config);
     else if (command === 'migrate') await migrate(config);
     else if (command === 'platform' && rest[0] === 'create') await platformCreate(config, rest.slice(1));
+    else if (command === 'reset') await reset(config, rest);
+    else if (command === 'seed') await seed(config, rest);
     else if (command === 'help' || command === '--help' || command === '-h') process.stdout.write(`${USAGE}\n`);
     else fail(`unknown command "${argv.join(' ')}"\n${USAGE}`);
   } catch (err) {
     if (err instanceof StartupError) fail(err.message);
+    if (err instanceof ApiError) fail(`${err.code}: ${err.message}`);
     if (err instanceof TypeError && (err as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION')
       fail(err.message);
     throw err;

@@ -20,6 +20,8 @@ import { revealedDetails } from '../modules/cards/service.js';
 import { RailyardCardSimulation } from '../modules/cards/schemas.js';
 import { getSimulation } from '../modules/cards/simulations.js';
 import { describeInvitation } from '../modules/invitations/service.js';
+import { resetRoutes } from './reset-routes.js';
+import { serverAdminRoutes } from './server-admin.js';
 
 const tag = 'Railyard';
 const Clock = Type.Object({ now: DateTime, offsetSeconds: Type.Number() });
@@ -48,6 +50,8 @@ export const railyardRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, _body, done) =>
     done(null, undefined),
   );
+  await app.register(resetRoutes);
+  await app.register(serverAdminRoutes, { prefix: '/server' });
 
   app.get(
     '/platform',

@@ -10,6 +10,7 @@ import { berlin } from '../fixtures/sca.js';
 import { businessBody, individualBody, JPEG, ownerBody, PDF, uniqueId } from '../fixtures/customers.js';
 import { googleClaims, mintOidcToken } from '../fixtures/oidc.js';
 import { clientKey, otpLogin, sealOtp, signed } from '../fixtures/wallet.js';
+import { enableServerAdmin } from '../../src/sandbox/server-admin.js';
 import type { Tenant, TestApp } from '../helper.js';
 
 export interface FilePart {
@@ -1346,4 +1347,31 @@ export const BASELINES: Record<string, BaselineRow> = {
   railyardListInternalAccountEntries: {
     make: (w) => ({ params: { accountId: w.platformUsd.id }, query: { limit: '5' } }),
   },
+  // Wipes the world's platform: after every other operation.
+  railyardResetPlatform: { make: () => ({}), last: true },
+
+  // Railyard's server-admin endpoints (the token a server writes to its runtime file)
+  railyardServerInfo: { make: (w) => ({ headers: serverAdminHeaders(w) }) },
+  railyardServerCreatePlatform: {
+    make: (w) => ({ headers: serverAdminHeaders(w), body: { name: 'Fuzzed tenant', counterpartyRules: false } }),
+  },
+  railyardServerResetPlatform: {
+    make: async (w) => ({ headers: serverAdminHeaders(w), body: { platformId: (await w.t.newPlatform()).platformId } }),
+  },
+  railyardServerSeedPlatform: {
+    // A platform of its own each time: a seed number is taken once per platform.
+    make: async (w) => ({
+      headers: serverAdminHeaders(w),
+      body: { platformId: (await w.t.newPlatform()).platformId, seed: 1, size: 1 },
+    }),
+    renew: 'success',
+  },
 };
+
+const SERVER_ADMIN_TOKEN = 'fuzz-server-admin-token';
+
+/** The server-admin endpoints of the world's server accept SERVER_ADMIN_TOKEN. */
+function serverAdminHeaders(w: World): Record<string, string> {
+  enableServerAdmin(w.t.deps, SERVER_ADMIN_TOKEN, w.tenant.platformId);
+  return { authorization: `Bearer ${SERVER_ADMIN_TOKEN}` };
+}
