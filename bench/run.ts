@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
 import { clabeCheckDigit } from '../src/modules/external-accounts/formats.js';
+import { benchLists } from './lists.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const durationSeconds = Number(process.env.BENCH_DURATION ?? 10);
@@ -529,6 +530,7 @@ interface Row {
 
 async function main(): Promise<void> {
   const filter = process.argv[2];
+  if (await benchLists(filter)) return;
   const baseline = await startBaseline();
   const railyard = await startRailyard();
   const rows: Row[] = [];
