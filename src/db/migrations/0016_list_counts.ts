@@ -89,21 +89,43 @@ const otherChanged = (distinct: string) =>
     ' OR ',
   );
 
-/** The transactions' counts as they are now, for a table that already has rows. */
+/**
+ * The transactions' counts as they are now, for a table that already has rows: the daily
+ * dimensions from one grouping of the rows by platform, status, type and day; the others
+ * each from the index that leads with their column (grouped in its order, without a sort).
+ */
 export async function backfillTransactionCounts(db: Kysely<unknown>): Promise<void> {
+  const insert = sql`INSERT INTO list_counts (platform_id, list, dim, value, day, shard, n)`;
+  const merge = sql.raw(CONFLICT);
   await sql`DELETE FROM list_counts WHERE list = 'transactions'`.execute(db);
-  for (const key of TRANSACTION_KEYS) {
-    const [dim, value, d] = key('NEW');
-    const expr = (s: string) => s.replaceAll('NEW.', '');
-    // PostgreSQL refuses a constant in GROUP BY: only the expressions over columns group.
-    const groups = ['platform_id', expr(value), expr(d)].filter((e) => e !== `''`).join(', ');
-    await sql`
-      INSERT INTO list_counts (platform_id, list, dim, value, day, shard, n)
-      SELECT platform_id, 'transactions', ${dim}, ${sql.raw(expr(value))}, ${sql.raw(expr(d))}, 0, COUNT(*)
-      FROM transactions GROUP BY ${sql.raw(groups)}`.execute(db);
-  }
+  await sql`DROP TABLE IF EXISTS list_counts_daily`.execute(db);
   await sql`
-    INSERT INTO list_counts (platform_id, list, dim, value, day, shard, n)
+    CREATE TEMPORARY TABLE list_counts_daily AS
+    SELECT platform_id, status, type, substr(created_at, 1, 10) AS day, COUNT(*) AS n
+    FROM transactions GROUP BY platform_id, status, type, substr(created_at, 1, 10)`.execute(db);
+  for (const [dim, value] of [
+    ['all', sql`''`],
+    ['status', sql.ref('status')],
+    ['type', sql.ref('type')],
+  ] as const) {
+    const groups = dim === 'all' ? sql`platform_id, day` : sql`platform_id, ${value}, day`;
+    await sql`${insert}
+      SELECT platform_id, 'transactions', ${dim}, ${value}, day, 0, SUM(n) FROM list_counts_daily
+      GROUP BY ${groups}`.execute(db);
+  }
+  await sql`DROP TABLE list_counts_daily`.execute(db);
+  for (const [dim, column] of [
+    ['customer', 'customer_id'],
+    ['platform_customer', 'platform_customer_id'],
+    ['source', 'source_account_id'],
+    ['destination', 'destination_account_id'],
+  ] as const) {
+    // A null and an empty text are both counted under '' (the merge adds them up).
+    await sql`${insert}
+      SELECT platform_id, 'transactions', ${dim}, coalesce(${sql.ref(column)}, ''), '', 0, COUNT(*) FROM transactions
+      WHERE true GROUP BY platform_id, ${sql.ref(column)} ${merge}`.execute(db);
+  }
+  await sql`${insert}
     SELECT platform_id, 'transactions', 'same', source_account_id, '', 0, COUNT(*)
     FROM transactions WHERE source_account_id = destination_account_id
     GROUP BY platform_id, source_account_id`.execute(db);
@@ -139,6 +161,21 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       .createIndex(`transactions_${column}_created`)
       .on('transactions')
       .columns(['platform_id', column, 'created_at', 'id'])
+      .execute();
+  }
+
+  // The other lists that grow with transactions page from an index per filter as well (their
+  // counts still count the matching index range).
+  for (const [name, table, columns] of [
+    ['agent_actions_platform_created', 'agent_actions', ['platform_id', 'created_at', 'id']],
+    ['agent_actions_customer_created', 'agent_actions', ['platform_id', 'customer_id', 'created_at', 'id']],
+    ['webhook_deliveries_status_created', 'webhook_deliveries', ['platform_id', 'status', 'created_at', 'id']],
+    ['webhook_deliveries_type_created', 'webhook_deliveries', ['platform_id', 'type', 'created_at', 'id']],
+  ] as const) {
+    await db.schema
+      .createIndex(name)
+      .on(table)
+      .columns([...columns])
       .execute();
   }
 
