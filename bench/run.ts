@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type autocannon from 'autocannon';
 import { clabeCheckDigit } from '../src/modules/external-accounts/formats.js';
+import { benchLists } from './lists.js';
 import { postgresPart } from './postgres.js';
 import {
   connections,
@@ -439,6 +440,7 @@ async function main(): Promise<void> {
     if (!(await postgresPart())) process.exitCode = 1;
     return;
   }
+  if (await benchLists(filter)) return;
   const baseline = await startBaseline();
   const railyard = await startRailyard();
   const rows: Row[] = [];

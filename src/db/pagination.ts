@@ -5,6 +5,7 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { LAST_INSTANT_MS } from '../clock.js';
 import { invalidInput } from '../http/errors.js';
+import type { Queryable } from './index.js';
 
 export const PAGE_SIZE_DEFAULT = 20;
 export const PAGE_SIZE_MAX = 100;
@@ -93,9 +94,18 @@ function closePage<Row extends { created_at: string; id: string }>(
   };
 }
 
+/** The rows after the cursor, in page order: one row-value comparison, a range of an index ending (created_at, id). */
+function afterCursor(table: string | undefined, order: 'asc' | 'desc', key: CursorKey) {
+  const createdAt = sql.ref(table === undefined ? 'created_at' : `${table}.created_at`);
+  const id = sql.ref(table === undefined ? 'id' : `${table}.id`);
+  const op = order === 'desc' ? sql`<` : sql`>`;
+  return sql<boolean>`(${createdAt}, ${id}) ${op} (${key.createdAt}, ${key.id})`;
+}
+
 /**
  * Runs one page of `query` (a select with its filters, selecting whole rows of `table`) and
- * counts every match. `table` qualifies the sort columns when the query joins.
+ * counts every match. `table` qualifies the sort columns when the query joins. `count`, when
+ * given, answers the count instead (with the count of the query at hand, for its fallback).
  */
 export async function paginate<Row extends { created_at: string; id: string }>(
   // note: Kysely's builder types do not survive being passed through a generic helper.
@@ -103,32 +113,62 @@ export async function paginate<Row extends { created_at: string; id: string }>(
   query: SelectQueryBuilder<any, any, Row>,
   table: string,
   page: PageRequest,
+  count?: (countQuery: () => Promise<number>) => Promise<number>,
 ): Promise<PageResult<Row>> {
   const limit = pageLimit(page);
   const order = page.sortOrder ?? 'desc';
-  const createdAt = sql.ref(`${table}.created_at`);
-  const id = sql.ref(`${table}.id`);
-
-  const countRow = await query
-    .clearSelect()
-    .select((eb) => eb.fn.countAll().as('count'))
-    .executeTakeFirst();
-  const totalCount = Number((countRow as { count?: number | string } | undefined)?.count ?? 0);
+  const countQuery = async () => {
+    const countRow = await query
+      .clearSelect()
+      .select((eb) => eb.fn.countAll().as('count'))
+      .executeTakeFirst();
+    return Number((countRow as { count?: number | string } | undefined)?.count ?? 0);
+  };
 
   let pageQuery = query;
-  if (page.cursor !== undefined) {
-    const key = decodeCursor(page.cursor);
-    const op = order === 'desc' ? sql`<` : sql`>`;
-    pageQuery = pageQuery.where(
-      sql<boolean>`(${createdAt} ${op} ${key.createdAt} OR (${createdAt} = ${key.createdAt} AND ${id} ${op} ${key.id}))`,
-    );
-  }
-  const rows = (await pageQuery
-    .orderBy(createdAt, order)
-    .orderBy(id, order)
-    .limit(limit + 1)
-    .execute()) as Row[];
+  if (page.cursor !== undefined) pageQuery = pageQuery.where(afterCursor(table, order, decodeCursor(page.cursor)));
+  const [totalCount, rows] = await Promise.all([
+    count === undefined ? countQuery() : count(countQuery),
+    pageQuery
+      .orderBy(sql.ref(`${table}.created_at`), order)
+      .orderBy(sql.ref(`${table}.id`), order)
+      .limit(limit + 1)
+      .execute() as Promise<Row[]>,
+  ]);
   return closePage(rows, limit, totalCount);
+}
+
+/**
+ * paginate() for a list that is the union of several queries of one table (rows matching
+ * either of two indexes): each branch gives its first rows in page order from its own
+ * index, and the page is the first of their merge (a row in several branches counts once).
+ */
+export async function paginateUnion<Row extends { created_at: string; id: string }>(
+  q: Queryable,
+  // biome-ignore lint/suspicious/noExplicitAny: see paginate()
+  branches: SelectQueryBuilder<any, any, Row>[],
+  page: PageRequest,
+  countAll: () => Promise<number>,
+): Promise<PageResult<Row>> {
+  const limit = pageLimit(page);
+  const order = page.sortOrder ?? 'desc';
+  const after = page.cursor === undefined ? undefined : decodeCursor(page.cursor);
+  const direction = sql.raw(order === 'desc' ? 'DESC' : 'ASC');
+  const parts = branches.map((branch, i) => {
+    const ordered = (after === undefined ? branch : branch.where(afterCursor(undefined, order, after)))
+      .orderBy('created_at', order)
+      .orderBy('id', order)
+      .limit(limit + 1);
+    // A branch with its own ORDER BY and LIMIT stands as a subquery in the compound select.
+    return sql`SELECT * FROM ${ordered} AS ${sql.id(`b${i}`)}`;
+  });
+  const [totalCount, result] = await Promise.all([
+    countAll(),
+    sql<Row>`${sql.join(parts, sql` UNION `)} ORDER BY created_at ${direction}, id ${direction} LIMIT ${limit + 1}`.execute(
+      q,
+    ),
+  ]);
+  return closePage(result.rows, limit, totalCount);
 }
 
 /**

@@ -1,6 +1,6 @@
-import { sql, type Kysely } from 'kysely';
+import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import { onPostgres, type Queryable } from '../../db/index.js';
-import { paginate, paginatePrepared, storedTime, type PageRequest } from '../../db/pagination.js';
+import { paginate, paginatePrepared, paginateUnion, storedTime, type PageRequest } from '../../db/pagination.js';
 import { prepare, preparedInsert } from '../../db/prepared.js';
 import type { TransactionsTable } from '../../db/schema.js';
 
@@ -155,16 +155,13 @@ const pageOf = {
       .limit(param('limit')),
   ),
 };
+// The cursor as one row-value comparison, which both databases turn into a range of the
+// index (an OR of two comparisons would scan the index from its start on SQLite).
 const pageAfter = {
   desc: prepare<{ platformId: string; limit: number; createdAt: string; id: string }, TransactionRow>((k, param) =>
     selectRow(k)
       .where('platform_id', '=', param('platformId'))
-      .where((eb) =>
-        eb.or([
-          eb('created_at', '<', param('createdAt')),
-          eb.and([eb('created_at', '=', param('createdAt')), eb('id', '<', param('id'))]),
-        ]),
-      )
+      .where(sql<boolean>`(created_at, id) < (${param('createdAt')}, ${param('id')})`)
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
       .limit(param('limit')),
@@ -172,17 +169,154 @@ const pageAfter = {
   asc: prepare<{ platformId: string; limit: number; createdAt: string; id: string }, TransactionRow>((k, param) =>
     selectRow(k)
       .where('platform_id', '=', param('platformId'))
-      .where((eb) =>
-        eb.or([
-          eb('created_at', '>', param('createdAt')),
-          eb.and([eb('created_at', '=', param('createdAt')), eb('id', '>', param('id'))]),
-        ]),
-      )
+      .where(sql<boolean>`(created_at, id) > (${param('createdAt')}, ${param('id')})`)
       .orderBy('created_at', 'asc')
       .orderBy('id', 'asc')
       .limit(param('limit')),
   ),
 };
+
+// ----------------------------------------------------------------------------- counts
+
+// The counts that migration 0016's triggers keep (see there): per platform, filter and value;
+// those of every row, status and type also per day of createdAt.
+type CountsDb = Kysely<{
+  list_counts: { platform_id: string; list: string; dim: string; value: string; day: string; n: number };
+  transactions: TransactionsTable;
+}>;
+
+const sumOf = prepare<{ platformId: string; dim: string; value: string }, { n: string | null }>((k, param) =>
+  (k as unknown as CountsDb)
+    .selectFrom('list_counts')
+    .select(sql<string | null>`CAST(SUM(n) AS TEXT)`.as('n'))
+    .where('platform_id', '=', param('platformId'))
+    .where('list', '=', 'transactions')
+    .where('dim', '=', param('dim'))
+    .where('value', '=', param('value')),
+);
+
+/** The days strictly between `after` and `before` (a dimension kept per day). */
+const sumOfDays = prepare<
+  { platformId: string; dim: string; value: string; after: string; before: string },
+  { n: string | null }
+>((k, param) =>
+  (k as unknown as CountsDb)
+    .selectFrom('list_counts')
+    .select(sql<string | null>`CAST(SUM(n) AS TEXT)`.as('n'))
+    .where('platform_id', '=', param('platformId'))
+    .where('list', '=', 'transactions')
+    .where('dim', '=', param('dim'))
+    .where('value', '=', param('value'))
+    .where('day', '>', param('after'))
+    .where('day', '<', param('before')),
+);
+
+/** A dimension kept per day: every row (no column), or the rows of one status or type. */
+type DailyDim = { dim: 'all' } | { dim: 'status' | 'type'; value: string };
+
+/** The rows of one dimension created in [from, to] (stored times), counted through its index. */
+async function countRange(q: Queryable, platformId: string, d: DailyDim, from: string, to: string, toOpen: boolean) {
+  let query = (q as unknown as CountsDb)
+    .selectFrom('transactions')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('platform_id', '=', platformId)
+    .where('created_at', '>=', from)
+    .where('created_at', toOpen ? '<' : '<=', to);
+  if (d.dim !== 'all') query = query.where(d.dim, '=', d.value);
+  return Number((await query.executeTakeFirst())?.n ?? 0);
+}
+
+/**
+ * The rows of a daily dimension created in [from, to]: the whole days inside from the
+ * counts, the rows of the first and last day through the index (at most two days of rows).
+ */
+async function countDaily(
+  q: Queryable,
+  platformId: string,
+  d: DailyDim,
+  from: string | undefined,
+  to: string | undefined,
+): Promise<number> {
+  const value = d.dim === 'all' ? '' : d.value;
+  if (from === undefined && to === undefined) {
+    return Number((await sumOf.first(q, { platformId, dim: d.dim, value }))?.n ?? 0);
+  }
+  if (from !== undefined && to !== undefined && from > to) return 0;
+  const fromDay = from?.slice(0, 10);
+  const toDay = to?.slice(0, 10);
+  if (from !== undefined && to !== undefined && fromDay === toDay) return countRange(q, platformId, d, from, to, false);
+  // Every stored time of a day sorts before the day followed by 'U' (its 'T' comes first).
+  const [inside, first, last] = await Promise.all([
+    sumOfDays.first(q, { platformId, dim: d.dim, value, after: fromDay ?? '', before: toDay ?? '~' }),
+    from === undefined ? 0 : countRange(q, platformId, d, from, `${fromDay}U`, true),
+    to === undefined ? 0 : countRange(q, platformId, d, toDay!, to, false),
+  ]);
+  return Number(inside?.n ?? 0) + first + last;
+}
+
+/** The rows of a dimension kept whole (customer, account). */
+async function countWhole(q: Queryable, platformId: string, dim: string, value: string): Promise<number> {
+  return Number((await sumOf.first(q, { platformId, dim, value }))?.n ?? 0);
+}
+
+/**
+ * The count of a filtered list from the kept counts, when its filters allow (one filter,
+ * with dates only on a daily dimension); undefined when the list must count its rows.
+ */
+async function keptCount(q: Queryable, platformId: string, filters: TransactionFilters): Promise<number | undefined> {
+  const { startDate, endDate, ...rest } = filters;
+  const from = startDate === undefined ? undefined : storedTime(startDate, 'from');
+  const to = endDate === undefined ? undefined : storedTime(endDate, 'to');
+  const set = Object.entries(rest).filter(([, value]) => value !== undefined);
+  if (set.length === 0) {
+    return from === undefined && to === undefined
+      ? countTransactions(q, platformId)
+      : countDaily(q, platformId, { dim: 'all' }, from, to);
+  }
+  if (set.length > 1) return undefined;
+  const [name, value] = set[0] as [keyof typeof rest, string | null];
+  if (name === 'status' || name === 'type') return countDaily(q, platformId, { dim: name, value: value! }, from, to);
+  // '' is no id: the counts keep the rows without one under ''.
+  if (from !== undefined || to !== undefined || value === '') return undefined;
+  switch (name) {
+    case 'customerId':
+      return countWhole(q, platformId, 'customer', value ?? '');
+    case 'platformCustomerId':
+      return countWhole(q, platformId, 'platform_customer', value!);
+    case 'senderAccountIdentifier':
+      return countWhole(q, platformId, 'source', value!);
+    case 'receiverAccountIdentifier':
+      return countWhole(q, platformId, 'destination', value!);
+    case 'accountIdentifier': {
+      const [source, destination, same] = await Promise.all(
+        ['source', 'destination', 'same'].map((dim) => countWhole(q, platformId, dim, value!)),
+      );
+      return source! + destination! - same!;
+    }
+    default:
+      return undefined;
+  }
+}
+
+// ----------------------------------------------------------------------------- the list
+
+// biome-ignore lint/suspicious/noExplicitAny: Kysely's builder types do not survive a helper
+function withFilters(query: SelectQueryBuilder<any, 'transactions', any>, filters: TransactionFilters) {
+  let q = query;
+  if (filters.customerId === null) q = q.where('customer_id', 'is', null);
+  else if (filters.customerId !== undefined) q = q.where('customer_id', '=', filters.customerId);
+  if (filters.platformCustomerId !== undefined) q = q.where('platform_customer_id', '=', filters.platformCustomerId);
+  if (filters.senderAccountIdentifier !== undefined)
+    q = q.where('source_account_id', '=', filters.senderAccountIdentifier);
+  if (filters.receiverAccountIdentifier !== undefined)
+    q = q.where('destination_account_id', '=', filters.receiverAccountIdentifier);
+  if (filters.status !== undefined) q = q.where('status', '=', filters.status);
+  if (filters.type !== undefined) q = q.where('type', '=', filters.type);
+  if (filters.reference !== undefined) q = q.where('reference', '=', filters.reference);
+  if (filters.startDate !== undefined) q = q.where('created_at', '>=', storedTime(filters.startDate, 'from'));
+  if (filters.endDate !== undefined) q = q.where('created_at', '<=', storedTime(filters.endDate, 'to'));
+  return q;
+}
 
 export async function listTransactions(
   q: Queryable,
@@ -201,23 +335,33 @@ export async function listTransactions(
       () => countTransactions(q, platformId),
     );
   }
-  let query = selectRow(q).where('platform_id', '=', platformId);
-  if (filters.customerId === null) query = query.where('customer_id', 'is', null);
-  else if (filters.customerId !== undefined) query = query.where('customer_id', '=', filters.customerId);
-  if (filters.platformCustomerId !== undefined)
-    query = query.where('platform_customer_id', '=', filters.platformCustomerId);
-  if (filters.accountIdentifier !== undefined) {
-    const id = filters.accountIdentifier;
-    query = query.where((eb) => eb.or([eb('source_account_id', '=', id), eb('destination_account_id', '=', id)]));
+  const count = async (query: { count(): Promise<number> }) =>
+    (await keptCount(q, platformId, filters)) ?? query.count();
+  const base = withFilters(selectRow(q).where('platform_id', '=', platformId), filters);
+  const account = filters.accountIdentifier;
+  if (account === undefined) {
+    return paginate(base, 'transactions', page, (all) => count({ count: all }));
   }
-  if (filters.senderAccountIdentifier !== undefined)
-    query = query.where('source_account_id', '=', filters.senderAccountIdentifier);
-  if (filters.receiverAccountIdentifier !== undefined)
-    query = query.where('destination_account_id', '=', filters.receiverAccountIdentifier);
-  if (filters.status !== undefined) query = query.where('status', '=', filters.status);
-  if (filters.type !== undefined) query = query.where('type', '=', filters.type);
-  if (filters.reference !== undefined) query = query.where('reference', '=', filters.reference);
-  if (filters.startDate !== undefined) query = query.where('created_at', '>=', storedTime(filters.startDate, 'from'));
-  if (filters.endDate !== undefined) query = query.where('created_at', '<=', storedTime(filters.endDate, 'to'));
-  return paginate(query, 'transactions', page);
+  // Either side: the page merges the first rows of each side's index (a row on both sides
+  // appears once); the count matches either.
+  return paginateUnion(
+    q,
+    [base.where('source_account_id', '=', account), base.where('destination_account_id', '=', account)],
+    page,
+    () =>
+      count({
+        count: async () =>
+          Number(
+            (
+              await base
+                .clearSelect()
+                .where((eb) =>
+                  eb.or([eb('source_account_id', '=', account), eb('destination_account_id', '=', account)]),
+                )
+                .select((eb) => eb.fn.countAll().as('n'))
+                .executeTakeFirst()
+            )?.n ?? 0,
+          ),
+      }),
+  );
 }
