@@ -27,6 +27,11 @@ export interface PlatformSettings {
    * and first-party self-custody wallets start in PENDING_OWNERSHIP_VERIFICATION.
    */
   counterpartyRules: boolean;
+  /**
+   * UMA invitations are set up for the platform. Absent (platforms made before the switch)
+   * reads as on; off makes createInvitation answer INVITATIONS_NOT_CONFIGURED.
+   */
+  invitations?: boolean;
 }
 
 /**

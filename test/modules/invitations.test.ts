@@ -91,11 +91,27 @@ describe('UMA invitations', () => {
     ).toBe(400);
     expect((await t.api('POST', `/invitations/${short.code}/cancel`)).status).toBe(400);
 
-    expect((await t.api('GET', '/invitations/NOPE234567')).status).toBe(404);
+    const unknown = await t.api('GET', '/invitations/NOPE234567');
+    expect([unknown.status, unknown.body.code]).toEqual([404, 'INVITATION_NOT_FOUND']);
     const unknownInviter = await t.api('POST', '/invitations', {
       body: { inviterUma: '$nobody@railyard.sandbox.uma.money', expiresAt: '2020-01-01T00:00:00Z' },
     });
     expect(unknownInviter.status).toBe(400);
     expect(unknownInviter.body.details.errors.map((e: any) => e.field)).toEqual(['inviterUma', 'expiresAt']);
+  });
+
+  it('answers INVITATIONS_NOT_CONFIGURED while the platform has invitations switched off', async () => {
+    const t = await build();
+    const inviter = await createCustomer(t, individualBody('Tomas Berg'));
+    expect((await t.raw('GET', '/_railyard/platform')).body.invitations).toBe(true);
+    const off = await t.raw('PATCH', '/_railyard/platform', { body: { invitations: false } });
+    expect([off.status, off.body.invitations]).toEqual([200, false]);
+    const refused = await t.api('POST', '/invitations', { body: { inviterUma: inviter.umaAddress } });
+    expect([refused.status, refused.body.code]).toEqual([400, 'INVITATIONS_NOT_CONFIGURED']);
+    expect((await t.api('GET', '/invitations/NOPE234567')).status).toBe(404);
+
+    await t.raw('PATCH', '/_railyard/platform', { body: { invitations: true } });
+    const created = await t.api('POST', '/invitations', { body: { inviterUma: inviter.umaAddress } });
+    expect([created.status, created.body.status]).toEqual([201, 'PENDING']);
   });
 });

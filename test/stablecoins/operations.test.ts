@@ -392,6 +392,34 @@ describe('POST /stablecoins/{stablecoinId}/burns (createStablecoinBurn)', () => 
     await expectBalancedBooks(t);
   });
 
+  it("needs a PROVISIONED stablecoin (409), answers 404 for unknown or another platform's, and replays a key", async () => {
+    const t = await build();
+    const { coin, bank, link: l } = await minted(t);
+    const waiting = (
+      await register(t, {
+        providerTokenIdentifier: 'WAIT',
+        networkTokenIdentifier: sparkToken(),
+        stablecoinProviderAccountId: l.id,
+      })
+    ).body;
+    const early = await burn(t, waiting.id, externalBurn(bank.id));
+    expect([early.status, early.body.code]).toEqual([409, 'CONFLICT']);
+    const unknown = await burn(t, 'Stablecoin:019542f5-b3e7-1d02-0000-000000000000', externalBurn(bank.id));
+    expect([unknown.status, unknown.body.code]).toEqual([404, 'REFERENCE_NOT_FOUND']);
+    const foreign = await burn(await t.newPlatform(), coin.id, externalBurn(bank.id));
+    expect([foreign.status, foreign.body.code]).toEqual([404, 'REFERENCE_NOT_FOUND']);
+
+    const headers = idem();
+    const first = await burn(t, coin.id, externalBurn(bank.id), headers);
+    expect(first.status, first.text).toBe(201);
+    const replay = await burn(t, coin.id, externalBurn(bank.id), headers);
+    expect([replay.status, replay.text, replay.headers['idempotent-replayed']]).toEqual([201, first.text, 'true']);
+    const changed = await burn(t, coin.id, externalBurn(bank.id, '6000000'), headers);
+    expect([changed.status, changed.body.code]).toEqual([409, 'CONFLICT']);
+    const burns = await t.api('GET', `/stablecoins/${coin.id}/operations?operationType=BURN`);
+    expect(burns.body.totalCount).toBe(1);
+  });
+
   it('fails a burn to a bank account ending 002, refuses one ending 003 (503), and refuses the reserved source', async () => {
     const t = await build();
     const { coin } = await minted(t);

@@ -60,6 +60,12 @@ function notPending(row: store.InvitationRow, status: string): ApiError {
 }
 
 export async function createInvitation(ctx: Ctx, input: InvitationCreateInput, publicBaseUrl: string) {
+  if (ctx.settings.invitations === false) {
+    throw apiError(
+      'INVITATIONS_NOT_CONFIGURED',
+      'Invitations are switched off for this platform (PATCH /_railyard/platform)',
+    );
+  }
   const config = await readPlatformConfig(ctx.db.k, ctx.platformId);
   if (!config.umaDomain) {
     throw apiError('INVITATIONS_NOT_CONFIGURED', 'This platform has no UMA domain: invitations need one');

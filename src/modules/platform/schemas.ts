@@ -125,6 +125,7 @@ export const RailyardPlatform = Type.Object({
   id: Type.String(),
   name: Type.String(),
   counterpartyRules: Type.Boolean(),
+  invitations: Type.Boolean(),
   clock: Type.Object({ now: DateTime, offsetSeconds: Type.Number() }),
   webhookPublicKey: Type.String(),
   createdAt: DateTime,
@@ -133,4 +134,5 @@ export const RailyardPlatform = Type.Object({
 export const RailyardPlatformUpdate = Type.Object({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   counterpartyRules: Type.Optional(Type.Boolean()),
+  invitations: Type.Optional(Type.Boolean()),
 });

@@ -314,6 +314,7 @@ function presentRailyardPlatform(row: store.PlatformRow, clock: Clock) {
     id: row.id,
     name: row.name,
     counterpartyRules: settings.counterpartyRules,
+    invitations: settings.invitations !== false,
     clock: { now: iso(platformNow(clock, offsetMs)), offsetSeconds: offsetMs / 1000 },
     webhookPublicKey: row.webhook_public_key,
     createdAt: row.created_at,
@@ -324,11 +325,15 @@ export async function getRailyardPlatform(ctx: Ctx) {
   return presentRailyardPlatform(await loadPlatform(ctx.db.k, ctx.platformId), ctx.deps.clock);
 }
 
-export async function updateRailyardPlatform(ctx: Ctx, patch: { name?: string; counterpartyRules?: boolean }) {
+export async function updateRailyardPlatform(
+  ctx: Ctx,
+  patch: { name?: string; counterpartyRules?: boolean; invitations?: boolean },
+) {
   const row = await ctx.db.transaction(async (tx) => {
     const current = await loadPlatform(tx, ctx.platformId, true);
     const settings = { ...(JSON.parse(current.settings) as PlatformSettings) };
     if (patch.counterpartyRules !== undefined) settings.counterpartyRules = patch.counterpartyRules;
+    if (patch.invitations !== undefined) settings.invitations = patch.invitations;
     const changes = { name: patch.name ?? current.name, settings: JSON.stringify(settings), updated_at: iso(ctx.now) };
     await store.updatePlatform(tx, ctx.platformId, changes);
     return { ...current, ...changes };
