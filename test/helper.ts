@@ -5,6 +5,7 @@
 
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import pino from 'pino';
 import { buildApp } from '../src/app.js';
 import { ManualClock, systemClock, type Clock } from '../src/clock.js';
 import { BASE_PATH, type Config } from '../src/config.js';
@@ -129,6 +130,8 @@ export interface BuildOptions {
   counterpartyRules?: boolean;
   /** Routes added under the Grid base path, for tests of kernel pieces. */
   extraRoutes?: FastifyPluginAsync;
+  /** Where the app's pino log goes, at the level a server runs with (tests of what is logged). */
+  logStream?: { write(line: string): void };
 }
 
 export async function build(options: BuildOptions = {}): Promise<TestApp> {
@@ -141,7 +144,12 @@ export async function build(options: BuildOptions = {}): Promise<TestApp> {
     clock: options.clock ?? systemClock,
     authCache: db.dialect === 'sqlite' ? new AuthCache() : undefined,
   };
-  const app = await buildApp(deps, options.extraRoutes ? { extraRoutes: options.extraRoutes } : {});
+  const app = await buildApp(deps, {
+    ...(options.extraRoutes ? { extraRoutes: options.extraRoutes } : {}),
+    ...(options.logStream
+      ? { loggerInstance: pino({ level: 'info', base: { service: 'railyard' } }, options.logStream) }
+      : {}),
+  });
   const addPlatform = async (counterpartyRules = false) => {
     const created = await createPlatform(deps, { name: 'Test platform', counterpartyRules });
     return tenant(app, {

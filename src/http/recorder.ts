@@ -39,6 +39,18 @@ function redacted(key: string, value: unknown): unknown {
   return WRITE_ONLY_FIELDS.has(key) && typeof value === 'string' ? REDACTED : value;
 }
 
+/**
+ * Response fields that carry a secret: revealCard's link holds a one-time token after `#`,
+ * which opens the card's number. The record keeps the link without it.
+ */
+function responseBody(payload: unknown): unknown {
+  const body = parseMaybeJson(payload);
+  if (body === null || typeof body !== 'object' || !('panEmbedUrl' in body)) return body;
+  const link = (body as { panEmbedUrl: unknown }).panEmbedUrl;
+  if (typeof link !== 'string') return body;
+  return { ...body, panEmbedUrl: `${link.split('#')[0]}#not-recorded` };
+}
+
 export function attachRecorder(app: FastifyInstance, file: string): void {
   app.addHook('onSend', async (request, reply, payload) => {
     if (!request.url.startsWith(BASE_PATH)) return payload;
@@ -53,7 +65,7 @@ export function attachRecorder(app: FastifyInstance, file: string): void {
         ? JSON.parse(JSON.stringify(request.body ?? null, redacted))
         : describeOtherBody(request.headers),
       responseContentType: reply.getHeader('content-type') ?? null,
-      responseBody: parseMaybeJson(payload),
+      responseBody: responseBody(payload),
     };
     appendFileSync(file, `${JSON.stringify(line)}\n`);
     return payload;

@@ -1,6 +1,9 @@
 // Cards: issuance by sandbox suffix, the state machine and its 409s, funding sources,
 // listing, and the reveal of the card's details.
 
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createCustomer, individualBody } from '../fixtures/customers.js';
 import { eventsOf } from '../fixtures/money.js';
@@ -190,6 +193,26 @@ describe('a card over its life', () => {
     expect((await t.api('GET', '/cards/Card:nope')).status).toBe(404);
   });
 
+  it('closes a frozen card, and refuses ACTIVE to ACTIVE', async () => {
+    const t = await build();
+    const { customer, usd } = await cardholder(t);
+    const card = (await issue(t, { cardholderId: customer.id, form: 'VIRTUAL', fundingSources: [usd.id] })).body;
+    await t.runDueJobs();
+    const patch = (body: Record<string, unknown>) => t.api('PATCH', `/cards/${card.id}`, { body });
+    const again = await patch({ state: 'ACTIVE' });
+    expect([again.status, again.body.code]).toEqual([409, 'INVALID_STATE_TRANSITION']);
+    expect((await patch({ state: 'FROZEN' })).body.state).toBe('FROZEN');
+    const closed = await patch({ state: 'CLOSED' });
+    expect([closed.status, closed.body.state, closed.body.stateReason]).toEqual([200, 'CLOSED', 'CLOSED_BY_PLATFORM']);
+    expect(closed.body.fundingSources).toEqual([]);
+    expect((await eventsOf(t, card.id)).map((e) => [e.type, e.data.state])).toEqual([
+      ['CARD.STATE_CHANGE', 'ACTIVE'],
+      ['CARD.STATE_CHANGE', 'FROZEN'],
+      ['CARD.STATE_CHANGE', 'CLOSED'],
+      ['CARD.FUNDING_SOURCE_CHANGE', 'CLOSED'],
+    ]);
+  });
+
   it('lists by cardholder, funding account, state and platformCardId, in both orders', async () => {
     const t = await build();
     const a = await cardholder(t, 'Ana Ruiz');
@@ -264,5 +287,29 @@ describe('revealing a card', () => {
       auth: { username: viewer.body.clientId, password: viewer.body.clientSecret },
     });
     expect(refused.status).toBe(403);
+  });
+
+  it("keeps the link's token and the card's details out of the server log and the exchange record", async () => {
+    const record = join(mkdtempSync(join(tmpdir(), 'railyard-reveal-')), 'exchanges.ndjson');
+    const lines: string[] = [];
+    const t = await build({ config: { recordFile: record }, logStream: { write: (line) => lines.push(line) } });
+    const { customer, usd } = await cardholder(t);
+    const card = (await issue(t, { cardholderId: customer.id, form: 'VIRTUAL', fundingSources: [usd.id] })).body;
+    const reveal = await t.api('POST', `/cards/${card.id}/reveal`);
+    expect(reveal.status, reveal.text).toBe(200);
+    const token = new URL(reveal.body.panEmbedUrl).hash.slice(1);
+    const details = await t.raw('POST', '/_railyard/card-reveal', { auth: null, body: { token } });
+    expect(details.status, details.text).toBe(200);
+
+    const log = lines.join('');
+    expect(log).toContain(`/cards/${card.id}/reveal`); // the log is really captured
+    const recorded = readFileSync(record, 'utf8');
+    expect(recorded).toContain('/_railyard/card-reveal#not-recorded');
+    for (const secret of [token, details.body.pan]) {
+      expect(log).not.toContain(secret);
+      expect(recorded).not.toContain(secret);
+    }
+    expect(log).not.toContain('"cvc"');
+    expect(recorded).not.toContain('"cvc"');
   });
 });
