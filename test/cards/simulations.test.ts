@@ -516,6 +516,35 @@ describe('edges of the money', () => {
     await expectBalancedBooks(s.t);
   });
 
+  it('the descriptor suffixes on the three credit openings: 002 and 003 decline, 005 changes nothing, 006 is EXCEPTION', async () => {
+    const s = await activeCard(10_000);
+    const opened: Record<string, unknown> = {
+      credit_authorization: 'AUTHORIZED',
+      credit_authorization_advice: 'AUTHORIZED',
+    };
+    for (const kind of ['credit_authorization', 'financial_credit_authorization', 'credit_authorization_advice']) {
+      const outcomes = [];
+      for (const suffix of ['002', '003', '005', '006']) {
+        const body = { amount: 500, currency: { code: 'USD' }, merchant: merchant(`PAYOUTS ${suffix}`) };
+        const record = await simulate(s, kind, body);
+        await s.t.advanceClock(31);
+        const status = record.cardTransactionId
+          ? (await cardTransaction(s, record.cardTransactionId)).status
+          : undefined;
+        outcomes.push([record.status, record.reason ?? status]);
+      }
+      expect(outcomes, kind).toEqual([
+        ['DECLINED', 'INSUFFICIENT_FUNDS'],
+        ['DECLINED', 'CARD_PAUSED'],
+        ['APPLIED', opened[kind] ?? 'SETTLED'],
+        ['APPLIED', 'EXCEPTION'],
+      ]);
+    }
+    // Only the 005 financial credit moved money; the two AUTHORIZED credits wait in the total.
+    expect(await account(s)).toEqual({ available: 10_500, total: 11_500 });
+    await expectBalancedBooks(s.t);
+  });
+
   it('credits: a clearing past the pending amount credits the rest; a return past the balance maximum is EXCEPTION', async () => {
     const s = await activeCard(10_000);
     const credit = await simulate(s, 'credit_authorization', {
