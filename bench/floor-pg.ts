@@ -10,14 +10,13 @@
 // It runs on the database of a railyard server (the bench has made one transfer-out there to
 // copy rows from): FLOOR_DATABASE_URL, FLOOR_PLATFORM, FLOOR_AUTH.
 
-import { createHash, randomUUID } from 'node:crypto';
-import Fastify from 'fastify';
+import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { newId, serveFloor, type TransferOutBody, transferOutBody } from './floor-server.js';
 
 const url = process.env.FLOOR_DATABASE_URL;
 const platform = process.env.FLOOR_PLATFORM;
 if (url === undefined || platform === undefined) throw new Error('FLOOR_DATABASE_URL and FLOOR_PLATFORM are needed');
-const auth = process.env.FLOOR_AUTH ?? '';
 const pool = new pg.Pool({ connectionString: url, max: 20 });
 
 const template = (
@@ -73,17 +72,7 @@ const WRITE = (() => {
   );
 })();
 
-let sequence = Date.now() * 1000;
-const newId = (type: string) =>
-  `${type}:${(sequence++).toString(16).padStart(12, '0').slice(-12)}-0000-7000-8000-${randomUUID().slice(-12)}`;
-
-interface Body {
-  source: { accountId: string };
-  destination: { accountId: string };
-  amount: number;
-}
-
-async function transferOut(body: Body, key: string): Promise<string> {
+async function transferOut(body: TransferOutBody, key: string): Promise<string> {
   const now = new Date().toISOString();
   const hash = createHash('sha256')
     .update(JSON.stringify(['createTransferOut', body]))
@@ -144,32 +133,14 @@ async function transferOut(body: Body, key: string): Promise<string> {
   }
 }
 
-const accountRef = { type: 'object', required: ['accountId'], properties: { accountId: { type: 'string' } } } as const;
-const app = Fastify({ logger: false });
-app.post(
-  '/transfer-out',
-  {
-    schema: {
-      body: {
-        type: 'object',
-        required: ['source', 'destination', 'amount'],
-        properties: { source: accountRef, destination: accountRef, amount: { type: 'integer', minimum: 1 } },
-      },
+await serveFloor(
+  [
+    {
+      path: '/transfer-out',
+      status: 201,
+      body: transferOutBody,
+      handle: (body: TransferOutBody, key) => transferOut(body, String(key)),
     },
-  },
-  async (request, reply) => {
-    if (request.headers.authorization !== auth) return reply.code(401).send({ code: 'UNAUTHORIZED' });
-    const payload = await transferOut(request.body as Body, String(request.headers['idempotency-key']));
-    return reply.code(201).type('application/json; charset=utf-8').send(payload);
-  },
-);
-const address = await app.listen({ host: '127.0.0.1', port: 0 });
-process.stdout.write(`floor listening ${address}\n`);
-process.on(
-  'SIGTERM',
-  () =>
-    void app.close().then(async () => {
-      await pool.end();
-      process.exit(0);
-    }),
+  ],
+  () => pool.end(),
 );

@@ -6,19 +6,20 @@
 // its postings and entries, the balance and three events, written in one transaction per
 // request and committed in groups), so `npm run bench` reports it beside the real scenario.
 // It still reads the idempotency key, both accounts and the platform's configuration, as
-// railyard does; a design that skipped those reads would gain a little.
+// railyard does; a design that skipped those reads would gain a little. The server, its
+// auth check and SIGTERM are bench/floor-server.ts's.
 //
 // It runs on a copy of a railyard store that has made one transfer-out (the bench prepares
 // it): FLOOR_DB is the SQLite file, FLOOR_AUTH the Authorization header to accept.
 
-import { createHash, randomUUID } from 'node:crypto';
-import Fastify from 'fastify';
+import { createHash } from 'node:crypto';
+import type SQLite from 'better-sqlite3';
 import { loadSqlite } from '../src/db/sqlite-driver.js';
+import { newId, serveFloor, type TransferOutBody, transferOutBody } from './floor-server.js';
 
 const file = process.env.FLOOR_DB;
 if (file === undefined) throw new Error('FLOOR_DB is not set');
-const auth = process.env.FLOOR_AUTH ?? '';
-const db = new (loadSqlite().driver)(file);
+const db: SQLite.Database = new (loadSqlite().driver)(file);
 for (const pragma of [
   'locking_mode = EXCLUSIVE',
   'journal_mode = WAL',
@@ -30,18 +31,83 @@ for (const pragma of [
 ]) {
   db.pragma(pragma);
 }
-
-// The transfer the bench made, as templates for the rows and event bodies.
 const platform = db.prepare('SELECT id FROM platforms').pluck().get() as string;
-const template = db.prepare("SELECT * FROM transactions WHERE type = 'OUTGOING' LIMIT 1").get() as Record<
-  string,
-  unknown
->;
+
+// ----------------------------------------------------------------------------- group commit
+
+// Group commit as the server does it: what queued during a turn of the event loop runs in
+// one transaction, each request in a savepoint of its own.
+interface Pending {
+  work: () => string;
+  resolve: (payload: string) => void;
+  reject: (error: unknown) => void;
+}
+const queue: Pending[] = [];
+let scheduled = false;
+const control = {
+  begin: db.prepare('BEGIN'),
+  commit: db.prepare('COMMIT'),
+  savepoint: db.prepare('SAVEPOINT floor'),
+  release: db.prepare('RELEASE floor'),
+  rollback: db.prepare('ROLLBACK TO floor'),
+};
+
+function runBatch(): void {
+  scheduled = false;
+  const batch = queue.splice(0, 64);
+  const outcomes: (() => void)[] = [];
+  control.begin.run();
+  for (const item of batch) {
+    control.savepoint.run();
+    try {
+      const payload = item.work();
+      control.release.run();
+      outcomes.push(() => item.resolve(payload));
+    } catch (error) {
+      control.rollback.run();
+      control.release.run();
+      outcomes.push(() => item.reject(error));
+    }
+  }
+  control.commit.run();
+  for (const outcome of outcomes) outcome();
+  if (queue.length > 0 && !scheduled) {
+    scheduled = true;
+    setImmediate(runBatch);
+  }
+}
+
+/** Runs `work` in the next grouped transaction; resolves with its answer once that commits. */
+function grouped(work: () => string): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    queue.push({ work, resolve, reject });
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(runBatch);
+    }
+  });
+}
+
+// ----------------------------------------------------------------------------- transfer-out
+
+// The transfer the bench made (the one outgoing transaction no quote made), as templates for
+// the rows and event bodies.
+const template = db
+  .prepare(
+    "SELECT * FROM transactions WHERE type = 'OUTGOING' AND id NOT IN (SELECT transaction_id FROM quotes) LIMIT 1",
+  )
+  .get() as Record<string, unknown>;
 const eventData = (type: string) =>
-  db.prepare('SELECT data FROM events WHERE type = ? ORDER BY id DESC LIMIT 1').pluck().get(type) as string;
+  db
+    .prepare('SELECT data FROM events WHERE type = ? AND resource_id = ? ORDER BY id DESC LIMIT 1')
+    .pluck()
+    .get(type, template.id) as string;
 const processing = eventData('OUTGOING_PAYMENT.PROCESSING');
 const completed = eventData('OUTGOING_PAYMENT.COMPLETED');
-const balanceUpdated = eventData('INTERNAL_ACCOUNT.BALANCE_UPDATED');
+const balanceUpdated = db
+  .prepare("SELECT data FROM events WHERE type = 'INTERNAL_ACCOUNT.BALANCE_UPDATED' ORDER BY id DESC LIMIT 1")
+  .pluck()
+  .get() as string;
 const columns = Object.keys(template);
 const withId = (data: string, id: string) => data.replace(/Transaction:[0-9a-f-]{36}/, id);
 
@@ -78,24 +144,9 @@ const statements = {
   events: db.prepare(
     `INSERT INTO events (id, platform_id, type, resource_id, data, created_at) VALUES ${Array(3).fill('(?, ?, ?, ?, ?, ?)').join(', ')}`,
   ),
-  begin: db.prepare('BEGIN'),
-  commit: db.prepare('COMMIT'),
-  savepoint: db.prepare('SAVEPOINT floor'),
-  release: db.prepare('RELEASE floor'),
-  rollback: db.prepare('ROLLBACK TO floor'),
 };
 
-let sequence = Date.now() * 1000;
-const newId = (type: string) =>
-  `${type}:${(sequence++).toString(16).padStart(12, '0').slice(-12)}-0000-7000-8000-${randomUUID().slice(-12)}`;
-
-interface Body {
-  source: { accountId: string };
-  destination: { accountId: string };
-  amount: number;
-}
-
-function transferOut(body: Body, key: string): string {
+function transferOut(body: TransferOutBody, key: string): string {
   const now = new Date().toISOString();
   const hash = createHash('sha256')
     .update(JSON.stringify(['createTransferOut', body]))
@@ -173,74 +224,16 @@ function transferOut(body: Body, key: string): string {
   return response;
 }
 
-// Group commit as the server does it: what queued during a turn of the event loop runs in
-// one transaction, each request in a savepoint of its own.
-interface Pending {
-  body: Body;
-  key: string;
-  resolve: (payload: string) => void;
-  reject: (error: unknown) => void;
-}
-const queue: Pending[] = [];
-let scheduled = false;
+// ----------------------------------------------------------------------------- the server
 
-function runBatch(): void {
-  scheduled = false;
-  const batch = queue.splice(0, 64);
-  const outcomes: (() => void)[] = [];
-  statements.begin.run();
-  for (const item of batch) {
-    statements.savepoint.run();
-    try {
-      const payload = transferOut(item.body, item.key);
-      statements.release.run();
-      outcomes.push(() => item.resolve(payload));
-    } catch (error) {
-      statements.rollback.run();
-      statements.release.run();
-      outcomes.push(() => item.reject(error));
-    }
-  }
-  statements.commit.run();
-  for (const outcome of outcomes) outcome();
-  if (queue.length > 0 && !scheduled) {
-    scheduled = true;
-    setImmediate(runBatch);
-  }
-}
-
-const accountRef = { type: 'object', required: ['accountId'], properties: { accountId: { type: 'string' } } } as const;
-const app = Fastify({ logger: false });
-app.post(
-  '/transfer-out',
-  {
-    schema: {
-      body: {
-        type: 'object',
-        required: ['source', 'destination', 'amount'],
-        properties: { source: accountRef, destination: accountRef, amount: { type: 'integer', minimum: 1 } },
-      },
+await serveFloor(
+  [
+    {
+      path: '/transfer-out',
+      status: 201,
+      body: transferOutBody,
+      handle: (body: TransferOutBody, key) => grouped(() => transferOut(body, String(key))),
     },
-  },
-  async (request, reply) => {
-    if (request.headers.authorization !== auth) return reply.code(401).send({ code: 'UNAUTHORIZED' });
-    const payload = await new Promise<string>((resolve, reject) => {
-      queue.push({ body: request.body as Body, key: String(request.headers['idempotency-key']), resolve, reject });
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(runBatch);
-      }
-    });
-    return reply.code(201).type('application/json; charset=utf-8').send(payload);
-  },
-);
-const address = await app.listen({ host: '127.0.0.1', port: 0 });
-process.stdout.write(`floor listening ${address}\n`);
-process.on(
-  'SIGTERM',
-  () =>
-    void app.close().then(() => {
-      db.close();
-      process.exit(0);
-    }),
+  ],
+  () => db.close(),
 );
