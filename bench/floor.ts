@@ -1,20 +1,26 @@
-// The floor of POST /transfer-out on the embedded store: a bare Fastify route that runs
-// exactly the statements one successful transfer-out writes and reads (same schema, same
-// indexes, rows of the same size, the same pragmas and the same group commit), and nothing
-// else: no Kysely, no validation beyond a JSON schema, no ledger checks, no presentation.
-// It is a practical ceiling for railyard's design (an idempotency record, the transaction,
-// its postings and entries, the balance and three events, written in one transaction per
-// request and committed in groups), so `npm run bench` reports it beside the real scenario.
-// It still reads the idempotency key, both accounts and the platform's configuration, as
-// railyard does; a design that skipped those reads would gain a little. The server, its
-// auth check and SIGTERM are bench/floor-server.ts's.
+// The floors of the embedded store: a bare Fastify server whose routes run exactly the
+// statements one successful request of railyard runs (same schema, same indexes, rows of the
+// same size, the same pragmas and the same group commit), and nothing else: no Kysely, no
+// validation beyond a JSON schema, no ledger checks, no rates, no presentation. Each is a
+// practical ceiling for railyard's design, so `npm run bench` reports it beside the real
+// scenario:
 //
-// It runs on a copy of a railyard store that has made one transfer-out (the bench prepares
-// it): FLOOR_DB is the SQLite file, FLOOR_AUTH the Authorization header to accept.
+// - POST /transfer-out: an idempotency record, the transaction, its postings and entries,
+//   the balance and three events, as one transfer-out writes them. It still reads the
+//   idempotency key, both accounts and the platform's configuration, as railyard does; a
+//   design that skipped those reads would gain a little.
+// - POST /quotes, and POST /quotes with immediatelyExecute: see bench/floor-quotes.ts.
+//
+// Every request runs in a transaction of its own, committed in groups as the server does it.
+// The floors run on a copy of a railyard store that has made one transfer-out and two quotes
+// (one executed; the bench prepares it): FLOOR_DB is the SQLite file, FLOOR_AUTH the
+// Authorization header to accept, FLOOR_QUOTES the answers of the two quotes (JSON: created,
+// executed), which the quote floors send again with new ids.
 
 import { createHash } from 'node:crypto';
 import type SQLite from 'better-sqlite3';
 import { loadSqlite } from '../src/db/sqlite-driver.js';
+import { quoteFloors } from './floor-quotes.js';
 import { newId, serveFloor, type TransferOutBody, transferOutBody } from './floor-server.js';
 
 const file = process.env.FLOOR_DB;
@@ -226,6 +232,8 @@ function transferOut(body: TransferOutBody, key: string): string {
 
 // ----------------------------------------------------------------------------- the server
 
+const quotes = quoteFloors(db, platform, JSON.parse(process.env.FLOOR_QUOTES ?? '{}'));
+
 await serveFloor(
   [
     {
@@ -233,6 +241,12 @@ await serveFloor(
       status: 201,
       body: transferOutBody,
       handle: (body: TransferOutBody, key) => grouped(() => transferOut(body, String(key))),
+    },
+    {
+      path: '/quotes',
+      status: 201,
+      body: quotes.schema,
+      handle: (body) => grouped(() => quotes.create(body)),
     },
   ],
   () => db.close(),

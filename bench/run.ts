@@ -2,8 +2,10 @@
 // started here, in the same run. Prints req/s, p50/p99 latency and the ratio to the
 // baseline for every scenario, the server's memory after the run, and each target. One
 // more scenario measures how long an event takes to reach a webhook receiver under load.
+// The write scenarios are also judged against their floors (bench/floor.ts).
 //
 //   BENCH_DURATION=10 BENCH_CONNECTIONS=50 npm run bench
+//   npm run bench -- quotes      (the parts whose name has the word: the quote scenarios and their floors)
 //   DATABASE_URL=postgres://… npm run bench     (the same scenarios on PostgreSQL)
 
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -52,54 +54,124 @@ async function startBaseline(): Promise<{ child: ChildProcess; origin: string }>
   return { child, origin: /baseline listening (\S+)/.exec(out)![1]! };
 }
 
-const FLOOR_SCENARIO = 'POST /transfer-out floor (its SQL alone)';
+/** A floor (see bench/floor.ts): the SQL of one scenario's request alone, from a bare route. */
+interface Floor {
+  name: string;
+  /** The scenario it is the floor of. */
+  of: string;
+  /** Minimum ratio of the scenario's req/s to its floor's (issue 21, target 1). */
+  ratioMin: number;
+  options(origin: string, auth: string, seed: FloorSeed): autocannon.Options;
+}
+
+/** What the bench made on the floors' store, for their requests. */
+interface FloorSeed {
+  source: string;
+  usdDestination: string;
+  mxnDestination: string;
+}
+
+const quoteFloorOptions = (origin: string, auth: string, body: unknown): autocannon.Options => ({
+  url: `${origin}/quotes`,
+  method: 'POST',
+  headers: { authorization: auth, 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
+
+const FLOORS: Floor[] = [
+  {
+    name: 'POST /transfer-out floor (its SQL alone)',
+    of: 'POST /transfer-out',
+    ratioMin: 0.6,
+    options(origin, auth, seed) {
+      const body = JSON.stringify({
+        source: { accountId: seed.source },
+        destination: { accountId: seed.usdDestination },
+        amount: 1,
+      });
+      let sequence = 0;
+      return {
+        url: `${origin}/transfer-out`,
+        method: 'POST',
+        headers: { authorization: auth, 'content-type': 'application/json' },
+        requests: [
+          {
+            setupRequest: (request) => ({
+              ...request,
+              body,
+              headers: { ...request.headers, 'idempotency-key': `floor-${sequence++}` },
+            }),
+          },
+        ],
+      };
+    },
+  },
+  {
+    name: 'POST /quotes floor (its SQL alone)',
+    of: 'POST /quotes (USD -> MXN)',
+    ratioMin: 0.6,
+    options: (origin, auth, seed) => quoteFloorOptions(origin, auth, quoteBody(seed.source, seed.mxnDestination)),
+  },
+  {
+    name: 'POST /quotes, executed floor (its SQL alone)',
+    of: 'POST /quotes, executed (immediatelyExecute)',
+    ratioMin: 0.6,
+    options: (origin, auth, seed) =>
+      quoteFloorOptions(origin, auth, { ...quoteBody(seed.source, seed.mxnDestination), immediatelyExecute: true }),
+  },
+];
 
 /**
- * The floor of the transfer-out scenario (see bench/floor.ts): a store of its own, given one
- * transfer-out by a railyard server of its own (then stopped), serves the floor route.
+ * Measures `floors` (see bench/floor.ts) on a store of their own: a railyard server of its
+ * own makes one transfer-out, one quote and one executed quote there (the rows the floors
+ * copy), and is stopped; then the floor server serves that store.
  */
-async function transferOutFloor(): Promise<autocannon.Result> {
-  const seed = await startRailyard();
-  let source: string;
-  let destination: string;
+async function measureFloors(floors: Floor[]): Promise<Map<Floor, autocannon.Result>> {
+  const results = new Map<Floor, autocannon.Result>();
+  if (floors.length === 0) return results;
+  const railyard = await startRailyard();
+  let seed: FloorSeed;
+  let quotes: { created: string; executed: string };
   try {
-    source = (await get(seed.info, '/platform/internal-accounts?currency=USD')).data[0].id as string;
-    await post(seed.info, `/sandbox/internal-accounts/${source}/fund`, { amount: 100_000_000_000 });
-    destination = (await post(seed.info, '/platform/external-accounts', usdAccount(`${digits(9)}000`))).id as string;
-    await post(seed.info, '/transfer-out', {
-      source: { accountId: source },
-      destination: { accountId: destination },
+    const source = (await get(railyard.info, '/platform/internal-accounts?currency=USD')).data[0].id as string;
+    await post(railyard.info, `/sandbox/internal-accounts/${source}/fund`, { amount: 100_000_000_000 });
+    seed = {
+      source,
+      usdDestination: (await post(railyard.info, '/platform/external-accounts', usdAccount(`${digits(9)}000`))).id,
+      mxnDestination: (await post(railyard.info, '/platform/external-accounts', mxnAccount())).id,
+    };
+    await post(railyard.info, '/transfer-out', {
+      source: { accountId: seed.source },
+      destination: { accountId: seed.usdDestination },
       amount: 1,
     });
+    const body = quoteBody(seed.source, seed.mxnDestination);
+    quotes = {
+      created: JSON.stringify(await post(railyard.info, '/quotes', body)),
+      executed: JSON.stringify(await post(railyard.info, '/quotes', { ...body, immediatelyExecute: true })),
+    };
   } finally {
-    seed.child.kill('SIGTERM');
-    await stopped(seed.child);
+    railyard.child.kill('SIGTERM');
+    await stopped(railyard.child);
   }
   const auth = 'Basic floor';
   const child = spawn(process.execPath, [join(here, 'floor.js')], {
-    env: { ...process.env, FLOOR_DB: join(seed.dataDir, 'railyard.sqlite'), FLOOR_AUTH: auth },
+    env: {
+      ...process.env,
+      FLOOR_DB: join(railyard.dataDir, 'railyard.sqlite'),
+      FLOOR_AUTH: auth,
+      FLOOR_QUOTES: JSON.stringify(quotes),
+    },
   });
   try {
     const out = await waitForLine(child, /floor listening (\S+)/, 'floor');
     const origin = /floor listening (\S+)/.exec(out)![1]!;
-    const body = JSON.stringify({ source: { accountId: source }, destination: { accountId: destination }, amount: 1 });
-    let sequence = 0;
-    const options: autocannon.Options = {
-      url: `${origin}/transfer-out`,
-      method: 'POST',
-      headers: { authorization: auth, 'content-type': 'application/json' },
-      requests: [
-        {
-          setupRequest: (request) => ({
-            ...request,
-            body,
-            headers: { ...request.headers, 'idempotency-key': `floor-${sequence++}` },
-          }),
-        },
-      ],
-    };
-    await run(options, warmupSeconds);
-    return await run(options, durationSeconds);
+    for (const floor of floors) {
+      const options = floor.options(origin, auth, seed);
+      await run(options, warmupSeconds);
+      results.set(floor, await run(options, durationSeconds));
+    }
+    return results;
   } finally {
     child.kill('SIGTERM');
     await stopped(child);
@@ -194,18 +266,21 @@ function clabeEnding000(): string {
   }
 }
 
+/** The bench's quote: 1 USD from `source` to the MXN account `destination`, locked on the sending side. */
+const quoteBody = (source: string, destination: string) => ({
+  source: { sourceType: 'ACCOUNT', accountId: source },
+  destination: { destinationType: 'ACCOUNT', accountId: destination },
+  lockedCurrencySide: 'SENDING',
+  lockedCurrencyAmount: 100,
+});
+
 /** A funded platform USD account and a platform MXN account to pay (suffix 000: success). */
-async function quoteCorridor(server: ServerInfo): Promise<string> {
+async function quoteCorridor(server: ServerInfo): Promise<ReturnType<typeof quoteBody>> {
   const list = await get(server, '/platform/internal-accounts?currency=USD');
   const source = list.data[0].id as string;
   await post(server, `/sandbox/internal-accounts/${source}/fund`, { amount: 100_000_000_000 });
   const destination = await post(server, '/platform/external-accounts', mxnAccount());
-  return JSON.stringify({
-    source: { sourceType: 'ACCOUNT', accountId: source },
-    destination: { destinationType: 'ACCOUNT', accountId: destination.id },
-    lockedCurrencySide: 'SENDING',
-    lockedCurrencyAmount: 100,
-  });
+  return quoteBody(source, destination.id);
 }
 
 SCENARIOS.push(
@@ -213,7 +288,7 @@ SCENARIOS.push(
     name: 'POST /quotes (USD -> MXN)',
     baseline: 'POST',
     async prepare(server) {
-      const body = await quoteCorridor(server);
+      const body = JSON.stringify(await quoteCorridor(server));
       return {
         url: `${server.baseUrl}/quotes`,
         method: 'POST',
@@ -227,7 +302,7 @@ SCENARIOS.push(
     baseline: 'POST',
     async prepare(server) {
       // One request creates the quote and executes it: hold, conversion, payout, events.
-      const body = JSON.stringify({ ...JSON.parse(await quoteCorridor(server)), immediatelyExecute: true });
+      const body = JSON.stringify({ ...(await quoteCorridor(server)), immediatelyExecute: true });
       return {
         url: `${server.baseUrl}/quotes`,
         method: 'POST',
@@ -399,9 +474,6 @@ async function webhookLatency(server: ServerInfo): Promise<WebhookLatency[]> {
   }
 }
 
-/** The money write against the same SQL from a bare route (issue 21, target 1). */
-const TRANSFER_OUT_FLOOR_RATIO_MIN = 0.6;
-
 /** Scenarios run again at one connection, as an integration test suite calls (issue 21, target 2). */
 const SEQUENTIAL_LABEL = 'sequential latency';
 const SEQUENTIAL_SCENARIOS = [
@@ -483,10 +555,10 @@ async function main(): Promise<void> {
         ...(scenario.target ? { target: scenario.target } : {}),
       });
     }
-    if (!filter || FLOOR_SCENARIO.includes(filter)) {
-      const result = await transferOutFloor();
+    const floors = await measureFloors(FLOORS.filter((floor) => !filter || floor.name.includes(filter)));
+    for (const [floor, result] of floors) {
       rows.push({
-        name: FLOOR_SCENARIO,
+        name: floor.name,
         rps: result.requests.average,
         p50: result.latency.p50,
         p99: result.latency.p99,
@@ -534,18 +606,21 @@ async function main(): Promise<void> {
         `${row.name.padEnd(44)}${row.rps.toFixed(0).padStart(10)}${row.p50.toFixed(1).padStart(9)}${row.p99.toFixed(1).padStart(9)}${(row.ratio === undefined ? '' : row.ratio.toFixed(2)).padStart(8)}${String(row.errors).padStart(8)}${(row.rssMb === undefined ? '' : row.rssMb.toFixed(0)).padStart(8)}  ${verdict}`,
       );
     }
-    // Targets against railyard's own floors (issue 21): the money write against the same SQL
-    // from a bare route, measured in this run.
-    const transferOut = rows.find((row) => row.name === 'POST /transfer-out');
-    const floor = rows.find((row) => row.name === FLOOR_SCENARIO);
-    if (transferOut !== undefined && floor !== undefined) {
-      const ratio = transferOut.rps / floor.rps;
-      const ok = ratio >= TRANSFER_OUT_FLOOR_RATIO_MIN && transferOut.errors === 0;
+    // Targets against railyard's own floors (issue 21, target 1): each write against the same
+    // SQL from a bare route, measured in this run.
+    const floorLines: string[] = [];
+    for (const floor of floors.keys()) {
+      const scenario = rows.find((row) => row.name === floor.of);
+      const floorRow = rows.find((row) => row.name === floor.name)!;
+      if (scenario === undefined) continue;
+      const ratio = scenario.rps / floorRow.rps;
+      const ok = ratio >= floor.ratioMin && scenario.errors === 0 && floorRow.errors === 0;
       failed ||= !ok;
-      console.log(
-        `\nPOST /transfer-out against its floor: ${ratio.toFixed(2)} (target >= ${TRANSFER_OUT_FLOOR_RATIO_MIN}: ${ok ? 'PASS' : 'FAIL'})`,
+      floorLines.push(
+        `${`${floor.of} against its floor:`.padEnd(66)}${ratio.toFixed(2)}  (${scenario.rps.toFixed(0)} / ${floorRow.rps.toFixed(0)} req/s; target >= ${floor.ratioMin}: ${ok ? 'PASS' : 'FAIL'})`,
       );
     }
+    if (floorLines.length > 0) console.log(`\n${floorLines.join('\n')}`);
     if (sequential.length > 0) {
       console.log(
         `\n${SEQUENTIAL_LABEL} (1 connection, ${sequentialSeconds} s each; target p50 <= ${SEQUENTIAL_P50_MAX_MS} ms, p99 <= ${SEQUENTIAL_P99_MAX_MS} ms)`,
