@@ -13,18 +13,16 @@
 // Target: p50 <= 5 ms per page at 1M, and at most 2x the same query at 1,000. Embedded store
 // only: the PostgreSQL fill (target 20 ms) is not written yet.
 
-import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { Kysely, SqliteDialect } from 'kysely';
 import { backfillTransactionCounts } from '../src/db/migrations/0016_list_counts.js';
 import { loadSqlite } from '../src/db/sqlite-driver.js';
+import { digits, type ServerInfo, startRailyard, stopped } from './support.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
 const ROWS_LARGE = Number(process.env.BENCH_LISTS_ROWS ?? 1_000_000);
 const ROWS_SMALL = 1_000;
 const SAMPLES = Number(process.env.BENCH_LISTS_SAMPLES ?? 60);
@@ -35,57 +33,10 @@ const PLATFORM_EXTERNALS = 10;
 const DAY_MS = 86_400_000;
 const SPAN_MS = 365 * DAY_MS;
 
-interface Server {
-  child: ChildProcess;
-  baseUrl: string;
-  auth: string;
-}
+/** A server on a store of a million rows, on a busy machine, may take longer to start than the default allows. */
+const START_TIMEOUT_MS = 60_000;
 
-function digits(count: number): string {
-  let out = '';
-  for (let i = 0; i < count; i++) out += String(randomInt(10));
-  return out;
-}
-
-async function startServer(dataDir: string, clientId: string, secret: string): Promise<Server> {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PORT: '0',
-    LOG_LEVEL: 'warn',
-    DATA_DIR: dataDir,
-    GRID_CLIENT_ID: clientId,
-    GRID_CLIENT_SECRET: secret,
-  };
-  delete env.RAILYARD_RECORD;
-  delete env.DATABASE_URL;
-  const child = spawn(process.execPath, [join(here, 'main.js'), 'start'], { env });
-  const out = await new Promise<string>((resolve, reject) => {
-    let text = '';
-    const timer = setTimeout(() => reject(new Error(`railyard did not start:\n${text}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      text += chunk.toString();
-      if (/Client secret\s+\S+/.test(text)) {
-        clearTimeout(timer);
-        resolve(text);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`railyard exited with ${code}:\n${text}`)));
-  });
-  const baseUrl = /Base URL\s+(\S+)/.exec(out)![1]!;
-  return { child, baseUrl, auth: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}` };
-}
-
-async function stopServer(server: Server): Promise<void> {
-  if (server.child.exitCode !== null) return;
-  await new Promise<void>((resolve) => {
-    server.child.once('exit', () => resolve());
-    server.child.kill('SIGTERM');
-  });
-}
-
-async function call(server: Server, method: string, path: string, body?: unknown): Promise<any> {
+async function call(server: ServerInfo, method: string, path: string, body?: unknown): Promise<any> {
   const reply = await fetch(`${server.baseUrl}${path}`, {
     method,
     headers: {
@@ -116,7 +67,7 @@ interface Seed {
 }
 
 /** What the fill clones from: accounts, customers, and one transaction of each kind. */
-async function seed(server: Server): Promise<Seed> {
+async function seed(server: ServerInfo): Promise<Seed> {
   const platformUsd = (await call(server, 'GET', '/platform/internal-accounts?currency=USD')).data[0].id as string;
   await call(server, 'POST', `/sandbox/internal-accounts/${platformUsd}/fund`, { amount: 100_000_000 });
   const platformExternals: string[] = [];
@@ -408,12 +359,17 @@ async function prepareStore(rows: number): Promise<Store> {
   const dataDir = mkdtempSync(join(tmpdir(), 'railyard-bench-lists-'));
   const clientId = `bench-lists-${randomBytes(4).toString('hex')}`;
   const secret = randomBytes(24).toString('hex');
-  const server = await startServer(dataDir, clientId, secret);
+  const server = await startRailyard({
+    dataDir,
+    credentials: { clientId, clientSecret: secret },
+    startTimeoutMs: START_TIMEOUT_MS,
+  });
   let s: Seed;
   try {
-    s = await seed(server);
+    s = await seed(server.info);
   } finally {
-    await stopServer(server);
+    server.child.kill('SIGTERM');
+    await stopped(server.child);
   }
   const endMs = Date.now();
   const file = join(dataDir, 'railyard.sqlite');
@@ -451,7 +407,7 @@ interface Sample {
  * Samples one page of `query` (the first, then the one after its cursor) on a store, after
  * checking the answer: 200, and totalCount equal to the matches counted on the file.
  */
-async function sampler(server: Server, query: Query, expected: number, order: 'asc' | 'desc') {
+async function sampler(server: ServerInfo, query: Query, expected: number, order: 'asc' | 'desc') {
   const search = new URLSearchParams({ ...query.params, sortOrder: order }).toString();
   const url = `${server.baseUrl}/transactions?${search}`;
   const headers = { authorization: server.auth };
@@ -498,17 +454,20 @@ export async function benchLists(filter: string | undefined): Promise<boolean> {
   const small = await prepareStore(ROWS_SMALL);
   // Both servers run at once and take turns, so that a change in the machine's load weighs
   // on both sides of each ratio alike.
-  const servers = [
-    await startServer(small.dataDir, small.clientId, small.secret),
-    await startServer(large.dataDir, large.clientId, large.secret),
-  ];
+  const start = (store: Store) =>
+    startRailyard({
+      dataDir: store.dataDir,
+      credentials: { clientId: store.clientId, clientSecret: store.secret },
+      startTimeoutMs: START_TIMEOUT_MS,
+    });
+  const servers = [await start(small), await start(large)];
   const rowsOut: string[] = [];
   let failed = false;
   try {
     for (const [i, query] of large.queries.entries()) {
       for (const order of ['desc', 'asc'] as const) {
-        const s = await sampler(servers[0]!, small.queries[i]!, small.expected[i]!, order);
-        const l = await sampler(servers[1]!, query, large.expected[i]!, order);
+        const s = await sampler(servers[0]!.info, small.queries[i]!, small.expected[i]!, order);
+        const l = await sampler(servers[1]!.info, query, large.expected[i]!, order);
         for (let n = 0; n < 5 + SAMPLES; n++) {
           await s.take(n >= 5);
           await l.take(n >= 5);
@@ -524,7 +483,10 @@ export async function benchLists(filter: string | undefined): Promise<boolean> {
       }
     }
   } finally {
-    for (const server of servers) await stopServer(server);
+    for (const server of servers) {
+      server.child.kill('SIGTERM');
+      await stopped(server.child);
+    }
     for (const store of [small, large]) rmSync(store.dataDir, { recursive: true, force: true });
   }
   console.log(

@@ -22,10 +22,10 @@ export interface ServerInfo {
   auth: string;
 }
 
-export function waitForLine(child: ChildProcess, pattern: RegExp, label: string): Promise<string> {
+export function waitForLine(child: ChildProcess, pattern: RegExp, label: string, timeoutMs = 20_000): Promise<string> {
   return new Promise((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`${label} did not start:\n${out}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`${label} did not start:\n${out}`)), timeoutMs);
     const onData = (chunk: Buffer) => {
       out += chunk.toString();
       const match = pattern.exec(out);
@@ -40,14 +40,28 @@ export function waitForLine(child: ChildProcess, pattern: RegExp, label: string)
   });
 }
 
-/** A railyard server on the embedded store, or on the PostgreSQL database `options.databaseUrl`. */
+/**
+ * A railyard server on the embedded store, or on the PostgreSQL database `options.databaseUrl`.
+ * `dataDir`: the embedded store's directory (by default a new one); `credentials`: the
+ * platform's, for a store made by an earlier server (whose restart cannot print the secret).
+ */
 export async function startRailyard(
-  options: { databaseUrl?: string | undefined } = {},
+  options: {
+    databaseUrl?: string | undefined;
+    dataDir?: string;
+    credentials?: { clientId: string; clientSecret: string };
+    /** How long to wait for the server's banner (a large store takes longer to open). */
+    startTimeoutMs?: number;
+  } = {},
 ): Promise<{ child: ChildProcess; info: ServerInfo; dataDir: string }> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'railyard-bench-'));
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'railyard-bench-'));
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', LOG_LEVEL: 'warn', DATA_DIR: dataDir };
   delete env.RAILYARD_RECORD;
   delete env.DATABASE_URL;
+  if (options.credentials !== undefined) {
+    env.GRID_CLIENT_ID = options.credentials.clientId;
+    env.GRID_CLIENT_SECRET = options.credentials.clientSecret;
+  }
   if (options.databaseUrl !== undefined) {
     env.DATABASE_URL = options.databaseUrl;
     // A PostgreSQL database outlives the run, and a restart cannot print an existing
@@ -58,7 +72,7 @@ export async function startRailyard(
     }
   }
   const child = spawn(process.execPath, [join(here, 'main.js'), 'start'], { env });
-  const out = await waitForLine(child, /Client secret\s+\S+/, 'railyard');
+  const out = await waitForLine(child, /Client secret\s+\S+/, 'railyard', options.startTimeoutMs);
   const field = (label: string) => new RegExp(`${label}\\s+(\\S+)`).exec(out)![1]!;
   const baseUrl = field('Base URL');
   return {
