@@ -48,6 +48,11 @@ export interface GroupCommit {
    * back). False when none is running.
    */
   onCommit(fn: () => void): boolean;
+  /**
+   * An object that stands for the grouped transaction running now (a new one for each, so
+   * what is memoized per transaction is not seen by the next); undefined when none runs.
+   */
+  readonly scope: object | undefined;
 }
 
 export function groupCommit(k: Kysely<Database>, prepare: (sql: string) => SQLite.Statement): GroupCommit {
@@ -67,6 +72,7 @@ export function groupCommit(k: Kysely<Database>, prepare: (sql: string) => SQLit
   let commits = 0;
   // The after-commit callbacks of the grouped transaction running now.
   let callbacks: (() => void)[] | undefined;
+  let scope: object | undefined;
   const exec = (text: string) => prepare(text).run();
 
   async function runBatch(connection: Kysely<Database>): Promise<void> {
@@ -86,6 +92,7 @@ export function groupCommit(k: Kysely<Database>, prepare: (sql: string) => SQLit
         exec('SAVEPOINT railyard_tx');
         const itemCallbacks: (() => void)[] = [];
         callbacks = itemCallbacks;
+        scope = {};
         try {
           const value = await item.fn(connection as Transaction<Database>);
           exec('RELEASE railyard_tx');
@@ -99,6 +106,7 @@ export function groupCommit(k: Kysely<Database>, prepare: (sql: string) => SQLit
           settled.push(() => item.reject(error));
         } finally {
           callbacks = undefined;
+          scope = undefined;
         }
       }
       exec('COMMIT');
@@ -158,6 +166,9 @@ export function groupCommit(k: Kysely<Database>, prepare: (sql: string) => SQLit
     },
     get commits() {
       return commits;
+    },
+    get scope() {
+      return scope;
     },
     onCommit(fn: () => void): boolean {
       if (callbacks === undefined) return false;

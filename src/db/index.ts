@@ -66,6 +66,17 @@ const pgDriver = onFirstUse<typeof pg>('pg');
 // them per grouped transaction itself (see group-commit.ts), registered here by adapter.
 const AFTER_COMMIT = new WeakMap<object, (() => void)[]>();
 const COMMIT_COLLECTORS = new WeakMap<object, (q: Queryable, fn: () => void) => boolean>();
+const TRANSACTION_SCOPES = new WeakMap<object, (q: Queryable) => object | undefined>();
+
+/**
+ * An object standing for the transaction `q` runs in, to memoize reads per transaction
+ * (WeakMap keys); undefined outside one. On the embedded store a transaction is a turn of
+ * the group commit on a shared connection, which is not a Kysely transaction object.
+ */
+export function transactionScope(q: Queryable): object | undefined {
+  if (q.isTransaction) return q;
+  return TRANSACTION_SCOPES.get(q.getExecutor().adapter)?.(q);
+}
 
 /**
  * Runs `fn` after the transaction `q` commits; outside a transaction (the statement has
@@ -147,6 +158,7 @@ function openSqlite(options: DbOptions): Db {
   const k = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) });
   const batches = groupCommit(k, (text) => cached.prepare(text));
   COMMIT_COLLECTORS.set(k.getExecutor().adapter, (q, fn) => q === batches.activeConnection && batches.onCommit(fn));
+  TRANSACTION_SCOPES.set(k.getExecutor().adapter, (q) => (q === batches.activeConnection ? batches.scope : undefined));
   registerDirect(k, {
     run(q, text, parameters) {
       // Straight to SQLite only when no transaction can be affected: inside the running

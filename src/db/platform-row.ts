@@ -5,7 +5,7 @@
 // note: kernel code, like the job queue and webhook delivery, so that the platform service
 // and the event outbox can both use it without importing each other.
 
-import type { Queryable } from './index.js';
+import { type Queryable, transactionScope } from './index.js';
 import { prepare } from './prepared.js';
 
 export interface PlatformCore {
@@ -23,15 +23,16 @@ const READ = new WeakMap<object, Map<string, PlatformCore>>();
 
 /** The platform's row; within a transaction, read once. Undefined when there is no such platform. */
 export async function platformCore(q: Queryable, id: string): Promise<PlatformCore | undefined> {
-  if (!q.isTransaction) return coreById.first(q, { id });
-  let read = READ.get(q);
+  const scope = transactionScope(q);
+  if (scope === undefined) return coreById.first(q, { id });
+  let read = READ.get(scope);
   const known = read?.get(id);
   if (known !== undefined) return known;
   const row = await coreById.first(q, { id });
   if (row === undefined) return undefined;
   if (read === undefined) {
     read = new Map();
-    READ.set(q, read);
+    READ.set(scope, read);
   }
   read.set(id, row);
   return row;
@@ -39,5 +40,6 @@ export async function platformCore(q: Queryable, id: string): Promise<PlatformCo
 
 /** Called by every write to a platform's row: the transaction reads it again. */
 export function forgetPlatformCore(q: Queryable): void {
-  READ.delete(q);
+  const scope = transactionScope(q);
+  if (scope !== undefined) READ.delete(scope);
 }
