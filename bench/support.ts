@@ -142,3 +142,40 @@ export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
+
+/** The start-up target (issue 21, target 6): launch to the printed credentials, embedded store. */
+export const STARTUP_MAX_MS = 1000;
+
+export interface Startup {
+  /** Launch to the banner's client secret, in milliseconds, for each start. */
+  wallMs: number[];
+  /** CPU time the process had used by then, in milliseconds (user + system). */
+  cpuMs: number[];
+}
+
+/**
+ * Starts `npm start`'s command (node --enable-source-maps dist/main.js start) `runs` times
+ * on a new embedded store, as a newcomer's first start does (creating the store and the
+ * platform), and times each until the banner shows the credentials.
+ */
+export async function measureStartup(runs = 3): Promise<Startup> {
+  const ticksPerMs = 100 / 1000; // /proc/<pid>/stat counts clock ticks of 10 ms
+  const result: Startup = { wallMs: [], cpuMs: [] };
+  for (let i = 0; i < runs; i++) {
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', LOG_LEVEL: 'warn' };
+    env.DATA_DIR = mkdtempSync(join(tmpdir(), 'railyard-startup-'));
+    delete env.RAILYARD_RECORD;
+    delete env.DATABASE_URL;
+    delete env.GRID_CLIENT_ID;
+    delete env.GRID_CLIENT_SECRET;
+    const started = performance.now();
+    const child = spawn(process.execPath, ['--enable-source-maps', join(here, 'main.js'), 'start'], { env });
+    await waitForLine(child, /Client secret\s+\S+/, 'railyard');
+    result.wallMs.push(performance.now() - started);
+    const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    result.cpuMs.push((Number(fields[11]) + Number(fields[12])) / ticksPerMs);
+    child.kill('SIGTERM');
+    await stopped(child);
+  }
+  return result;
+}
