@@ -18,12 +18,22 @@
 import type pg from 'pg';
 
 const MARK = '/* railyard:deferred */ ';
+const COLUMNS_MARK = '/* railyard:columns */ ';
 /** PostgreSQL's bound on the parameters of one statement. */
 const PARAMETERS_MAX = 65_535;
 
 /** The text of a statement that, inside a transaction on PostgreSQL, waits for the next one. */
 export function deferredSql(text: string): string {
   return MARK + text;
+}
+
+/**
+ * The text of a statement whose rows come back as lists of [column name, value] pairs, in
+ * the order of the result's columns: for a result whose column names repeat (see
+ * prefetch.ts), which rows as objects would merge. Each value is parsed by its type as usual.
+ */
+export function columnsSql(text: string): string {
+  return COLUMNS_MARK + text;
 }
 
 interface Held {
@@ -36,7 +46,7 @@ interface Held {
 const DEFERRED_RESULT = Object.freeze({ command: 'DEFERRED', rowCount: null, rows: [], fields: [] });
 
 /** Renumbers the $n placeholders of `text` by `offset`, outside quoted strings and names. */
-function shiftPlaceholders(text: string, offset: number): string {
+export function shiftPlaceholders(text: string, offset: number): string {
   if (offset === 0) return text;
   let out = '';
   let quote: string | undefined;
@@ -108,7 +118,9 @@ export function deferringClient(driver: typeof pg): typeof pg.Client {
 
     // biome-ignore lint/suspicious/noExplicitAny: pg's query() is overloaded many ways
     override query(...args: any[]): any {
-      const [text, values] = args;
+      const [first, values] = args;
+      const columns = typeof first === 'string' && first.startsWith(COLUMNS_MARK);
+      const text = columns ? first.slice(COLUMNS_MARK.length) : first;
       const plain = typeof text === 'string' && args.length <= 2 && (values === undefined || Array.isArray(values));
       if (!plain) {
         if (this.held.length > 0) throw new Error('a deferred statement is waiting: only plain queries may follow it');
@@ -119,17 +131,25 @@ export function deferringClient(driver: typeof pg): typeof pg.Client {
         this.held.push({ text: statement, values: values ?? [], table: tableOf(statement) });
         return Promise.resolve(DEFERRED_RESULT);
       }
-      if (this.held.length === 0) return super.query(text, values);
-      return this.sendWithHeld(text, values ?? []);
+      if (this.held.length === 0) return columns ? this.sendForColumns(text, values ?? []) : super.query(text, values);
+      return this.sendWithHeld(text, values ?? [], columns);
     }
 
-    private async sendWithHeld(text: string, values: unknown[]): Promise<pg.QueryResult> {
+    /** Sends `text` and answers its rows as [column name, value] pairs (see columnsSql). */
+    private async sendForColumns(text: string, values: unknown[]): Promise<pg.QueryResult> {
+      const result = await super.query({ text, values, rowMode: 'array' });
+      const rows = (result.rows as unknown[][]).map((row) => result.fields.map((field, i) => [field.name, row[i]]));
+      return { command: result.command, rowCount: result.rowCount, oid: result.oid, fields: result.fields, rows };
+    }
+
+    private async sendWithHeld(text: string, values: unknown[], columns: boolean): Promise<pg.QueryResult> {
       const held = this.held;
       this.held = [];
       if (/^\s*rollback\b/i.test(text)) return super.query(text, values);
+      const send = (t: string, v: unknown[]) => (columns ? this.sendForColumns(t, v) : super.query(t, v));
       if (canCarry(held, text, values)) {
         const statement = combined(held, text, values);
-        return super.query(statement.text, statement.values);
+        return send(statement.text, statement.values);
       }
       // One statement of their own first (in parameter-sized groups), then this one.
       let group: Held[] = [];
@@ -147,7 +167,7 @@ export function deferringClient(driver: typeof pg): typeof pg.Client {
         count += statement.values.length;
       }
       await flush();
-      return super.query(text, values);
+      return send(text, values);
     }
   };
 }

@@ -1,8 +1,10 @@
 // The SQL of idempotency records (see http/command.ts for the rules). Prepared once: every
-// write that carries a key claims it and completes it in two statements.
+// write that carries a key claims it and completes it in two statements. The claim may carry
+// the reads the command makes first (prefetch.ts), in the same statement.
 
 import { sql } from 'kysely';
 import type { Queryable } from './index.js';
+import { type PrefetchRead, prefetch } from './prefetch.js';
 import { prepare } from './prepared.js';
 
 export interface StoredResponse {
@@ -56,7 +58,8 @@ const claimRow = prepare<KeyParams & { requestHash: string; now: string }, { cla
 /**
  * Claims the key for this transaction: true when claimed, false when the key has a record
  * already (read it with findRecord). A concurrent claim of the same key waits for this
- * transaction to end, then finds this one's record.
+ * transaction to end, then finds this one's record. `reads` are prefetched with the claim,
+ * in one statement on PostgreSQL (see prefetch.ts), whether the key is claimed or not.
  */
 export async function claimRecord(
   q: Queryable,
@@ -65,8 +68,9 @@ export async function claimRecord(
   key: string,
   requestHash: string,
   now: string,
+  reads: readonly PrefetchRead[] = [],
 ): Promise<boolean> {
-  return (await claimRow.first(q, { platformId, operationId, key, requestHash, now })) !== undefined;
+  return (await prefetch(q, reads, claimRow.read({ platformId, operationId, key, requestHash, now }))) > 0;
 }
 
 const completeRow = prepare<KeyParams & { status: number; body: string }>((k, param) =>

@@ -6,6 +6,7 @@
 // and the event outbox can both use it without importing each other.
 
 import { type Queryable, transactionScope } from './index.js';
+import type { PrefetchRead } from './prefetch.js';
 import { prepare } from './prepared.js';
 
 export interface PlatformCore {
@@ -36,6 +37,11 @@ export async function platformCore(q: Queryable, id: string): Promise<PlatformCo
   }
   read.set(id, row);
   return row;
+}
+
+/** The read of platformCore, for prefetch() (db/prefetch.ts). */
+export function platformCoreRead(id: string): PrefetchRead {
+  return coreById.read({ id });
 }
 
 /** Called by every write to a platform's row: the transaction reads it again. */

@@ -5,6 +5,7 @@
 import { CompiledQuery, type Compilable, type Kysely, type QueryResult } from 'kysely';
 import { deferredSql } from './deferred.js';
 import { directExecutor, onPostgres, type Queryable } from './index.js';
+import { type PrefetchLead, takePrefetched } from './prefetch.js';
 import type { Database } from './schema.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: a placeholder stands for a value of any column type
@@ -20,10 +21,13 @@ interface Plan {
 
 export interface PreparedQuery<Params extends object, Row> {
   all(q: Kysely<Database>, params: Params): Promise<Row[]>;
+  /** The first row; in a transaction, the one prefetched for these parameters when there is one (prefetch.ts). */
   first(q: Kysely<Database>, params: Params): Promise<Row | undefined>;
   run(q: Kysely<Database>, params: Params): Promise<{ numAffectedRows?: bigint }>;
   /** Runs with the values of the parameters in the order the query uses them (every one a `param`). */
   runValues(q: Kysely<Database>, values: unknown[]): Promise<void>;
+  /** This query with these parameters, as a read (or the lead) of prefetch(). */
+  read(params: Params): PrefetchLead;
 }
 
 export interface PrepareOptions {
@@ -71,16 +75,34 @@ export function prepare<Params extends object, Row = unknown>(
       options.deferred === true && q.isTransaction && onPostgres(q) ? deferredSql(compiled.sql) : compiled.sql;
     return q.executeQuery<Row>(CompiledQuery.raw(text, parameters));
   };
-  const execute = async (q: Kysely<Database>, params: Params): Promise<QueryResult<Row>> => {
+  const compile = (q: Kysely<Database>, params: Params) => {
     const { compiled, slots } = plan(q);
     const parameters = slots.map((slot) =>
       'name' in slot ? (params as Record<string, unknown>)[slot.name] : slot.value,
     );
+    return { compiled, parameters };
+  };
+  const execute = async (q: Kysely<Database>, params: Params): Promise<QueryResult<Row>> => {
+    const { compiled, parameters } = compile(q, params);
     return executeValues(q, compiled, parameters);
   };
   return {
     all: async (q, params) => (await execute(q, params)).rows,
-    first: async (q, params) => (await execute(q, params)).rows[0],
+    first: async (q, params) => {
+      const { compiled, parameters } = compile(q, params);
+      if (q.isTransaction) {
+        const prefetched = takePrefetched(q, compiled.sql, parameters);
+        if (prefetched !== undefined) return prefetched.row as Row | undefined;
+      }
+      return (await executeValues(q, compiled, parameters)).rows[0];
+    },
+    read: (params) => ({
+      compile: (q) => {
+        const { compiled, parameters } = compile(q, params);
+        return { sql: compiled.sql, parameters };
+      },
+      run: async (q) => (await execute(q, params)).rows.length,
+    }),
     run: async (q, params) => {
       const result = await execute(q, params);
       return result.numAffectedRows === undefined ? {} : { numAffectedRows: result.numAffectedRows };

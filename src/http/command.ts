@@ -9,6 +9,7 @@ import type { FastifyReply } from 'fastify';
 import { iso } from '../clock.js';
 import { isUniqueViolation, type Tx } from '../db/index.js';
 import { claimRecord, completeRecord, findRecord, type StoredResponse } from '../db/idempotency.js';
+import { type PrefetchRead, prefetch } from '../db/prefetch.js';
 import type { Ctx } from './context.js';
 import { apiError, type ErrorCode } from './errors.js';
 
@@ -31,6 +32,12 @@ export interface CommandSpec {
   request: unknown;
   /** The code for a key reused with another request: 409 CONFLICT where declared, else 400. */
   conflictCode?: Extract<ErrorCode, 'CONFLICT' | 'INVALID_INPUT'>;
+  /**
+   * Rows the command reads first, named by the request alone: on PostgreSQL they are read
+   * in one statement with the key's claim (or at the start of the transaction without a
+   * key), so the command's own reads of them cost no round trip (see db/prefetch.ts).
+   */
+  reads?: readonly PrefetchRead[];
 }
 
 // note: the hash must stay the same text for the same request across versions (stored keys
@@ -69,7 +76,15 @@ const keyWaitAttemptsMax = 20;
 export async function runCommand(ctx: Ctx, spec: CommandSpec, fn: (tx: Tx) => Promise<CommandResult>): Promise<Reply> {
   const key = spec.idempotencyKey;
   if (key === undefined) {
-    const result = await ctx.db.transaction(fn);
+    const reads = spec.reads;
+    const result = await ctx.db.transaction(
+      reads === undefined
+        ? fn
+        : async (tx) => {
+            await prefetch(tx, reads);
+            return fn(tx);
+          },
+    );
     return { status: result.status, payload: JSON.stringify(result.body), replayed: false };
   }
   const hash = requestHash(spec.operationId, spec.request);
@@ -77,7 +92,7 @@ export async function runCommand(ctx: Ctx, spec: CommandSpec, fn: (tx: Tx) => Pr
     return await ctx.db.transaction(async (tx) => {
       // Claimed first, so a concurrent request with this key waits here instead of
       // repeating the work; a key with a record replays it.
-      if (!(await claimRecord(tx, ctx.platformId, spec.operationId, key, hash, iso(ctx.now)))) {
+      if (!(await claimRecord(tx, ctx.platformId, spec.operationId, key, hash, iso(ctx.now), spec.reads))) {
         const stored = await findRecord(tx, ctx.platformId, spec.operationId, key);
         if (stored === undefined) throw new Error(`idempotency key ${key} has a record that cannot be read`);
         return replay(spec, stored, hash);

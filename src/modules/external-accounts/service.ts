@@ -460,6 +460,11 @@ export async function umaDepositAccountFor(
   return row !== undefined && row.currency === currency && row.status === 'ACTIVE' ? row.id : undefined;
 }
 
+/** The read of findTransferCounterparty, for a command's prefetched reads (db/prefetch.ts). */
+export function transferCounterpartyRead(platformId: string, id: string, forPayment = false) {
+  return store.externalAccountRead(platformId, id, forPayment);
+}
+
 /**
  * A live external account of the platform (any owner), as transfers need it; read in the
  * caller's transaction. `forPayment`: money moves with it in this transaction, so a

@@ -1,5 +1,6 @@
 import { onPostgres, type Queryable } from '../../db/index.js';
 import { paginate, type PageRequest } from '../../db/pagination.js';
+import type { PrefetchRead } from '../../db/prefetch.js';
 import { prepare, preparedInsert } from '../../db/prepared.js';
 import type { ExternalAccountsTable, OwnershipChallengesTable } from '../../db/schema.js';
 
@@ -108,6 +109,14 @@ export async function findExternalAccount(
   if (scope === 'anyCustomer') return byIdAnyCustomer.first(q, { platformId, id });
   if (scope.customerId === null) return byIdPlatform.first(q, { platformId, id });
   return byIdCustomer.first(q, { platformId, id, customerId: scope.customerId });
+}
+
+/**
+ * The read of findExternalAccount with scope 'any', for prefetch() (db/prefetch.ts), which
+ * prefetches on PostgreSQL only: `lock` is the share lock there.
+ */
+export function externalAccountRead(platformId: string, id: string, lock = false): PrefetchRead {
+  return (lock ? byIdAnyShared : byIdAny).read({ platformId, id });
 }
 
 export interface ExternalAccountFilters {

@@ -376,6 +376,11 @@ export async function findInternalAccount(
   return store.findInternalAccount(q, platformId, id);
 }
 
+/** The read of findInternalAccount, for a command's prefetched reads (db/prefetch.ts). */
+export function internalAccountRead(platformId: string, id: string) {
+  return store.internalAccountRead(platformId, id);
+}
+
 /** Turns an EMBEDDED_WALLET's privacy on or off (the caller checked the type and the signature). */
 export async function setWalletPrivacy(tx: Queryable, platformId: string, id: string, enabled: boolean, now: Date) {
   await store.setPrivateEnabled(tx, platformId, id, enabled, iso(now));

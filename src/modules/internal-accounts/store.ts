@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Queryable } from '../../db/index.js';
 import { paginate, type PageRequest } from '../../db/pagination.js';
+import type { PrefetchRead } from '../../db/prefetch.js';
 import { prepare } from '../../db/prepared.js';
 import type { InternalAccountsTable } from '../../db/schema.js';
 
@@ -59,6 +60,11 @@ export async function findInternalAccount(
   id: string,
 ): Promise<InternalAccountView | undefined> {
   return byId.first(q, { platformId, id });
+}
+
+/** The read of findInternalAccount, for prefetch() (db/prefetch.ts). */
+export function internalAccountRead(platformId: string, id: string): PrefetchRead {
+  return byId.read({ platformId, id });
 }
 
 export interface InternalAccountFilters {

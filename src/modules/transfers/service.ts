@@ -10,6 +10,8 @@
 //   6. the available balance covers it (transfer-out; 400 INVALID_AMOUNT)
 
 import type { Tx } from '../../db/index.js';
+import { platformCoreRead } from '../../db/platform-row.js';
+import type { PrefetchRead } from '../../db/prefetch.js';
 import { runCommand, type Reply } from '../../http/command.js';
 import type { Ctx } from '../../http/context.js';
 import { apiError, FieldErrors } from '../../http/errors.js';
@@ -18,8 +20,14 @@ import {
   findTransferCounterparty,
   requireActiveCounterparty,
   type TransferCounterparty,
+  transferCounterpartyRead,
 } from '../external-accounts/service.js';
-import { findInternalAccount, ledgerRefusal, type InternalAccountView } from '../internal-accounts/service.js';
+import {
+  findInternalAccount,
+  type InternalAccountView,
+  internalAccountRead,
+  ledgerRefusal,
+} from '../internal-accounts/service.js';
 import { readPlatformConfig, requireWithinLimits } from '../platform/service.js';
 import { platformCustomerIdOf, startTransfer, type TransactionView } from '../transactions/service.js';
 
@@ -153,6 +161,19 @@ async function prepare(tx: Tx, ctx: Ctx, plan: TransferPlan, customerId?: string
   return { plan, internal, external, ...checked };
 }
 
+/**
+ * What `prepare` reads, named by the request: the internal account, the external account
+ * under its share lock, the platform's row (for its configuration; the events read it too).
+ * A command prefetches them in one statement (db/prefetch.ts).
+ */
+function transferReads(ctx: Ctx, plan: TransferPlan): PrefetchRead[] {
+  return [
+    internalAccountRead(ctx.platformId, plan.internalAccountId),
+    transferCounterpartyRead(ctx.platformId, plan.externalAccountId, true),
+    platformCoreRead(ctx.platformId),
+  ];
+}
+
 /** Starts a prepared transfer: step 6 (the balance) and the transaction with its timeline. */
 export async function executeTransfer(tx: Tx, ctx: Ctx, prepared: PreparedTransfer): Promise<TransactionView> {
   const { plan, internal, external } = prepared;
@@ -224,8 +245,10 @@ export async function createTransferOut(
   input: TransferOutInput,
   idempotencyKey: string | undefined,
 ): Promise<Reply> {
-  return runCommand(ctx, { operationId: 'createTransferOut', idempotencyKey, request: input }, async (tx) => {
-    const body = await executeTransfer(tx, ctx, await prepareTransferOut(tx, ctx, input));
+  const plan = outPlan(input);
+  const reads = transferReads(ctx, plan);
+  return runCommand(ctx, { operationId: 'createTransferOut', idempotencyKey, request: input, reads }, async (tx) => {
+    const body = await executeTransfer(tx, ctx, await prepare(tx, ctx, plan));
     return { status: 201, body };
   });
 }
@@ -235,8 +258,10 @@ export async function createTransferIn(
   input: TransferInInput,
   idempotencyKey: string | undefined,
 ): Promise<Reply> {
-  return runCommand(ctx, { operationId: 'createTransferIn', idempotencyKey, request: input }, async (tx) => {
-    const body = await executeTransfer(tx, ctx, await prepareTransferIn(tx, ctx, input));
+  const plan = inPlan(input);
+  const reads = transferReads(ctx, plan);
+  return runCommand(ctx, { operationId: 'createTransferIn', idempotencyKey, request: input, reads }, async (tx) => {
+    const body = await executeTransfer(tx, ctx, await prepare(tx, ctx, plan));
     return { status: 201, body };
   });
 }
