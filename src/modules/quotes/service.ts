@@ -97,7 +97,14 @@ function shownChallenge(challenge: ScaChallengeView) {
   return shown;
 }
 
-export function presentQuote(row: store.QuoteRow) {
+/** The JSON columns of a quote as objects, for a quote written in this request (not parsed back from its row). */
+export interface QuoteParts {
+  source: Record<string, unknown>;
+  destination: Record<string, unknown>;
+  rateDetails: Record<string, number>;
+}
+
+export function presentQuote(row: store.QuoteRow, parts?: QuoteParts) {
   const instructions = parseJson<unknown[]>(row.payment_instructions);
   const challenge = parseJson<ScaChallengeView>(row.sca_challenge);
   return {
@@ -105,8 +112,8 @@ export function presentQuote(row: store.QuoteRow) {
     status: row.status as 'PENDING',
     createdAt: row.created_at,
     expiresAt: row.expires_at,
-    source: JSON.parse(row.source) as Record<string, unknown>,
-    destination: JSON.parse(row.destination) as Record<string, unknown>,
+    source: parts?.source ?? (JSON.parse(row.source) as Record<string, unknown>),
+    destination: parts?.destination ?? (JSON.parse(row.destination) as Record<string, unknown>),
     sendingCurrency: currencyObject(row.sending_currency),
     receivingCurrency: currencyObject(row.receiving_currency),
     totalSendingAmount: Number(row.sending_amount),
@@ -116,7 +123,7 @@ export function presentQuote(row: store.QuoteRow) {
     platformFeesIncluded: Number(row.platform_fees),
     ...(instructions !== undefined ? { paymentInstructions: instructions } : {}),
     transactionId: row.transaction_id,
-    rateDetails: JSON.parse(row.rate_details) as Record<string, number>,
+    rateDetails: parts?.rateDetails ?? (JSON.parse(row.rate_details) as Record<string, number>),
     ...(challenge !== undefined && row.status === 'PENDING_AUTHORIZATION'
       ? { scaChallenge: shownChallenge(challenge) }
       : {}),
@@ -333,7 +340,7 @@ export async function createQuote(
         fundsAccount: opened.fundsAccount,
       });
     }
-    return { status: opened.sca ? 202 : 201, body: presentQuote(quote) };
+    return { status: opened.sca ? 202 : 201, body: presentQuote(quote, opened.parts) };
   });
 }
 
@@ -487,7 +494,8 @@ async function openQuote(tx: Tx, ctx: Ctx, input: QuoteInput, customerId?: strin
     now,
   });
 
-  return { quote, transaction, sca, fundsAccount: source.internal };
+  const parts: QuoteParts = { source: source.presented, destination: destination.presented, rateDetails };
+  return { quote, transaction, sca, fundsAccount: source.internal, parts };
 }
 
 /** A quote may be executed or funded only while PENDING and before it expires. */
