@@ -98,7 +98,6 @@ export interface RefundView {
  */
 export function presentTransaction(row: store.TransactionRow, conversion: Conversion | undefined = conversionOf(row)) {
   const amount = money(BigInt(row.amount), row.currency);
-  const details = detailsOf(row);
   // The platform's own transactions name the platform as their customer (the reference's
   // listTransactions filters them with customerId = the platform id).
   const common = {
@@ -122,6 +121,8 @@ export function presentTransaction(row: store.TransactionRow, conversion: Conver
     reconciliationInstructions: { reference: row.reference },
   };
   if (row.type === 'INCOMING') {
+    // Only an incoming payment shows anything of its details (an outgoing one's are not parsed).
+    const details = detailsOf(row);
     return {
       ...common,
       ...(details.senderUmaAddress !== undefined
