@@ -11,15 +11,19 @@ const POOL_BYTES = 4096;
 const pool = Buffer.alloc(POOL_BYTES);
 let poolOffset = POOL_BYTES;
 
-function randomSlice(length: number): Buffer {
+/** The offset of `length` fresh random bytes in the pool (refilled when they run out). */
+function randomAt(length: number): number {
   if (poolOffset + length > POOL_BYTES) {
     randomFillSync(pool);
     poolOffset = 0;
   }
-  const slice = Buffer.from(pool.subarray(poolOffset, poolOffset + length));
+  const at = poolOffset;
   poolOffset += length;
-  return slice;
+  return at;
 }
+
+// An id's 16 bytes are put together here, then turned into text: no buffer per id.
+const idBytes = Buffer.alloc(16);
 
 /** RFC 9562 UUID version 7; a 12-bit counter keeps ids from one process ordered within a millisecond. */
 export function uuidv7(nowMs: number): string {
@@ -29,9 +33,11 @@ export function uuidv7(nowMs: number): string {
     nowMs = lastMs;
   } else {
     lastMs = nowMs;
-    sequence = randomSlice(2).readUInt16BE(0) & 0x7ff;
+    sequence = pool.readUInt16BE(randomAt(2)) & 0x7ff;
   }
-  const bytes = randomSlice(16);
+  const bytes = idBytes;
+  const at = randomAt(16);
+  pool.copy(bytes, 0, at, at + 16);
   bytes.writeUIntBE(nowMs, 0, 6);
   bytes[6] = 0x70 | (sequence >> 8);
   bytes[7] = sequence & 0xff;

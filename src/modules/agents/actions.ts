@@ -334,7 +334,7 @@ export async function agentCreateQuote(
         measured: quoteMeasure(quote),
         quoteId: quote.id,
         run: async () => {
-          quote = await quotes.executeOpenedQuote(tx, ctx, quote, opened.transaction);
+          quote = await quotes.executeOpenedQuote(tx, ctx, quote, opened.transaction, opened.fundsAccount);
           return quote.transaction_id;
         },
       });

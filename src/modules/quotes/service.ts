@@ -35,6 +35,7 @@ import {
   currencyObject,
   findInternalAccount,
   findOwnerAccountIn,
+  type InternalAccountView,
   ledgerRefusal,
 } from '../internal-accounts/service.js';
 import { findTransferCounterparty } from '../external-accounts/service.js';
@@ -96,7 +97,14 @@ function shownChallenge(challenge: ScaChallengeView) {
   return shown;
 }
 
-export function presentQuote(row: store.QuoteRow) {
+/** The JSON columns of a quote as objects, for a quote written in this request (not parsed back from its row). */
+export interface QuoteParts {
+  source: Record<string, unknown>;
+  destination: Record<string, unknown>;
+  rateDetails: Record<string, number>;
+}
+
+export function presentQuote(row: store.QuoteRow, parts?: QuoteParts) {
   const instructions = parseJson<unknown[]>(row.payment_instructions);
   const challenge = parseJson<ScaChallengeView>(row.sca_challenge);
   return {
@@ -104,8 +112,8 @@ export function presentQuote(row: store.QuoteRow) {
     status: row.status as 'PENDING',
     createdAt: row.created_at,
     expiresAt: row.expires_at,
-    source: JSON.parse(row.source) as Record<string, unknown>,
-    destination: JSON.parse(row.destination) as Record<string, unknown>,
+    source: parts?.source ?? (JSON.parse(row.source) as Record<string, unknown>),
+    destination: parts?.destination ?? (JSON.parse(row.destination) as Record<string, unknown>),
     sendingCurrency: currencyObject(row.sending_currency),
     receivingCurrency: currencyObject(row.receiving_currency),
     totalSendingAmount: Number(row.sending_amount),
@@ -115,7 +123,7 @@ export function presentQuote(row: store.QuoteRow) {
     platformFeesIncluded: Number(row.platform_fees),
     ...(instructions !== undefined ? { paymentInstructions: instructions } : {}),
     transactionId: row.transaction_id,
-    rateDetails: JSON.parse(row.rate_details) as Record<string, number>,
+    rateDetails: parts?.rateDetails ?? (JSON.parse(row.rate_details) as Record<string, number>),
     ...(challenge !== undefined && row.status === 'PENDING_AUTHORIZATION'
       ? { scaChallenge: shownChallenge(challenge) }
       : {}),
@@ -197,7 +205,7 @@ async function executeOrChallenge(
   ctx: Ctx,
   quote: store.QuoteRow,
   transaction: TransactionRow,
-  options: { checked?: boolean; scaFactor?: string | undefined } = {},
+  options: { checked?: boolean; scaFactor?: string | undefined; fundsAccount?: InternalAccountView | undefined } = {},
 ): Promise<store.QuoteRow> {
   const customer =
     quote.customer_id === null ? undefined : await findCustomerRow(tx, ctx.platformId, quote.customer_id);
@@ -230,17 +238,19 @@ async function executeOrChallenge(
 /**
  * The accounts of a quote, checked again when its payment starts: either side may have been
  * deleted, frozen or lost its verification since the quote was made, and money must not move
- * from or to it then. A pull also needs funds at the bank.
+ * from or to it then. A pull also needs funds at the bank. Answers the source internal
+ * account as read (with its balances), for a quote funded from one.
  */
 async function requirePayable(
   tx: Tx,
   ctx: Ctx,
   transaction: TransactionRow,
   conversion: TransactionConversion,
-): Promise<void> {
+): Promise<InternalAccountView | undefined> {
   const gone = (id: string) => `names ${id}, which no longer exists`;
+  let fundsAccount: InternalAccountView | undefined;
   if (conversion.funding === 'INTERNAL_ACCOUNT') {
-    await usableInternal(
+    fundsAccount = await usableInternal(
       tx,
       ctx,
       transaction.internal_account_id,
@@ -272,6 +282,7 @@ async function requirePayable(
   } else if (payout.destinationType === 'INTERNAL_ACCOUNT') {
     await usableInternal(tx, ctx, payout.accountId, 'destination.accountId', gone(payout.accountId));
   }
+  return fundsAccount;
 }
 
 interface ExecuteOptions {
@@ -281,6 +292,8 @@ interface ExecuteOptions {
   authorized?: boolean;
   /** The quote was made in this very transaction (immediatelyExecute), its accounts checked and locked then. */
   checked?: boolean;
+  /** With `checked`: the source internal account as read then (with its balances). */
+  fundsAccount?: InternalAccountView | undefined;
 }
 
 /**
@@ -295,10 +308,16 @@ async function execute(
   options: ExecuteOptions = {},
 ) {
   const conversion = JSON.parse(transaction.conversion!) as TransactionConversion;
-  if (options.checked !== true) await requirePayable(tx, ctx, transaction, conversion);
+  const fundsAccount =
+    options.checked !== true ? await requirePayable(tx, ctx, transaction, conversion) : options.fundsAccount;
   const { payout } = conversion;
   try {
-    const after = await executeQuoteTransaction(tx, transaction, ctx.now, railFor(payout).planPayout(payout), options);
+    const after = await executeQuoteTransaction(tx, transaction, ctx.now, railFor(payout).planPayout(payout), {
+      paidAmount: options.paidAmount,
+      authorized: options.authorized === true,
+      conversion,
+      fundsAccount,
+    });
     return { quote: { ...quote, status: after.status }, transaction: after };
   } catch (err) {
     throw ledgerRefusal(err, 'lockedCurrencyAmount');
@@ -316,9 +335,12 @@ export async function createQuote(
     const opened = await openQuote(tx, ctx, input);
     let quote = opened.quote;
     if (input.immediatelyExecute === true) {
-      quote = await executeOrChallenge(tx, ctx, quote, opened.transaction, { checked: true });
+      quote = await executeOrChallenge(tx, ctx, quote, opened.transaction, {
+        checked: true,
+        fundsAccount: opened.fundsAccount,
+      });
     }
-    return { status: opened.sca ? 202 : 201, body: presentQuote(quote) };
+    return { status: opened.sca ? 202 : 201, body: presentQuote(quote, opened.parts) };
   });
 }
 
@@ -328,8 +350,14 @@ export async function openCustomerQuote(tx: Tx, ctx: Ctx, input: QuoteInput, cus
 }
 
 /** Executes a quote opened in this transaction (its accounts were checked and locked then). */
-export async function executeOpenedQuote(tx: Tx, ctx: Ctx, quote: store.QuoteRow, transaction: TransactionRow) {
-  return executeOrChallenge(tx, ctx, quote, transaction, { checked: true });
+export async function executeOpenedQuote(
+  tx: Tx,
+  ctx: Ctx,
+  quote: store.QuoteRow,
+  transaction: TransactionRow,
+  fundsAccount?: InternalAccountView,
+) {
+  return executeOrChallenge(tx, ctx, quote, transaction, { checked: true, fundsAccount });
 }
 
 /**
@@ -466,7 +494,8 @@ async function openQuote(tx: Tx, ctx: Ctx, input: QuoteInput, customerId?: strin
     now,
   });
 
-  return { quote, transaction, sca };
+  const parts: QuoteParts = { source: source.presented, destination: destination.presented, rateDetails };
+  return { quote, transaction, sca, fundsAccount: source.internal, parts };
 }
 
 /** A quote may be executed or funded only while PENDING and before it expires. */

@@ -39,6 +39,22 @@ export interface Work {
   accounts?: InternalAccountView[];
   /** The row of the last event and the view it carries; see viewOf. */
   last?: { row: store.TransactionRow; view: TransactionView };
+  /**
+   * The conversion of the rows this work changes, parsed once: their `conversion` text is the
+   * same from one transition to the next (see conversionIn).
+   */
+  conversion?: { text: string; value: Conversion };
+}
+
+/**
+ * A row's conversion, parsed once per work: a payment's transitions copy the row, not its
+ * conversion's text, so each event's view and each ledger movement need not parse it again.
+ */
+export function conversionIn(work: Work, row: store.TransactionRow): Conversion | undefined {
+  const text = row.conversion;
+  if (text === null) return undefined;
+  if (work.conversion?.text !== text) work.conversion = { text, value: conversionOf(row)! };
+  return work.conversion.value;
 }
 
 export function openWork(tx: Queryable, platformId: string, now: Date): Work {
@@ -92,7 +108,7 @@ export async function finish(work: Work): Promise<void> {
 
 export function emit(work: Work, row: store.TransactionRow, event: string): void {
   const prefix = row.type === 'OUTGOING' ? 'OUTGOING_PAYMENT' : 'INCOMING_PAYMENT';
-  const view = presentTransaction(row);
+  const view = presentTransaction(row, conversionIn(work, row));
   work.last = { row, view };
   work.events.push({
     platformId: row.platform_id,
@@ -139,7 +155,7 @@ function legsOf(row: store.TransactionRow, conversion: Conversion): ConversionLe
 
 /** An outgoing payment that will not complete gives its funds back: released, or refunded to an outside payer. */
 async function releaseOutgoing(work: Work, row: store.TransactionRow): Promise<void> {
-  const conversion = conversionOf(row);
+  const conversion = conversionIn(work, row);
   if (conversion !== undefined && conversion.funding !== 'INTERNAL_ACCOUNT')
     await work.books.refundExternally(row.currency, amountOf(row), row.id);
   else await work.books.release(row.internal_account_id, row.currency, amountOf(row), row.id);
@@ -162,7 +178,7 @@ export async function returnIncoming(work: Work, row: store.TransactionRow): Pro
 
 /** The rail completed the payment: outgoing funds leave the held bucket, incoming ones become available (or are passed on). */
 export async function complete(work: Work, row: store.TransactionRow): Promise<store.TransactionRow> {
-  const conversion = conversionOf(row);
+  const conversion = conversionIn(work, row);
   if (conversion !== undefined)
     await work.books.convertAndPayOut(fundsOf(row, conversion), legsOf(row, conversion), row.id);
   else if (row.type === 'OUTGOING')
@@ -189,7 +205,7 @@ export async function fail(
 ): Promise<store.TransactionRow> {
   if (row.type === 'OUTGOING') {
     // Money received from outside for a conversion can only go back by a refund.
-    const conversion = conversionOf(row);
+    const conversion = conversionIn(work, row);
     if (conversion !== undefined && conversion.funding !== 'INTERNAL_ACCOUNT')
       return failWithRefund(work, row, failureReason, 'COMPLETED');
     await releaseOutgoing(work, row);
@@ -214,7 +230,7 @@ async function failWithRefund(
     await releaseOutgoing(work, row);
     return refund(work, failed, 'TRANSACTION_FAILED');
   }
-  const conversion = conversionOf(row);
+  const conversion = conversionIn(work, row);
   if (conversion !== undefined) await work.books.strand(fundsOf(row, conversion), row.currency, amountOf(row), row.id);
   else await work.books.release(row.internal_account_id, row.currency, amountOf(row), row.id);
   return refund(work, failed, 'TRANSACTION_FAILED', 'FAILED');
@@ -254,7 +270,7 @@ async function markReturned(
   row: store.TransactionRow,
   failureReason: string,
 ): Promise<store.TransactionRow> {
-  const conversion = conversionOf(row);
+  const conversion = conversionIn(work, row);
   if (conversion === undefined) {
     await work.books.reverseSettlement(row.internal_account_id, row.currency, amountOf(row), row.id);
   } else {

@@ -92,9 +92,12 @@ export interface RefundView {
   reason: 'TRANSACTION_FAILED' | 'USER_CANCELLATION' | 'TIMEOUT';
 }
 
-export function presentTransaction(row: store.TransactionRow) {
+/**
+ * `conversion`: the row's conversion when the caller has it parsed already (it must be this
+ * row's, see conversionIn in lifecycle.ts); else it is parsed here.
+ */
+export function presentTransaction(row: store.TransactionRow, conversion: Conversion | undefined = conversionOf(row)) {
   const amount = money(BigInt(row.amount), row.currency);
-  const details = detailsOf(row);
   // The platform's own transactions name the platform as their customer (the reference's
   // listTransactions filters them with customerId = the platform id).
   const common = {
@@ -118,6 +121,8 @@ export function presentTransaction(row: store.TransactionRow) {
     reconciliationInstructions: { reference: row.reference },
   };
   if (row.type === 'INCOMING') {
+    // Only an incoming payment shows anything of its details (an outgoing one's are not parsed).
+    const details = detailsOf(row);
     return {
       ...common,
       ...(details.senderUmaAddress !== undefined
@@ -140,7 +145,6 @@ export function presentTransaction(row: store.TransactionRow) {
       ...(row.failure_reason !== null ? { failureReason: row.failure_reason as 'COLLECTION_FAILED' } : {}),
     };
   }
-  const conversion = conversionOf(row);
   return {
     ...common,
     ...(conversion !== undefined ? presentConversion(row, conversion) : {}),

@@ -4,8 +4,20 @@
 import type { Tx } from '../../db/index.js';
 import { systemAccountId } from '../../ledger/index.js';
 import type { TimelineStep } from '../../rails/index.js';
-import { amountOf, emit, finish, newRow, next, openWork, playTimeline, refund, type Work } from './lifecycle.js';
-import { type Conversion, conversionOf, type Details } from './presentation.js';
+import type { InternalAccountView } from '../internal-accounts/service.js';
+import {
+  amountOf,
+  conversionIn,
+  emit,
+  finish,
+  newRow,
+  next,
+  openWork,
+  playTimeline,
+  refund,
+  type Work,
+} from './lifecycle.js';
+import type { Conversion, Details } from './presentation.js';
 import * as store from './store.js';
 
 export interface NewQuoteTransaction {
@@ -65,6 +77,8 @@ export async function openQuoteTransaction(
     },
     now,
   );
+  // The row's conversion is the caller's, which need not be parsed back from its text.
+  work.conversion = { text: row.conversion!, value: input.conversion };
   emit(work, row, row.status);
   await store.insertTransaction(tx, row);
   await finish(work);
@@ -83,8 +97,10 @@ async function changeQuoteTransaction(
   row: store.TransactionRow,
   now: Date,
   change: (work: Work, row: store.TransactionRow) => Promise<store.TransactionRow>,
+  prepare?: (work: Work) => void,
 ): Promise<store.TransactionRow> {
   const work = openWork(tx, row.platform_id, now);
+  prepare?.(work);
   const after = await change(work, row);
   if (after !== row) await store.saveState(tx, after);
   await finish(work);
@@ -151,27 +167,57 @@ export async function executeQuoteTransaction(
   row: store.TransactionRow,
   now: Date,
   timeline: TimelineStep[],
-  options: { paidAmount?: bigint | undefined; authorized?: boolean } = {},
+  options: ExecuteQuoteOptions = {},
 ): Promise<store.TransactionRow> {
-  const { paidAmount } = options;
+  const { paidAmount, conversion: parsed, fundsAccount } = options;
   const from = options.authorized === true ? 'PENDING_AUTHORIZATION' : 'PENDING';
-  return changeQuoteTransaction(tx, row, now, async (work, current) => {
-    if (current.status !== from) throw new Error(`quote transaction ${current.id} is ${current.status}, not ${from}`);
-    const conversion = conversionOf(current)!;
-    if (conversion.funding === 'INTERNAL_ACCOUNT') {
-      await work.books.hold(current.internal_account_id, current.currency, amountOf(current), current.id);
-    } else {
-      const paid = paidAmount ?? amountOf(current);
-      await work.books.receiveFunding(current.currency, paid, current.id);
-      if (paid !== amountOf(current)) {
-        await work.books.refundExternally(current.currency, paid, current.id);
-        const failed = next(work, current, { status: 'FAILED', failure_reason: 'FUNDING_AMOUNT_MISMATCH' });
-        emit(work, failed, 'FAILED');
-        return refund(work, failed, 'TRANSACTION_FAILED');
-      }
+  const prepare = (work: Work) => {
+    if (parsed !== undefined && row.conversion !== null) work.conversion = { text: row.conversion, value: parsed };
+    // The funds account as the caller read it in this transaction: its balances need not be
+    // read again before the hold, nor the account after it for its balance event (the
+    // guarded update returns the balances it wrote).
+    if (fundsAccount !== undefined && fundsAccount.id === row.internal_account_id) {
+      work.accounts = [fundsAccount];
+      work.books.know(fundsAccount.id, {
+        available: BigInt(fundsAccount.available),
+        held: BigInt(fundsAccount.held),
+      });
     }
-    const processing = next(work, current, { status: 'PROCESSING' });
-    emit(work, processing, 'PROCESSING');
-    return playTimeline(tx, work, processing, timeline);
-  });
+  };
+  return changeQuoteTransaction(
+    tx,
+    row,
+    now,
+    async (work, current) => {
+      if (current.status !== from) throw new Error(`quote transaction ${current.id} is ${current.status}, not ${from}`);
+      const conversion = conversionIn(work, current)!;
+      if (conversion.funding === 'INTERNAL_ACCOUNT') {
+        await work.books.hold(current.internal_account_id, current.currency, amountOf(current), current.id);
+      } else {
+        const paid = paidAmount ?? amountOf(current);
+        await work.books.receiveFunding(current.currency, paid, current.id);
+        if (paid !== amountOf(current)) {
+          await work.books.refundExternally(current.currency, paid, current.id);
+          const failed = next(work, current, { status: 'FAILED', failure_reason: 'FUNDING_AMOUNT_MISMATCH' });
+          emit(work, failed, 'FAILED');
+          return refund(work, failed, 'TRANSACTION_FAILED');
+        }
+      }
+      const processing = next(work, current, { status: 'PROCESSING' });
+      emit(work, processing, 'PROCESSING');
+      return playTimeline(tx, work, processing, timeline);
+    },
+    prepare,
+  );
+}
+
+export interface ExecuteQuoteOptions {
+  /** Real-time funding or a pull: the amount that arrived. */
+  paidAmount?: bigint | undefined;
+  /** The payment waited in PENDING_AUTHORIZATION for a challenge now satisfied. */
+  authorized?: boolean;
+  /** The row's conversion, when the caller parsed it already. */
+  conversion?: Conversion;
+  /** The source internal account (with its balances) as read earlier in this database transaction. */
+  fundsAccount?: InternalAccountView | undefined;
 }
