@@ -320,12 +320,14 @@ SCENARIOS.push(
 // The webhook receiver runs on a thread of its own, so the load generator's work does not
 // delay its clock readings. It answers 200 at once and keeps, for every event, the time from
 // the envelope's timestamp (the event's moment on the platform clock, which is the wall clock
-// for this platform) to the arrival of the request.
+// for this platform) to the arrival of the request, for the events made since the measure
+// began (deliveries of the warm-up or an earlier measure that arrive late are not counted).
 const RECEIVER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const http = require('node:http');
 let latencies = [];
 let counting = false;
+let countingSinceMs = 0;
 let lastArrivalMs = 0;
 const server = http.createServer((req, res) => {
   const chunks = [];
@@ -335,13 +337,15 @@ const server = http.createServer((req, res) => {
     lastArrivalMs = arrivedMs;
     res.writeHead(200).end();
     const envelope = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    if (counting && envelope.type !== 'TEST') latencies.push(arrivedMs - Date.parse(envelope.timestamp));
+    // Only events of the measured load: a delivery of an earlier load arriving late is not one.
+    const eventMs = Date.parse(envelope.timestamp);
+    if (counting && envelope.type !== 'TEST' && eventMs >= countingSinceMs) latencies.push(arrivedMs - eventMs);
   });
 });
 server.keepAliveTimeout = 60000;
 server.listen(0, '127.0.0.1', () => parentPort.postMessage({ port: server.address().port }));
 parentPort.on('message', (message) => {
-  if (message === 'start') { latencies = []; counting = true; }
+  if (message === 'start') { latencies = []; counting = true; countingSinceMs = Date.now(); }
   if (message === 'stop') { counting = false; parentPort.postMessage({ latencies }); }
   if (message === 'idle') parentPort.postMessage({ idleMs: Date.now() - lastArrivalMs });
   if (message === 'close') server.close(() => process.exit(0));
