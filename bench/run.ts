@@ -28,6 +28,7 @@ import {
   rssMb,
   run,
   STARTUP_MAX_MS,
+  steady,
   type ServerInfo,
   startRailyard,
   stopped,
@@ -438,10 +439,11 @@ async function webhookLatency(server: ServerInfo): Promise<WebhookLatency[]> {
       amount: 1,
     });
     let sequence = 0;
+    const headers = { authorization: server.auth, 'content-type': 'application/json' };
     const options: autocannon.Options = {
       url: `${server.baseUrl}/transfer-out`,
       method: 'POST',
-      headers: { authorization: server.auth, 'content-type': 'application/json' },
+      headers,
       requests: [
         {
           setupRequest: (request) => ({
@@ -457,13 +459,24 @@ async function webhookLatency(server: ServerInfo): Promise<WebhookLatency[]> {
       // The deliveries of the load before (the warm-up, another measure) are out of the way first.
       await receiver.settle(500, 60_000);
       receiver.start();
-      const result = await run(rate === undefined ? options : { ...options, overallRate: rate }, durationSeconds);
+      const rps =
+        rate === undefined
+          ? (await run(options, durationSeconds)).requests.average
+          : (
+              await steady(
+                options.url,
+                () => ({ ...headers, 'idempotency-key': `bench-webhook-${sequence++}` }),
+                body,
+                rate,
+                durationSeconds,
+              )
+            ).rps;
       // Deliveries still under way when the load stops are counted too.
       await receiver.settle(500, 60_000);
       const latencies = (await receiver.stop()).sort((a, b) => a - b);
       return {
         load,
-        rps: result.requests.average,
+        rps,
         events: latencies.length,
         p50: percentile(latencies, 50),
         p99: percentile(latencies, 99),

@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -104,6 +105,53 @@ export async function run(
   clients = connections,
 ): Promise<autocannon.Result> {
   return autocannon({ ...options, connections: clients, duration: seconds });
+}
+
+/**
+ * A load at a steady rate: one request every 1/rate s, each sent on time whether or not the
+ * ones before have their answers (on up to `clients` keep-alive connections). autocannon's
+ * `overallRate` is not that: each of its connections sends its share of a second at once when
+ * the second begins, all connections together, so "100 req/s" arrives as a burst of 100 every
+ * second, and the last of a burst waits behind the 99 before it.
+ */
+export async function steady(
+  url: string,
+  headers: (sequence: number) => Record<string, string>,
+  body: string,
+  rate: number,
+  seconds: number,
+  clients = connections,
+): Promise<{ rps: number; errors: number }> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
+  const target = new URL(url);
+  let errors = 0;
+  const one = (sequence: number) =>
+    new Promise<void>((resolve) => {
+      const request = http.request(target, {
+        method: 'POST',
+        agent,
+        headers: { ...headers(sequence), 'content-length': String(Buffer.byteLength(body)) },
+      });
+      request.on('response', (response) => {
+        if ((response.statusCode ?? 0) >= 300) errors++;
+        response.resume().on('end', resolve);
+      });
+      request.on('error', () => {
+        errors++;
+        resolve();
+      });
+      request.end(body);
+    });
+  const started = performance.now();
+  const sent: Promise<void>[] = [];
+  for (let i = 0; performance.now() - started < seconds * 1000; i++) {
+    const wait = started + (i * 1000) / rate - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    sent.push(one(i));
+  }
+  await Promise.all(sent);
+  agent.destroy();
+  return { rps: sent.length / seconds, errors };
 }
 
 export function digits(count: number): string {

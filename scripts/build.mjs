@@ -35,6 +35,16 @@ await build({
   logLevel: 'warning',
 });
 
+// The webhook sender's thread, loaded by path beside the server's bundle (src/events/sender.ts).
+await build({
+  entryPoints: { 'send-worker': 'src/events/send-worker.js' },
+  outdir: 'dist',
+  platform: 'node',
+  target: 'node20',
+  format: 'esm',
+  logLevel: 'warning',
+});
+
 const entryPoints = {};
 if (existsSync('bench/run.ts'))
   Object.assign(entryPoints, {

@@ -101,14 +101,15 @@ function answerOf(result: PostResult): WebhookAnswer {
 
 type SendResult = PostResult & { url?: string };
 
-async function send(deps: Deps, target: store.WebhookTarget, body: Buffer): Promise<SendResult> {
+async function send(deps: Deps, target: store.WebhookTarget, body: Buffer, orderKey?: string): Promise<SendResult> {
   if (target.endpoint === undefined) return { error: 'no webhook endpoint is set', latencyMs: 0 };
   const headers = {
     'content-type': 'application/json',
     'user-agent': USER_AGENT,
     [SIGNATURE_HEADER]: signatureHeaderValue(target.privateKeyPem, body),
   };
-  const result = await post(target.endpoint, body, headers, deps.config.webhookTimeoutMs ?? WEBHOOK_TIMEOUT_MS);
+  const timeoutMs = deps.config.webhookTimeoutMs ?? WEBHOOK_TIMEOUT_MS;
+  const result = await post(target.endpoint, body, headers, timeoutMs, orderKey);
   return { ...result, url: target.endpoint };
 }
 
@@ -167,26 +168,6 @@ async function prepareTry(tx: Tx, job: Job<{ deliveryId: string }>): Promise<Pre
   return { delivery, event, target: await store.webhookTarget(tx, job.platformId) };
 }
 
-/**
- * The try under way of each resource's deliveries, here. Tries of one resource's events go
- * out one after another, in the order they were started (the events' order: a commit hands
- * its deliveries over in that order, and claims take due jobs by due time and id), each once
- * the one before has its answer; different resources go side by side. A try that fails does
- * not hold back the next one (its retry comes later, out of order).
- */
-const triesByResource = new Map<string, Promise<unknown>>();
-
-async function inResourceOrder<T>(key: string, fn: () => Promise<T>): Promise<T> {
-  const before = triesByResource.get(key);
-  const mine = before === undefined ? fn() : before.then(fn, fn);
-  triesByResource.set(key, mine);
-  try {
-    return await mine;
-  } finally {
-    if (triesByResource.get(key) === mine) triesByResource.delete(key);
-  }
-}
-
 async function tryDelivery(
   job: Job<{ deliveryId: string }>,
   ctx: JobContext,
@@ -195,13 +176,45 @@ async function tryDelivery(
   if (prepared === undefined) return;
   const { deps, platformId } = ctx;
   const { delivery, event, target } = prepared;
-  const result = await inResourceOrder(`${platformId} ${delivery.resource_id}`, () =>
-    send(deps, target, envelope(event)),
-  );
+  // Tries of one resource's events go out one after another, in the order they were started
+  // (the events' order: a commit hands its deliveries over in that order, and claims take due
+  // jobs by due time and id), each once the one before has its answer; different resources go
+  // side by side. A try that fails does not hold back the next one (its retry comes later,
+  // out of order).
+  const result = await send(deps, target, envelope(event), `${platformId} ${delivery.resource_id}`);
+  const finished: FinishedTry = { job, ctx, delivery, result };
+  // A try whose answer a handler reads is recorded alone, so a handler that fails fails
+  // only its own try; the others are recorded together.
+  const retry = ANSWER_HANDLERS.has(delivery.type)
+    ? (await deps.db.transaction((tx) => recordTries(tx, [finished]), BACKGROUND))[0]
+    : await recordWithOthers(deps.db, finished);
+  if (retry !== undefined) throw new RetryLater(retry);
+}
 
-  let retry: string | undefined;
-  await deps.db.transaction(async (tx) => {
-    const now = platformNow(deps.clock, await store.clockOffsetMs(tx, platformId));
+interface FinishedTry {
+  job: Job<{ deliveryId: string }>;
+  ctx: JobContext;
+  delivery: store.DeliveryRow;
+  result: SendResult;
+}
+
+/**
+ * Records finished tries, in one transaction: the attempts, each delivery's new status, and
+ * each job's end unless the delivery is to be tried again. Returns, for each try, why it is
+ * to be tried again (undefined when it is not).
+ */
+async function recordTries(tx: Tx, tries: readonly FinishedTry[]): Promise<(string | undefined)[]> {
+  const clockOffsets = new Map<string, number>();
+  const attempts: store.AttemptRow[] = [];
+  const retries: (string | undefined)[] = [];
+  for (const { job, ctx, delivery, result } of tries) {
+    const { deps, platformId } = ctx;
+    let clockOffset = clockOffsets.get(platformId);
+    if (clockOffset === undefined) {
+      clockOffset = await store.clockOffsetMs(tx, platformId);
+      clockOffsets.set(platformId, clockOffset);
+    }
+    const now = platformNow(deps.clock, clockOffset);
     let status: DeliveryStatus = outcomeOf(result) === 'FAILED' ? 'FAILED' : 'DELIVERED';
     const handler = ANSWER_HANDLERS.get(delivery.type);
     if (handler !== undefined) {
@@ -215,6 +228,7 @@ async function tryDelivery(
       };
       status = (await handler(tx, context)) ?? status;
     }
+    let retry: string | undefined;
     if (status === 'FAILED' && !SENT_ONCE.has(delivery.type)) {
       const nextTryMs = now.getTime() + retryDelayMs(job.attempts + 1);
       if (nextTryMs <= Date.parse(delivery.round_started_at) + RETRY_WINDOW_MS) {
@@ -222,19 +236,79 @@ async function tryDelivery(
         retry = describeFailure(result);
       }
     }
-    const attempts = delivery.attempts + 1;
-    await store.insertAttempt(tx, attemptRow(delivery, attempts, delivery.round_trigger, ctx.now, result));
+    const number = delivery.attempts + 1;
+    attempts.push(attemptRow(delivery, number, delivery.round_trigger, ctx.now, result));
     await store.recordTry(tx, {
       id: delivery.id,
       status,
-      attempts,
+      attempts: number,
       last_attempt_at: iso(ctx.now),
       delivered_at: status === 'DELIVERED' ? iso(now) : delivery.delivered_at,
       updated_at: iso(now),
     });
     if (retry === undefined) await ctx.markDone?.(tx);
-  }, BACKGROUND); // The record of the try is bookkeeping: it goes after the requests waiting (group-commit.ts).
-  if (retry !== undefined) throw new RetryLater(retry);
+    retries.push(retry);
+  }
+  await store.insertAttempts(tx, attempts);
+  return retries;
+}
+
+/** Tries one record of finished tries carries at most (it holds the event loop while it runs). */
+const TRIES_PER_RECORD_MAX = 64;
+
+interface WaitingTry extends FinishedTry {
+  recorded: (retry: string | undefined) => void;
+  failed: (error: unknown) => void;
+}
+
+interface RecordQueue {
+  tries: WaitingTry[];
+  /** A record is on its way that has not yet taken the tries waiting. */
+  scheduled: boolean;
+}
+
+/** Per store: the finished tries waiting for the next record. */
+const recordQueues = new WeakMap<object, RecordQueue>();
+
+/**
+ * Records a finished try together with the others that finished meanwhile. The record of
+ * each try used to be a transaction of its own; under load they were as many as the events,
+ * each a place in the embedded store's queue of transactions that a request waited behind.
+ */
+function recordWithOthers(db: Deps['db'], finished: FinishedTry): Promise<string | undefined> {
+  let queue = recordQueues.get(db);
+  if (queue === undefined) {
+    queue = { tries: [], scheduled: false };
+    recordQueues.set(db, queue);
+  }
+  const waiting = queue;
+  return new Promise((recorded, failed) => {
+    waiting.tries.push({ ...finished, recorded, failed });
+    if (!waiting.scheduled) {
+      waiting.scheduled = true;
+      void recordBatch(db, waiting);
+    }
+  });
+}
+
+async function recordBatch(db: Deps['db'], queue: RecordQueue): Promise<void> {
+  let taken: WaitingTry[] | undefined;
+  const take = () => {
+    // The tries waiting when the transaction starts (those that finished while it queued
+    // come along); beyond the bound, the rest go in a record of their own.
+    taken = queue.tries.splice(0, TRIES_PER_RECORD_MAX);
+    queue.scheduled = queue.tries.length > 0;
+    if (queue.scheduled) void recordBatch(db, queue);
+    return taken;
+  };
+  try {
+    // note: PostgreSQL may run the function again (a serialization failure): the same tries.
+    const retries = await db.transaction((tx) => recordTries(tx, taken ?? take()), BACKGROUND);
+    for (const [i, waiting] of (taken ?? []).entries()) waiting.recorded(retries[i]);
+  } catch (error) {
+    // Nothing of the batch was recorded: each try is a failed job attempt, tried again later.
+    for (const waiting of taken ?? take()) waiting.failed(error);
+  }
 }
 
 /** In the event's transaction: a delivery and its first try, due now, when an endpoint is set. */

@@ -1,21 +1,14 @@
-// One HTTP POST to a webhook receiver, outside any transaction. Connections are kept alive
-// between deliveries; the whole exchange (connect, send, full answer) has one deadline.
+// One HTTP POST to a webhook receiver, outside any transaction. The POSTs themselves are made
+// on a thread of their own (send-worker.js): there, a send that follows another of the same
+// resource goes out as soon as the first has its answer, instead of waiting for a turn of this
+// thread's event loop, which under load takes milliseconds. Connections are kept alive between
+// deliveries; the whole exchange (connect, send, full answer) has one deadline.
 
-import http from 'node:http';
-import https from 'node:https';
-import { performance } from 'node:perf_hooks';
-
-/** How much of an answer is read and kept; the rest is read and dropped. */
-export const RESPONSE_BYTES_MAX = 64 * 1024;
-
-const AGENTS = {
-  'http:': new http.Agent({ keepAlive: true, maxSockets: 64 }),
-  'https:': new https.Agent({ keepAlive: true, maxSockets: 64 }),
-};
+import { Worker } from 'node:worker_threads';
 
 export interface HttpAnswer {
   status: number;
-  /** The answer's body as text (at most RESPONSE_BYTES_MAX bytes of it). */
+  /** The answer's body as text (the first 64 KiB of it at most: send-worker.js). */
   body: string;
 }
 
@@ -26,85 +19,69 @@ export interface PostResult {
   latencyMs: number;
 }
 
-class TimeoutError extends Error {}
-
-function describe(err: unknown, timeoutMs: number): string {
-  if (err instanceof TimeoutError) return `no complete answer within ${timeoutMs} ms`;
-  const e = err as NodeJS.ErrnoException;
-  return e.code ? `${e.code}: ${e.message}` : e.message || String(err);
+interface WorkerAnswer {
+  id: number;
+  status?: number;
+  body?: string;
+  error?: string;
+  latencyMs: number;
 }
 
-function once(
-  url: URL,
-  body: Buffer,
-  headers: Record<string, string>,
-  deadlineMs: number,
-): Promise<HttpAnswer & { reusedSocket: boolean }> {
-  return new Promise((resolve, reject) => {
-    const transport = url.protocol === 'https:' ? https : http;
-    const request = transport.request(url, {
-      method: 'POST',
-      agent: AGENTS[url.protocol as 'http:' | 'https:'],
-      headers: { ...headers, 'content-length': String(body.length) },
-    });
-    let timedOut = false;
-    const timer = setTimeout(
-      () => {
-        timedOut = true;
-        request.destroy(new TimeoutError());
-      },
-      Math.max(deadlineMs - performance.now(), 0),
+interface SenderThread {
+  worker: Worker;
+  waiting: Map<number, (result: PostResult) => void>;
+}
+
+let thread: SenderThread | undefined;
+let nextId = 0;
+
+function senderThread(): SenderThread {
+  if (thread !== undefined) return thread;
+  // The worker's file sits beside this module: src/events/ in tests, dist/ in the bundle.
+  const worker = new Worker(new URL('./send-worker.js', import.meta.url));
+  const current: SenderThread = { worker, waiting: new Map() };
+  // Only the sends waiting on it keep the process alive.
+  worker.unref();
+  worker.on('message', (answer: WorkerAnswer) => {
+    const resolve = current.waiting.get(answer.id);
+    if (resolve === undefined) return;
+    current.waiting.delete(answer.id);
+    if (current.waiting.size === 0) worker.unref();
+    resolve(
+      answer.status === undefined
+        ? { error: answer.error ?? 'no answer', latencyMs: answer.latencyMs }
+        : { answer: { status: answer.status, body: answer.body ?? '' }, latencyMs: answer.latencyMs },
     );
-    const fail = (err: unknown) => {
-      clearTimeout(timer);
-      // Whichever error surfaces first (the request's or the answer's), a timeout is a timeout.
-      reject(Object.assign(timedOut ? new TimeoutError() : (err as object), { reusedSocket: request.reusedSocket }));
-    };
-    request.on('error', fail);
-    request.on('response', (response) => {
-      const chunks: Buffer[] = [];
-      let kept = 0;
-      response.on('data', (chunk: Buffer) => {
-        if (kept >= RESPONSE_BYTES_MAX) return;
-        const part = chunk.subarray(0, RESPONSE_BYTES_MAX - kept);
-        chunks.push(part);
-        kept += part.length;
-      });
-      response.on('error', fail);
-      response.on('end', () => {
-        clearTimeout(timer);
-        resolve({
-          status: response.statusCode ?? 0,
-          body: Buffer.concat(chunks).toString('utf8'),
-          reusedSocket: request.reusedSocket,
-        });
-      });
-    });
-    request.end(body);
   });
+  const lost = (reason: string) => {
+    // The thread is gone: the sends it held have no answer (they are retried like any
+    // failure), and the next send starts a new thread.
+    if (thread === current) thread = undefined;
+    for (const resolve of current.waiting.values()) resolve({ error: reason, latencyMs: 0 });
+    current.waiting.clear();
+  };
+  worker.on('error', (err) => lost(`the webhook sender stopped: ${err.message}`));
+  worker.on('exit', (code) => lost(`the webhook sender exited (${code})`));
+  thread = current;
+  return current;
 }
 
 /**
- * POSTs `body` to `url`. A keep-alive connection the receiver closed just as it was reused
- * fails before anything was sent; that one case is tried again on a fresh connection.
+ * POSTs `body` to `url`; never rejects. Sends given the same `orderKey` go out one after
+ * another in the order of the calls, each once the one before has its whole answer.
  */
-export async function post(
+export function post(
   url: string,
   body: Buffer,
   headers: Record<string, string>,
   timeoutMs: number,
+  orderKey?: string,
 ): Promise<PostResult> {
-  const started = performance.now();
-  const deadlineMs = started + timeoutMs;
-  const target = new URL(url);
-  for (let round = 0; ; round++) {
-    try {
-      const { status, body: text } = await once(target, body, headers, deadlineMs);
-      return { answer: { status, body: text }, latencyMs: Math.round(performance.now() - started) };
-    } catch (err) {
-      const e = err as NodeJS.ErrnoException & { reusedSocket?: boolean };
-      if (round === 0 && e.reusedSocket && e.code === 'ECONNRESET') continue;
-      return { error: describe(err, timeoutMs), latencyMs: Math.round(performance.now() - started) };
-    }
-  }
+  const { worker, waiting } = senderThread();
+  const id = nextId++;
+  return new Promise((resolve) => {
+    if (waiting.size === 0) worker.ref();
+    waiting.set(id, resolve);
+    worker.postMessage({ id, url, body, headers, timeoutMs, orderKey });
+  });
 }

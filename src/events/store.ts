@@ -133,10 +133,18 @@ const ATTEMPT_COLUMNS = [
   'outcome',
 ] as const;
 
-const insertAttemptStatement = preparedInsert('webhook_attempts', ATTEMPT_COLUMNS, 1, { deferred: true });
+const insertAttemptStatement = preparedInsert('webhook_attempts', ATTEMPT_COLUMNS, 16, { deferred: true });
 
 export async function insertAttempt(q: Queryable, row: AttemptRow): Promise<void> {
   await insertAttemptStatement.one(q, row);
+}
+
+/** Several attempts, in as few statements as possible. */
+export async function insertAttempts(q: Queryable, rows: readonly AttemptRow[]): Promise<void> {
+  await insertAttemptStatement.run(
+    q,
+    rows.map((row) => ATTEMPT_COLUMNS.map((column) => row[column])),
+  );
 }
 
 const recordTryStatement = prepare<

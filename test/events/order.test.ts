@@ -82,3 +82,89 @@ describe('webhook delivery order', () => {
     expect(processing.filter((a) => a.arrivedMs < firstAnswer).length).toBeGreaterThan(1);
   });
 });
+
+describe('webhook delivery under concurrent sending', () => {
+  it("keeps each resource's order, logs one successful try per event, and ends every job", async () => {
+    const t = await build();
+    const arrivals: { id: string; type: string; resourceId: string; balance?: number }[] = [];
+    const server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const event = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        if (event.type !== 'TEST')
+          arrivals.push({
+            id: event.id,
+            type: event.type,
+            resourceId: event.data?.id ?? '',
+            balance: event.data?.balance?.amount,
+          });
+        response.writeHead(200).end();
+      });
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+    const source = await fundedUsd(t, 1_000_000);
+    const destination = await externalAccount(t, 'USD_ACCOUNT');
+    expect((await t.api('PATCH', '/config', { body: { webhookEndpoint: url } })).status).toBe(200);
+    // The background runner sends each try as its transaction commits, and records the tries
+    // that finish together in one transaction.
+    t.deps.jobs!.start();
+    try {
+      const count = 30;
+      const payments = await Promise.all(
+        Array.from({ length: count }, (_, i) =>
+          transferOut(t, source.id, destination.id, 1_000 + i, { 'idempotency-key': `concurrent-${i}` }),
+        ),
+      );
+      for (const reply of payments) expect(reply.status, reply.text).toBe(201);
+      // The endpoint's TEST webhook, sent when it was set, aside.
+      const logged = async () => {
+        const body = (await t.raw('GET', '/_railyard/webhooks/deliveries?limit=100')).body;
+        return { ...body, data: body.data.filter((d: any) => d.type !== 'TEST') };
+      };
+      const settled = (page: any) =>
+        page.data.length >= count * 3 && page.data.every((d: any) => d.status === 'DELIVERED');
+      const deadline = Date.now() + 15_000;
+      let page = await logged();
+      while (!settled(page) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        page = await logged();
+      }
+      expect(page.hasMore).toBe(false);
+      expect(page.data).toHaveLength(count * 3);
+      for (const d of page.data) expect(d, JSON.stringify(d)).toMatchObject({ status: 'DELIVERED', attemptCount: 1 });
+      // Each event arrived once, and its one try is in the log.
+      expect(new Set(arrivals.map((a) => a.id)).size).toBe(arrivals.length);
+      expect(arrivals.map((a) => a.id).sort()).toEqual(page.data.map((d: any) => d.id).sort());
+      for (const d of page.data.slice(0, 10)) {
+        const detail = (await t.raw('GET', `/_railyard/webhooks/deliveries/${d.id}`)).body;
+        expect(detail.attempts).toHaveLength(1);
+        expect(detail.attempts[0]).toMatchObject({
+          number: 1,
+          trigger: 'EVENT',
+          outcome: 'SUCCEEDED',
+          responseStatus: 200,
+        });
+      }
+      // The source account's balance events arrived in the order of the debits: each balance
+      // is below the one before.
+      const balances = arrivals
+        .filter((a) => a.type === 'INTERNAL_ACCOUNT.BALANCE_UPDATED' && a.resourceId === source.id)
+        .map((a) => a.balance!);
+      expect(balances).toHaveLength(count);
+      for (let i = 1; i < balances.length; i++) expect(balances[i]!).toBeLessThan(balances[i - 1]!);
+      // Every delivery job ended.
+      const open = await t.deps.db.k
+        .selectFrom('jobs')
+        .select('id')
+        .where('kind', '=', 'webhook.deliver')
+        .where('status', '!=', 'DONE')
+        .execute();
+      expect(open).toEqual([]);
+    } finally {
+      await t.deps.jobs!.stop();
+    }
+  });
+});
