@@ -33,7 +33,7 @@ for (const pragma of [
   'foreign_keys = ON',
   'temp_store = MEMORY',
   'cache_size = -16000',
-  'wal_autocheckpoint = 40000',
+  'wal_autocheckpoint = 4000',
 ]) {
   db.pragma(pragma);
 }

@@ -39,6 +39,7 @@ await build({
 await build({
   entryPoints: { 'send-worker': 'src/events/send-worker.js' },
   outdir: 'dist',
+  bundle: true,
   platform: 'node',
   target: 'node20',
   format: 'esm',

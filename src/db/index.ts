@@ -143,9 +143,12 @@ function openSqlite(options: DbOptions): Db {
     database.pragma('temp_store = MEMORY');
     database.pragma('cache_size = -16000');
     // The write-ahead log is copied back into the database when the store is idle (see
-    // below); this bound (~160 MB) only applies under long sustained write load. A
-    // checkpoint in the middle of a burst would stall every request in flight.
-    database.pragma('wal_autocheckpoint = 40000');
+    // below), and under sustained write load each time it reaches this bound (~16 MB). A
+    // checkpoint stalls every request in flight for as long as it copies: at 40000 pages
+    // (~160 MB, the bound before) that was about half a second a few seconds into any
+    // saturating load, the p99 of both requests and webhook deliveries; at 4000 it is tens
+    // of milliseconds, for about the same throughput (docs/performance.md).
+    database.pragma('wal_autocheckpoint = 4000');
     // A checkpoint restarts the log from its start but keeps up to this much of the file:
     // writing over blocks the file already has costs less than growing it (about 7% of a
     // transfer's time under load), and the file stays bounded when idle.
@@ -175,8 +178,8 @@ function openSqlite(options: DbOptions): Db {
   // not commits: the job runner's poll commits a read-only transaction every 50 ms, which
   // kept the store from ever looking idle (and the log at up to 160 MB for good). The
   // interval is short so that the pauses between bursts of writes copy the log a little at a
-  // time; a log left to grow to the auto-checkpoint bound (40000 pages) makes the commit that
-  // crosses it copy ~160 MB, a ~290 ms stall of every request in flight.
+  // time; a log left to grow to a large auto-checkpoint bound (40000 pages, once) made the
+  // commit that crossed it copy ~160 MB, a ~290 ms stall of every request in flight.
   const changesStatement = database.prepare('SELECT total_changes()').pluck();
   const changes = () => Number(changesStatement.get());
   let changesSeen = changes();

@@ -103,13 +103,13 @@ type SendResult = PostResult & { url?: string };
 
 async function send(deps: Deps, target: store.WebhookTarget, body: Buffer, orderKey?: string): Promise<SendResult> {
   if (target.endpoint === undefined) return { error: 'no webhook endpoint is set', latencyMs: 0 };
-  const headers = {
-    'content-type': 'application/json',
-    'user-agent': USER_AGENT,
-    [SIGNATURE_HEADER]: signatureHeaderValue(target.privateKeyPem, body),
-  };
-  const timeoutMs = deps.config.webhookTimeoutMs ?? WEBHOOK_TIMEOUT_MS;
-  const result = await post(target.endpoint, body, headers, timeoutMs, orderKey);
+  const headers = { 'content-type': 'application/json', 'user-agent': USER_AGENT };
+  const result = await post(target.endpoint, body, headers, {
+    timeoutMs: deps.config.webhookTimeoutMs ?? WEBHOOK_TIMEOUT_MS,
+    orderKey,
+    // Signed on the sender's thread, as the main thread has requests to serve.
+    signature: { header: SIGNATURE_HEADER, privateKeyPem: target.privateKeyPem },
+  });
   return { ...result, url: target.endpoint };
 }
 

@@ -5,14 +5,18 @@
 // for one. Tries that share an order key go out one after another, in the order they arrived,
 // each once the one before has its whole answer; the others go side by side.
 //
-// Plain JavaScript, loaded by path both from src/ (tests) and from dist/ (the bundle copies
+// It signs the bodies too (signing is a good part of a send's cost on the main thread).
+//
+// Plain JavaScript, loaded by path both from src/ (tests) and from dist/ (the build bundles
 // it there), so it carries no TypeScript. Messages in: { id, url, body, headers, timeoutMs,
-// orderKey? }; out: { id, status?, body?, error?, latencyMs }.
+// orderKey?, signature? }, where `signature` names the header to carry the body's signature
+// and the key to make it with; out: { id, status?, body?, error?, latencyMs }.
 
 import http from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { parentPort } from 'node:worker_threads';
+import { signatureHeaderValue } from './signing.js';
 
 /** How much of an answer is read and kept; the rest is read and dropped. */
 const RESPONSE_BYTES_MAX = 64 * 1024;
@@ -84,9 +88,13 @@ async function post(message) {
     return { error: describe(err, message.timeoutMs), latencyMs: 0 };
   }
   const body = Buffer.from(message.body.buffer, message.body.byteOffset, message.body.byteLength);
+  const headers = { ...message.headers };
+  if (message.signature !== undefined) {
+    headers[message.signature.header] = signatureHeaderValue(message.signature.privateKeyPem, body);
+  }
   for (let round = 0; ; round++) {
     try {
-      const answer = await once(url, body, message.headers, deadlineMs);
+      const answer = await once(url, body, headers, deadlineMs);
       return { ...answer, latencyMs: Math.round(performance.now() - started) };
     } catch (err) {
       if (round === 0 && err?.reusedSocket && err.code === 'ECONNRESET') continue;

@@ -66,6 +66,14 @@ function senderThread(): SenderThread {
   return current;
 }
 
+export interface PostOptions {
+  timeoutMs: number;
+  /** Sends given the same key go out one after another, in the order of the calls. */
+  orderKey?: string;
+  /** A header to carry the body's signature (signing.js), made on the sender's thread. */
+  signature?: { header: string; privateKeyPem: string };
+}
+
 /**
  * POSTs `body` to `url`; never rejects. Sends given the same `orderKey` go out one after
  * another in the order of the calls, each once the one before has its whole answer.
@@ -74,14 +82,13 @@ export function post(
   url: string,
   body: Buffer,
   headers: Record<string, string>,
-  timeoutMs: number,
-  orderKey?: string,
+  { timeoutMs, orderKey, signature }: PostOptions,
 ): Promise<PostResult> {
   const { worker, waiting } = senderThread();
   const id = nextId++;
   return new Promise((resolve) => {
     if (waiting.size === 0) worker.ref();
     waiting.set(id, resolve);
-    worker.postMessage({ id, url, body, headers, timeoutMs, orderKey });
+    worker.postMessage({ id, url, body, headers, timeoutMs, orderKey, signature });
   });
 }

@@ -481,10 +481,14 @@ export function quoteBody(sourceAccountId: string, destinationAccountId: string)
 }
 
 /** A multipart/form-data request for the test helper's api(). */
-export function multipartBody(form: NonNullable<Baseline['form']>) {
-  const boundary = `----railyardfuzz${uniqueId('b').replace(/[^a-z0-9]/gi, '')}`;
+/** A multipart/form-data body: fields (a field may come more than once) then files. */
+export function multipartBody(
+  form: { fields: Record<string, string> | readonly (readonly [string, string])[]; files: readonly FilePart[] },
+  boundary = `----railyardfuzz${uniqueId('b').replace(/[^a-z0-9]/gi, '')}`,
+) {
   const chunks: Buffer[] = [];
-  for (const [name, value] of Object.entries(form.fields))
+  const fields = Array.isArray(form.fields) ? form.fields : Object.entries(form.fields);
+  for (const [name, value] of fields)
     chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
   for (const file of form.files) {
     chunks.push(

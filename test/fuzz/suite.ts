@@ -22,7 +22,7 @@ import { sql } from '../../src/db/index.js';
 import { UNDECLARED_STATUSES } from '../../src/http/deviations.js';
 import { receiverFor, type Receiver } from '../events/support.js';
 import { build, basic, type TestApp } from '../helper.js';
-import { BASELINES, buildWorld, type World } from './baselines.js';
+import { BASELINES, buildWorld, multipartBody, type World } from './baselines.js';
 import { mutationsOf, seeded, shapeOf, toJson, type Mutation, type Shape } from './mutations.js';
 import { errorCodesOf, referenceOperation, requestProblems, type RequestUnderTest } from './oracle.js';
 
@@ -194,22 +194,9 @@ export function fuzzSuite(part: number, parts: number): void {
       payload = body.text;
       if (body.contentType !== undefined) headers['content-type'] = body.contentType;
     } else if (body?.kind === 'form') {
-      const boundary = 'railyard-fuzz-boundary';
-      const chunks: Buffer[] = [];
-      for (const [name, value] of body.fields)
-        chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
-      for (const file of body.files) {
-        chunks.push(
-          Buffer.from(
-            `--${boundary}\r\nContent-Disposition: form-data; name="${file.name}"; filename="${file.fileName}"\r\nContent-Type: ${file.contentType}\r\n\r\n`,
-          ),
-          file.data,
-          Buffer.from('\r\n'),
-        );
-      }
-      chunks.push(Buffer.from(`--${boundary}--\r\n`));
-      payload = Buffer.concat(chunks);
-      headers['content-type'] = `multipart/form-data; boundary=${boundary}`;
+      const encoded = multipartBody(body, 'railyard-fuzz-boundary');
+      payload = encoded.payload;
+      Object.assign(headers, encoded.headers);
       multipartParts = [...body.fields.map(([n]) => n), ...body.files.map((f) => f.name)];
     }
     const decode = (text: string) => {
