@@ -5,7 +5,8 @@
 // the platform's configuration, one statement for every write (the guarded balance update
 // last, so its row lock is held only until the COMMIT), COMMIT. No Kysely, no validation
 // beyond a JSON schema, no ledger checks, no presentation. It is the practical ceiling of the
-// design on this database, which `npm run bench` measures beside the real server.
+// design on this database, which `npm run bench` measures beside the real server. Its
+// statements are prepared once per connection, as railyard's are (db/deferred.ts).
 //
 // It runs on the database of a railyard server (the bench has made one transfer-out there to
 // copy rows from): FLOOR_DATABASE_URL, FLOOR_PLATFORM, FLOOR_AUTH.
@@ -81,8 +82,15 @@ async function transferOut(body: TransferOutBody, key: string): Promise<string> 
   try {
     await client.query('BEGIN');
     try {
-      if ((await client.query(CLAIM, [platform, key, hash, now])).rowCount !== 1) throw new Error('key used');
-      const read = (await client.query(READ, [platform, body.source.accountId, body.destination.accountId])).rows[0];
+      if ((await client.query({ name: 'floor_claim', text: CLAIM, values: [platform, key, hash, now] })).rowCount !== 1)
+        throw new Error('key used');
+      const read = (
+        await client.query({
+          name: 'floor_read',
+          text: READ,
+          values: [platform, body.source.accountId, body.destination.accountId],
+        })
+      ).rows[0];
       if (read === undefined || read.external === null) throw new Error('unknown account');
       const id = newId('Transaction');
       const fresh: Record<string, unknown> = { id, reference: `RY${id.replace(/-/g, '').slice(-12).toUpperCase()}` };
@@ -121,7 +129,8 @@ async function transferOut(body: TransferOutBody, key: string): Promise<string> 
         ...[newId('Webhook'), platform, 'OUTGOING_PAYMENT.COMPLETED', id, response, now],
         ...[newId('Webhook'), platform, 'INTERNAL_ACCOUNT.BALANCE_UPDATED', read.id, balanceUpdated, now],
       ];
-      if ((await client.query(WRITE, values)).rowCount !== 1) throw new Error('insufficient funds');
+      if ((await client.query({ name: 'floor_write', text: WRITE, values })).rowCount !== 1)
+        throw new Error('insufficient funds');
       await client.query('COMMIT');
       return response;
     } catch (error) {

@@ -31,6 +31,7 @@ import {
   waitForLine,
   warmupSeconds,
 } from './support.js';
+import { printWebhookLatency, type WebhookLatency, webhookLatency, webhookSteadyRatePg } from './webhooks.js';
 
 /** Targets of issue 21 (3): against the floor in both shapes, and absolute figures. */
 const FLOOR_RATIO_MIN = 0.5;
@@ -187,6 +188,7 @@ export async function postgresPart(): Promise<boolean> {
   const lines: Line[] = [];
   let railyard: Awaited<ReturnType<typeof startRailyard>> | undefined;
   let floor: { child: ChildProcess; origin: string } | undefined;
+  let webhook: WebhookLatency[] | undefined;
   try {
     railyard = await startRailyard({ databaseUrl: url });
     const server = railyard.info;
@@ -205,6 +207,7 @@ export async function postgresPart(): Promise<boolean> {
       name: 'POST /transfer-out, 1 connection',
       result: await measure(transfers(server.baseUrl, '/transfer-out', server.auth, hot), 1),
     });
+    webhook = await webhookLatency(server, webhookSteadyRatePg);
     floor = await startFloor(url, platformId);
     lines.push({
       name: 'floor, one hot account',
@@ -256,5 +259,6 @@ export async function postgresPart(): Promise<boolean> {
   const errors = lines.reduce((sum, line) => sum + line.result.errors + line.result.non2xx, 0);
   for (const [text, ok] of checks) console.log(`  ${text}: ${ok ? 'PASS' : 'FAIL'}`);
   if (errors > 0) console.log(`  ${errors} requests failed: FAIL`);
-  return errors === 0 && checks.every(([, ok]) => ok);
+  const webhookMet = webhook === undefined || printWebhookLatency(webhook, ', PostgreSQL');
+  return errors === 0 && checks.every(([, ok]) => ok) && webhookMet;
 }

@@ -12,6 +12,11 @@ export interface Config {
   dataDir: string;
   /** postgres://… selects PostgreSQL instead of the embedded store. */
   databaseUrl: string | undefined;
+  /**
+   * Send PostgreSQL statements as named prepared statements (on unless
+   * RAILYARD_PG_PREPARED=0: a pooler in transaction mode may not keep them).
+   */
+  pgPrepared?: boolean;
   /** Pins the bootstrap token's client id and secret (the names the official SDK reads). */
   clientId: string | undefined;
   clientSecret: string | undefined;
@@ -41,6 +46,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = env.DATABASE_URL || undefined;
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
+  }
+  const pgPreparedSetting = env.RAILYARD_PG_PREPARED || '1';
+  if (pgPreparedSetting !== '0' && pgPreparedSetting !== '1') {
+    throw new ConfigError(`RAILYARD_PG_PREPARED must be 0 or 1, got "${pgPreparedSetting}"`);
   }
   const logLevel = env.LOG_LEVEL || 'info';
   if (!LOG_LEVELS.has(logLevel)) {
@@ -87,6 +96,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     clientId,
     clientSecret,
     logLevel,
+    pgPrepared: pgPreparedSetting === '1',
     recordFile: env.RAILYARD_RECORD || undefined,
     validateResponses: env.RAILYARD_VALIDATE_RESPONSES === '1',
     webhookTimeoutMs,

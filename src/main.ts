@@ -45,7 +45,7 @@ function fail(message: string): never {
 
 async function openStore(config: Config): Promise<Db> {
   try {
-    return await openDb({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+    return await openDb({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, pgPrepared: config.pgPrepared });
   } catch (err) {
     if (err instanceof DbConnectError) throw new StartupError(err.message);
     if (/database is locked/.test((err as Error).message))

@@ -200,6 +200,7 @@ describe('start-up errors', () => {
     [{ PORT: 'eighty' }, 'railyard: PORT must be an integer between 0 and 65535, got "eighty"'],
     [{ DATABASE_URL: 'mysql://x' }, 'railyard: DATABASE_URL must start with postgres:// or postgresql://'],
     [{ GRID_CLIENT_ID: 'only-the-id' }, 'railyard: GRID_CLIENT_ID and GRID_CLIENT_SECRET must be set together'],
+    [{ RAILYARD_PG_PREPARED: 'yes' }, 'railyard: RAILYARD_PG_PREPARED must be 0 or 1, got "yes"'],
   ])('stops with one line for a bad setting %o', (env, line) => {
     const result = runOnce(env);
     expect(result.status).toBe(1);

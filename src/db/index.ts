@@ -48,6 +48,8 @@ export interface DbOptions {
   /** PostgreSQL schema to use (created if missing); tests give each app its own. */
   pgSchema?: string | undefined;
   pgPoolMax?: number;
+  /** Named prepared statements on PostgreSQL (db/deferred.ts); on unless false. */
+  pgPrepared?: boolean;
 }
 
 export class DbConnectError extends Error {}
@@ -262,7 +264,7 @@ async function openPostgres(options: DbOptions): Promise<Db> {
   if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`bad schema name ${schema}`);
   const driver = pgDriver();
   const pool = new driver.Pool({
-    Client: deferringClient(driver),
+    Client: deferringClient(driver, options.pgPrepared !== false),
     connectionString: url,
     max: options.pgPoolMax ?? 20,
     connectionTimeoutMillis: 5000,

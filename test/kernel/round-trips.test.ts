@@ -4,25 +4,29 @@
 // (db/prefetch.ts), the write (new rows travel with the next statement: db/deferred.ts), the
 // key's answer carrying the events, COMMIT.
 
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { externalAccount, fundedUsd, transferOut } from '../fixtures/money.js';
+import { dropPgSchema, openDb, sql } from '../../src/db/index.js';
 import { build, databaseUrl } from '../helper.js';
 
 /** The statements `send` makes the server run, counted on every pg client. */
 async function statementsOf(
   send: () => Promise<{ status: number }>,
-): Promise<{ status: number; statements: string[] }> {
+): Promise<{ status: number; statements: string[]; names: (string | undefined)[] }> {
   const statements: string[] = [];
+  const names: (string | undefined)[] = [];
   const original = pg.Client.prototype.query;
   pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const first = args[0] as string | { text?: string };
+    const first = args[0] as string | { text?: string; name?: string };
     statements.push((typeof first === 'string' ? first : (first.text ?? '')).replace(/\s+/g, ' '));
+    names.push(typeof first === 'string' ? undefined : first.name);
     return (original as (...a: unknown[]) => unknown).apply(this, args);
   } as typeof original;
   try {
     const reply = await send();
-    return { status: reply.status, statements };
+    return { status: reply.status, statements, names };
   } finally {
     pg.Client.prototype.query = original;
   }
@@ -54,5 +58,55 @@ describe.skipIf(databaseUrl === undefined)('round trips to PostgreSQL', () => {
       expect(claim[0], listing).toContain(part);
     // The platform's row is read once per transaction, however many parts of the request need it.
     expect(measured.statements.filter((s) => s.includes('from "platforms"'))).toHaveLength(1);
+    // Every statement with parameters goes as a named prepared statement (db/deferred.ts),
+    // the same text under the same name in the next request.
+    const named = measured.statements.map((s, i) => [s, measured.names[i]] as const).filter(([s]) => s.includes('$1'));
+    expect(named.length, listing).toBeGreaterThan(0);
+    for (const [statement, name] of named) expect(name, statement.slice(0, 100)).toMatch(/^railyard_\d+$/);
+    const again = await statementsOf(() =>
+      transferOut(t, source.id, destination.id, 100, { 'idempotency-key': 'rt-measured-again' }),
+    );
+    expect(again.names).toEqual(measured.names);
+  });
+
+  it('sends statements unnamed when prepared statements are turned off (RAILYARD_PG_PREPARED=0)', async () => {
+    const pgSchema = `t_${randomBytes(6).toString('hex')}`;
+    const db = await openDb({ dataDir: ':memory:', databaseUrl, pgSchema, pgPrepared: false });
+    try {
+      const measured = await statementsOf(async () => {
+        await sql`SELECT ${1}::int AS one`.execute(db.k);
+        return { status: 200 };
+      });
+      expect(measured.statements.some((s) => s.includes('$1'))).toBe(true);
+      expect(measured.names.every((name) => name === undefined)).toBe(true);
+    } finally {
+      await db.close();
+      await dropPgSchema(databaseUrl!, pgSchema);
+    }
+  });
+
+  it('still 6 when the platform has a webhook endpoint: the deliveries and their jobs travel with the key answer', async () => {
+    const t = await build();
+    const source = await fundedUsd(t);
+    const destination = await externalAccount(t, 'USD_ACCOUNT');
+    // Nothing listens there: the tries fail, which does not matter to what the request sends.
+    expect((await t.api('PATCH', '/config', { body: { webhookEndpoint: 'http://127.0.0.1:9/hooks' } })).status).toBe(
+      200,
+    );
+    expect((await transferOut(t, source.id, destination.id, 100, { 'idempotency-key': 'rt-warm' })).status).toBe(201);
+    const measured = await statementsOf(() =>
+      transferOut(t, source.id, destination.id, 100, { 'idempotency-key': 'rt-measured' }),
+    );
+    expect(measured.status).toBe(201);
+    const listing = measured.statements.map((s) => s.slice(0, 100)).join('\n');
+    expect(measured.statements.length, listing).toBeLessThanOrEqual(6);
+    // Three events (PROCESSING, COMPLETED, the balance), each with its delivery and job, all
+    // in the statement of the key's answer.
+    const answer = measured.statements.filter((s) => s.includes('update "idempotency_keys"'));
+    expect(answer, listing).toHaveLength(1);
+    for (const table of ['events', 'webhook_deliveries', 'jobs'])
+      expect(answer[0]!.split(`insert into "${table}"`).length - 1, `${table}\n${listing}`).toBe(
+        table === 'events' ? 1 : 3,
+      );
   });
 });

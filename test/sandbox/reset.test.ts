@@ -18,12 +18,21 @@ interface Table {
 
 /** The store's tables (of this app's schema on PostgreSQL), as the store itself lists them. */
 async function tables(t: TestApp): Promise<Table[]> {
-  const schema =
-    t.deps.db.dialect === 'postgres'
-      ? (await sql<{ s: string }>`SELECT current_schema() AS s`.execute(t.deps.db.k)).rows[0]!.s
-      : undefined;
+  if (t.deps.db.dialect === 'postgres') {
+    // This schema's only: a catalog-wide listing races with other tests dropping theirs.
+    const rows = (
+      await sql<{ table_name: string; column_name: string }>`
+        SELECT table_name, column_name FROM information_schema.columns
+        WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position`.execute(t.deps.db.k)
+    ).rows;
+    const byTable = new Map<string, string[]>();
+    for (const row of rows) {
+      if (row.table_name.startsWith('kysely_')) continue;
+      byTable.set(row.table_name, [...(byTable.get(row.table_name) ?? []), row.column_name]);
+    }
+    return [...byTable].map(([name, columns]) => ({ name, columns }));
+  }
   return (await t.deps.db.k.introspection.getTables())
-    .filter((table) => schema === undefined || table.schema === schema)
     .filter((table) => !table.name.startsWith('kysely_'))
     .map((table) => ({ name: table.name, columns: table.columns.map((c) => c.name) }));
 }
