@@ -157,7 +157,8 @@ export function deferringClient(driver: typeof pg, prepared = true): typeof pg.C
         this.held.push({ text: statement, values: values ?? [], table: tableOf(statement) });
         return Promise.resolve(DEFERRED_RESULT);
       }
-      if (this.held.length === 0) return columns ? this.sendForColumns(text, values ?? []) : this.send(text, values ?? []);
+      if (this.held.length === 0)
+        return columns ? this.sendForColumns(text, values ?? []) : this.send(text, values ?? []);
       return this.sendWithHeld(text, values ?? [], columns);
     }
 

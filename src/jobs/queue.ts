@@ -119,21 +119,22 @@ const insertJob = prepare<{
   locked_by: string | null;
   locked_until_ms: number | null;
   created_at: string;
-}>((k, param) =>
-  k.insertInto('jobs').values({
-    id: param('id'),
-    platform_id: param('platform_id'),
-    kind: param('kind'),
-    payload: param('payload'),
-    due_at_ms: param('due_at_ms'),
-    status: param('status'),
-    attempts: 0,
-    locked_by: param('locked_by'),
-    locked_until_ms: param('locked_until_ms'),
-    last_error: null,
-    created_at: param('created_at'),
-    updated_at: param('created_at'),
-  }),
+}>(
+  (k, param) =>
+    k.insertInto('jobs').values({
+      id: param('id'),
+      platform_id: param('platform_id'),
+      kind: param('kind'),
+      payload: param('payload'),
+      due_at_ms: param('due_at_ms'),
+      status: param('status'),
+      attempts: 0,
+      locked_by: param('locked_by'),
+      locked_until_ms: param('locked_until_ms'),
+      last_error: null,
+      created_at: param('created_at'),
+      updated_at: param('created_at'),
+    }),
   // A new job has a fresh id and nothing reads it back in its transaction: on PostgreSQL it
   // travels with the transaction's next statement (db/deferred.ts) instead of costing a trip
   // of its own (three more per transfer-out when the platform has a webhook endpoint).
