@@ -53,19 +53,21 @@ interface Held {
  * turns names off, for a pooler in transaction mode, which may not keep them.
  */
 const NAMED_STATEMENTS_MAX = 1000;
-const STATEMENT_NAMES = new Map<string, string>();
 
-/** The name `text` is prepared under, or undefined to send it unnamed. */
-function statementName(text: string, values: readonly unknown[]): string | undefined {
-  // A statement without parameters may be several statements (migrations), which only the
-  // simple protocol takes; it is sent as it always was.
-  if (values.length === 0) return undefined;
-  let name = STATEMENT_NAMES.get(text);
-  if (name === undefined && STATEMENT_NAMES.size < NAMED_STATEMENTS_MAX) {
-    name = `railyard_${STATEMENT_NAMES.size + 1}`;
-    STATEMENT_NAMES.set(text, name);
-  }
-  return name;
+/** The names statements are prepared under, for the connections of one pool. */
+function statementNames(): (text: string, values: readonly unknown[]) => string | undefined {
+  const names = new Map<string, string>();
+  return (text, values) => {
+    // A statement without parameters may be several statements (migrations), which only the
+    // simple protocol takes; it is sent as it always was.
+    if (values.length === 0) return undefined;
+    let name = names.get(text);
+    if (name === undefined && names.size < NAMED_STATEMENTS_MAX) {
+      name = `railyard_${names.size + 1}`;
+      names.set(text, name);
+    }
+    return name;
+  };
 }
 
 /** What a deferred statement answers at once; Kysely reads no row count from it. */
@@ -139,6 +141,8 @@ function canCarry(held: Held[], text: string, values: readonly unknown[]): boole
  * intercepted. Made from the driver given, which is loaded only when PostgreSQL is used.
  */
 export function deferringClient(driver: typeof pg, prepared = true): typeof pg.Client {
+  // Per pool (each app has its own): the same text has the same name on all its connections.
+  const statementName = prepared ? statementNames() : () => undefined;
   return class DeferringClient extends driver.Client {
     private held: Held[] = [];
 
@@ -162,15 +166,15 @@ export function deferringClient(driver: typeof pg, prepared = true): typeof pg.C
       return this.sendWithHeld(text, values ?? [], columns);
     }
 
-    /** Sends one statement, prepared under its name (see statementName). */
+    /** Sends one statement, prepared under its name (see statementNames). */
     private send(text: string, values: unknown[]): Promise<pg.QueryResult> {
-      const name = prepared ? statementName(text, values) : undefined;
+      const name = statementName(text, values);
       return name === undefined ? super.query(text, values) : super.query({ name, text, values });
     }
 
     /** Sends `text` and answers its rows as [column name, value] pairs (see columnsSql). */
     private async sendForColumns(text: string, values: unknown[]): Promise<pg.QueryResult> {
-      const name = prepared ? statementName(text, values) : undefined;
+      const name = statementName(text, values);
       const result = await super.query({ ...(name !== undefined ? { name } : {}), text, values, rowMode: 'array' });
       const rows = (result.rows as unknown[][]).map((row) => result.fields.map((field, i) => [field.name, row[i]]));
       return { command: result.command, rowCount: result.rowCount, oid: result.oid, fields: result.fields, rows };
