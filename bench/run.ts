@@ -30,6 +30,7 @@ import {
   type ServerInfo,
   startRailyard,
   stopped,
+  transferOutSetup,
   usdAccount,
   waitForLine,
   warmupSeconds,
@@ -210,16 +211,7 @@ const SCENARIOS: Scenario[] = [
     name: 'POST /transfer-out',
     baseline: 'POST',
     async prepare(server) {
-      const list = await get(server, '/platform/internal-accounts?currency=USD');
-      const source = list.data[0].id as string;
-      // Enough for every transfer of the run: each one sends 1 cent.
-      await post(server, `/sandbox/internal-accounts/${source}/fund`, { amount: 100_000_000_000 });
-      const destination = await post(server, '/platform/external-accounts', usdAccount(`${digits(9)}000`));
-      const body = JSON.stringify({
-        source: { accountId: source },
-        destination: { accountId: destination.id },
-        amount: 1,
-      });
+      const { body } = await transferOutSetup(server);
       // A prefix per preparation: the scenario also runs again at one connection (sequential latency).
       const run = randomUUID();
       let sequence = 0;

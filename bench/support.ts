@@ -186,6 +186,21 @@ export const usdAccount = (accountNumber: string) => ({
   },
 });
 
+/**
+ * What a transfer-out load needs: the platform's USD account, funded for every transfer of a
+ * run (each sends 1 cent), a new destination, and the request body.
+ */
+export async function transferOutSetup(server: ServerInfo): Promise<{ source: string; body: string }> {
+  const list = await get(server, '/platform/internal-accounts?currency=USD');
+  const source = list.data[0].id as string;
+  await post(server, `/sandbox/internal-accounts/${source}/fund`, { amount: 100_000_000_000 });
+  const destination = await post(server, '/platform/external-accounts', usdAccount(`${digits(9)}000`));
+  return {
+    source,
+    body: JSON.stringify({ source: { accountId: source }, destination: { accountId: destination.id }, amount: 1 }),
+  };
+}
+
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;

@@ -5,15 +5,12 @@
 import { Worker } from 'node:worker_threads';
 import type autocannon from 'autocannon';
 import {
-  digits,
   durationSeconds,
-  get,
   percentile,
-  post,
   run,
   type ServerInfo,
   steady,
-  usdAccount,
+  transferOutSetup,
   warmupSeconds,
 } from './support.js';
 
@@ -141,15 +138,7 @@ export async function webhookLatency(server: ServerInfo, steadyRate = webhookSte
     await send(server, 'PATCH', '/config', { webhookEndpoint: receiver.url });
     // The load: successful transfer-outs of one cent, each recording its payment and balance
     // events (every one of them a delivery).
-    const list = await get(server, '/platform/internal-accounts?currency=USD');
-    const source = list.data[0].id as string;
-    await post(server, `/sandbox/internal-accounts/${source}/fund`, { amount: 100_000_000_000 });
-    const destination = await post(server, '/platform/external-accounts', usdAccount(`${digits(9)}000`));
-    const body = JSON.stringify({
-      source: { accountId: source },
-      destination: { accountId: destination.id },
-      amount: 1,
-    });
+    const { body } = await transferOutSetup(server);
     let sequence = 0;
     const headers = { authorization: server.auth, 'content-type': 'application/json' };
     const options: autocannon.Options = {
