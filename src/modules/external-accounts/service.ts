@@ -58,19 +58,20 @@ export function presentExternalAccount(row: store.ExternalAccountRow) {
     row.beneficiary_verification_status,
     info.beneficiary as Record<string, unknown> | undefined,
   );
+  // A fresh parse: the payment rails can be added to it in place.
+  if (rails) info.paymentRails = rails;
+  // Absent fields are undefined values, which JSON leaves out (see presentTransaction).
   return {
     id: row.id,
-    ...(row.customer_id !== null ? { customerId: row.customer_id } : {}),
+    customerId: row.customer_id ?? undefined,
     status: row.status as 'ACTIVE',
-    ...(row.platform_account_id !== null ? { platformAccountId: row.platform_account_id } : {}),
-    ...(row.ownership_type !== null ? { ownershipType: row.ownership_type as 'FIRST_PARTY' | 'THIRD_PARTY' } : {}),
+    platformAccountId: row.platform_account_id ?? undefined,
+    ownershipType: (row.ownership_type ?? undefined) as 'FIRST_PARTY' | 'THIRD_PARTY' | undefined,
     currency: row.currency,
     defaultUmaDepositAccount: row.default_uma_deposit === 1,
-    ...(row.beneficiary_verification_status !== null
-      ? { beneficiaryVerificationStatus: row.beneficiary_verification_status as 'MATCHED' }
-      : {}),
-    ...(name !== undefined ? { beneficiaryVerifiedData: { fullName: name } } : {}),
-    accountInfo: { ...info, ...(rails ? { paymentRails: rails } : {}) },
+    beneficiaryVerificationStatus: (row.beneficiary_verification_status ?? undefined) as 'MATCHED' | undefined,
+    beneficiaryVerifiedData: name !== undefined ? { fullName: name } : undefined,
+    accountInfo: info,
   };
 }
 

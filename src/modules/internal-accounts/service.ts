@@ -331,13 +331,14 @@ export function presentInternalAccount(row: store.InternalAccountView) {
   const held = BigInt(row.held);
   return {
     id: row.id,
-    ...(row.customer_id !== null ? { customerId: row.customer_id } : {}),
+    // Absent fields are undefined values, which JSON leaves out (see presentTransaction).
+    customerId: row.customer_id ?? undefined,
     type: row.type as InternalAccountType,
     status: row.status as 'ACTIVE',
     balance: money(available, row.currency),
     totalBalance: money(available + held, row.currency),
     fundingPaymentInstructions: fundingInstructions(row),
-    ...(row.type === 'EMBEDDED_WALLET' ? { privateEnabled: Number(row.private_enabled ?? 0) === 1 } : {}),
+    privateEnabled: row.type === 'EMBEDDED_WALLET' ? Number(row.private_enabled ?? 0) === 1 : undefined,
     createdAt: row.created_at,
     // biome-ignore lint/complexity/useMathMinMax: ISO timestamps, compared as text
     updatedAt: row.balance_updated_at > row.updated_at ? row.balance_updated_at : row.updated_at,

@@ -121,12 +121,12 @@ export function presentQuote(row: store.QuoteRow, parts?: QuoteParts) {
     exchangeRate: decimalToNumber(parseDecimal(row.exchange_rate)),
     feesIncluded: Number(row.fees),
     platformFeesIncluded: Number(row.platform_fees),
-    ...(instructions !== undefined ? { paymentInstructions: instructions } : {}),
+    // Absent fields are undefined values, which JSON leaves out (see presentTransaction).
+    paymentInstructions: instructions,
     transactionId: row.transaction_id,
     rateDetails: parts?.rateDetails ?? (JSON.parse(row.rate_details) as Record<string, number>),
-    ...(challenge !== undefined && row.status === 'PENDING_AUTHORIZATION'
-      ? { scaChallenge: shownChallenge(challenge) }
-      : {}),
+    scaChallenge:
+      challenge !== undefined && row.status === 'PENDING_AUTHORIZATION' ? shownChallenge(challenge) : undefined,
   };
 }
 
