@@ -39,3 +39,20 @@ export function ownEntry<V>(table: Readonly<Record<string, V>>, key: string): V 
 export function plainObject<T extends object = Record<string, unknown>>(value: unknown): T | undefined {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as T) : undefined;
 }
+
+// A payment's last event carries the same view the response shows: its text is written once
+// and read twice. Only events register texts, and a view is not changed after its event is
+// recorded; an object stringified nowhere else gets no entry.
+const writtenTexts = new WeakMap<object, string>();
+
+/** JSON.stringify of `value`, remembered for `writtenText` (an event's data). */
+export function writeText(value: unknown): string {
+  const text = JSON.stringify(value);
+  if (typeof value === 'object' && value !== null) writtenTexts.set(value, text);
+  return text;
+}
+
+/** The text `writeText` made of this very object, else JSON.stringify of it. */
+export function writtenText(value: unknown): string {
+  return (typeof value === 'object' && value !== null && writtenTexts.get(value)) || JSON.stringify(value);
+}

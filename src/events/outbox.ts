@@ -6,6 +6,7 @@
 import { iso } from '../clock.js';
 import type { Queryable } from '../db/index.js';
 import { newId } from '../ids.js';
+import { writeText } from '../json.js';
 import { preparedInsert } from '../db/prepared.js';
 import { scheduleDelivery } from './delivery.js';
 import { insertEvent, webhookTarget, type EventRow, type WebhookTarget } from './store.js';
@@ -87,7 +88,7 @@ function eventRow(event: EventInput): EventRow {
     platform_id: event.platformId,
     type: event.type,
     resource_id: event.resourceId,
-    data: JSON.stringify(event.data),
+    data: writeText(event.data),
     created_at: iso(event.now),
   };
 }

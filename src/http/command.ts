@@ -10,6 +10,7 @@ import { iso } from '../clock.js';
 import { isUniqueViolation, type Tx } from '../db/index.js';
 import { claimRecord, completeRecord, findRecord, type StoredResponse } from '../db/idempotency.js';
 import { type PrefetchRead, prefetch } from '../db/prefetch.js';
+import { writtenText } from '../json.js';
 import type { Ctx } from './context.js';
 import { apiError, type ErrorCode } from './errors.js';
 
@@ -85,7 +86,7 @@ export async function runCommand(ctx: Ctx, spec: CommandSpec, fn: (tx: Tx) => Pr
             return fn(tx);
           },
     );
-    return { status: result.status, payload: JSON.stringify(result.body), replayed: false };
+    return { status: result.status, payload: writtenText(result.body), replayed: false };
   }
   const hash = requestHash(spec.operationId, spec.request);
   try {
@@ -98,7 +99,7 @@ export async function runCommand(ctx: Ctx, spec: CommandSpec, fn: (tx: Tx) => Pr
         return replay(spec, stored, hash);
       }
       const result = await fn(tx);
-      const payload = JSON.stringify(result.body);
+      const payload = writtenText(result.body);
       await completeRecord(tx, ctx.platformId, spec.operationId, key, result.status, payload);
       return { status: result.status, payload, replayed: false };
     });
