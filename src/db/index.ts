@@ -7,6 +7,7 @@ import type { Database } from './schema.js';
 import { onFirstUse } from '../lazy.js';
 import { deferringClient } from './deferred.js';
 import { groupCommit } from './group-commit.js';
+import { flushLogWhileWriting, type LogFlusher } from './wal-flush.js';
 import { migrateToLatest } from './migrations.js';
 import { loadSqlite } from './sqlite-driver.js';
 
@@ -28,6 +29,8 @@ export interface Db {
    */
   transaction<T>(fn: (tx: Tx) => Promise<T>, options?: TransactionOptions): Promise<T>;
   close(): Promise<void>;
+  /** The embedded store on disk: what writes its log out as it grows (see wal-flush.ts). */
+  readonly logFlusher?: LogFlusher | undefined;
 }
 
 export interface TransactionOptions {
@@ -56,6 +59,8 @@ export class DbConnectError extends Error {}
 
 const transactionAttemptsMax = 5;
 const idleCheckpointIntervalMs = 250;
+/** How often the log is synced while writes go on (see wal-flush.ts). */
+const logFlushIntervalMs = 20;
 /** How much of the write-ahead log's file a checkpoint keeps for the next writes. */
 const walKeptBytes = 64 * 1024 * 1024;
 const PG_RETRYABLE = new Set(['40001', '40P01']);
@@ -195,6 +200,7 @@ function openSqlite(options: DbOptions): Db {
     changesSeen = now;
   }, idleCheckpointIntervalMs);
   checkpointTimer.unref();
+  const logFlusher = file === ':memory:' ? undefined : flushLogWhileWriting(file, changes, logFlushIntervalMs);
   return {
     dialect: 'sqlite',
     k,
@@ -203,8 +209,10 @@ function openSqlite(options: DbOptions): Db {
     transaction: (fn, options) => batches.transaction(fn, options?.background === true),
     close: async () => {
       clearInterval(checkpointTimer);
+      await logFlusher?.close();
       await k.destroy();
     },
+    logFlusher,
   };
 }
 
