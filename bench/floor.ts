@@ -1,6 +1,6 @@
 // The floors of the embedded store: a bare Fastify server whose routes run exactly the
 // statements one successful request of railyard runs (same schema, same indexes, rows of the
-// same size, the same pragmas and the same group commit), and nothing else: no Kysely, no
+// same size, the same pragmas, the same group commit and log syncs), and nothing else: no Kysely, no
 // validation beyond a JSON schema, no ledger checks, no rates, no presentation. Each is a
 // practical ceiling for railyard's design, so `npm run bench` reports it beside the real
 // scenario:
@@ -20,6 +20,7 @@
 import { createHash } from 'node:crypto';
 import type SQLite from 'better-sqlite3';
 import { loadSqlite } from '../src/db/sqlite-driver.js';
+import { flushLogWhileWriting } from '../src/db/wal-flush.js';
 import { quoteFloors } from './floor-quotes.js';
 import { newId, serveFloor, type TransferOutBody, transferOutBody } from './floor-server.js';
 
@@ -37,6 +38,9 @@ for (const pragma of [
 ]) {
   db.pragma(pragma);
 }
+// Its log is synced from the thread pool as it grows, as railyard's is (src/db/wal-flush.ts).
+const totalChanges = db.prepare('SELECT total_changes()').pluck();
+flushLogWhileWriting(file, () => Number(totalChanges.get()), 20);
 const platform = db.prepare('SELECT id FROM platforms').pluck().get() as string;
 
 // ----------------------------------------------------------------------------- group commit
