@@ -97,18 +97,24 @@ export interface RefundView {
 // the rest of a transfer's presentation; a literal of one shape costs well under 1 µs.
 
 /**
- * `conversion`: the row's conversion when the caller has it parsed already (it must be this
- * row's, see conversionIn in lifecycle.ts); else it is parsed here.
+ * An incoming or outgoing transaction as the reference's IncomingTransaction or
+ * OutgoingTransaction shows it: one literal with every key of both shapes in the views' order,
+ * those a shape does not have left undefined. `conversion`: the row's conversion when the
+ * caller has it parsed already (it must be this row's, see conversionIn in lifecycle.ts); else
+ * it is parsed here.
  */
 export function presentTransaction(row: store.TransactionRow, conversion: Conversion | undefined = conversionOf(row)) {
-  return row.type === 'INCOMING' ? presentIncoming(row) : presentOutgoing(row, conversion);
-}
-
-/** The fields every non-card transaction shows, in the order the views list them. */
-function commonFields(row: store.TransactionRow) {
+  const incoming = row.type === 'INCOMING';
+  // Only an incoming payment shows anything of its details (an outgoing one's are not parsed),
+  // and only an outgoing one a conversion.
+  const details = incoming ? detailsOf(row) : undefined;
+  const converted = incoming ? undefined : conversion;
+  const sent = money(BigInt(row.amount), row.currency);
   return {
     id: row.id,
-    direction: row.type === 'OUTGOING' ? ('DEBIT' as const) : ('CREDIT' as const),
+    direction: incoming ? ('CREDIT' as const) : ('DEBIT' as const),
+    source: sourceOf(row, details?.senderUmaAddress, converted),
+    destination: destinationOf(row, converted),
     // The platform's own transactions name the platform as their customer (the reference's
     // listTransactions filters them with customerId = the platform id).
     customerId: row.customer_id ?? row.platform_id,
@@ -117,116 +123,65 @@ function commonFields(row: store.TransactionRow) {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     receiptDeliveryConfirmedAt: row.receipt_delivery_confirmed_at ?? undefined,
-    refund: row.refund !== null ? (JSON.parse(row.refund) as RefundView) : undefined,
-    reconciliationInstructions: { reference: row.reference },
-  };
-}
-
-function presentIncoming(row: store.TransactionRow) {
-  const c = commonFields(row);
-  const amount = money(BigInt(row.amount), row.currency);
-  // Only an incoming payment shows anything of its details (an outgoing one's are not parsed).
-  const details = detailsOf(row);
-  const source =
-    details.senderUmaAddress !== undefined
-      ? ({ sourceType: 'UMA_ADDRESS', umaAddress: details.senderUmaAddress, currency: row.currency } as unknown as {
-          sourceType: 'ACCOUNT';
-          accountId: string;
-          currency: string;
-        })
-      : { sourceType: 'ACCOUNT' as const, accountId: row.source_account_id, currency: row.currency };
-  return {
-    id: c.id,
-    direction: c.direction,
-    source,
-    destination: { destinationType: 'ACCOUNT' as const, accountId: row.destination_account_id, currency: row.currency },
-    customerId: c.customerId,
-    platformCustomerId: c.platformCustomerId,
-    settledAt: c.settledAt,
-    createdAt: c.createdAt,
-    updatedAt: c.updatedAt,
-    receiptDeliveryConfirmedAt: c.receiptDeliveryConfirmedAt,
-    sentAmount: amount,
-    receivedAmount: amount,
-    exchangeRate: 1,
-    refund: c.refund,
-    fees: 0,
-    reconciliationInstructions: c.reconciliationInstructions,
-    pendingReason: row.status === 'PENDING' ? details.pendingReason : undefined,
-    counterpartyInformation: details.counterpartyInformation,
-    status: row.status as 'PENDING',
-    type: 'INCOMING' as const,
-    failureReason: (row.failure_reason ?? undefined) as 'COLLECTION_FAILED' | undefined,
-  };
-}
-
-function presentOutgoing(row: store.TransactionRow, conversion: Conversion | undefined) {
-  const c = commonFields(row);
-  const sent = money(BigInt(row.amount), row.currency);
-  const sides = conversion !== undefined ? conversionSides(row, conversion) : undefined;
-  return {
-    id: c.id,
-    direction: c.direction,
-    source: sides?.source ?? {
-      sourceType: 'ACCOUNT' as const,
-      accountId: row.source_account_id,
-      currency: row.currency,
-    },
-    destination: sides?.destination ?? {
-      destinationType: 'ACCOUNT' as const,
-      accountId: row.destination_account_id,
-      currency: row.currency,
-    },
-    customerId: c.customerId,
-    platformCustomerId: c.platformCustomerId,
-    settledAt: c.settledAt,
-    createdAt: c.createdAt,
-    updatedAt: c.updatedAt,
-    receiptDeliveryConfirmedAt: c.receiptDeliveryConfirmedAt,
     sentAmount: sent,
     receivedAmount:
-      conversion !== undefined ? money(BigInt(conversion.receivingAmount), conversion.receivingCurrency) : sent,
-    exchangeRate: conversion !== undefined ? conversion.exchangeRate : 1,
-    refund: c.refund,
-    fees: conversion !== undefined ? Number(conversion.fees) : 0,
-    reconciliationInstructions: c.reconciliationInstructions,
-    quoteId: conversion?.quoteId,
-    rateDetails: conversion?.rateDetails,
-    description: conversion?.description,
-    status: row.status as 'PROCESSING',
-    type: 'OUTGOING' as const,
-    platformFees: conversion !== undefined ? Number(conversion.platformFees) : 0,
-    failureReason: (row.failure_reason ?? undefined) as 'ACCOUNT_INVALID' | undefined,
-    paymentRail: row.payment_rail as 'ACH' | null,
-    railSelectionMode: row.rail_selection_mode as 'AUTO' | null,
+      converted !== undefined ? money(BigInt(converted.receivingAmount), converted.receivingCurrency) : sent,
+    exchangeRate: converted !== undefined ? converted.exchangeRate : 1,
+    refund: row.refund !== null ? (JSON.parse(row.refund) as RefundView) : undefined,
+    fees: converted !== undefined ? Number(converted.fees) : 0,
+    reconciliationInstructions: { reference: row.reference },
+    quoteId: converted?.quoteId,
+    rateDetails: converted?.rateDetails,
+    description: converted?.description,
+    pendingReason: row.status === 'PENDING' ? details?.pendingReason : undefined,
+    counterpartyInformation: details?.counterpartyInformation,
+    status: row.status as 'PENDING' | 'PROCESSING',
+    type: row.type as 'INCOMING' | 'OUTGOING',
+    platformFees: incoming ? undefined : converted !== undefined ? Number(converted.platformFees) : 0,
+    failureReason: (row.failure_reason ?? undefined) as 'COLLECTION_FAILED' | 'ACCOUNT_INVALID' | undefined,
+    paymentRail: incoming ? undefined : (row.payment_rail as 'ACH' | null),
+    railSelectionMode: incoming ? undefined : (row.rail_selection_mode as 'AUTO' | null),
   };
 }
 
-/** The source and destination of a conversion's outgoing transaction. */
-function conversionSides(row: store.TransactionRow, conversion: Conversion) {
-  const source =
-    conversion.funding === 'REALTIME_FUNDING'
-      ? {
-          sourceType: 'REALTIME_FUNDING' as const,
-          currency: row.currency,
-          customerId: conversion.sourceCustomerId || undefined,
-        }
-      : { sourceType: 'ACCOUNT' as const, accountId: row.source_account_id, currency: row.currency };
-  const destination =
-    conversion.destinationType === 'UMA_ADDRESS'
-      ? {
-          destinationType: 'UMA_ADDRESS' as const,
-          umaAddress: row.destination_account_id,
-          currency: conversion.receivingCurrency,
-        }
-      : {
-          destinationType: 'ACCOUNT' as const,
-          accountId: row.destination_account_id,
-          currency: conversion.receivingCurrency,
-        };
+// The typed shape of a source or destination; the other kinds are cast to it (the views are
+// serialized as they are, and the reference's unions are not modelled here).
+type AccountSource = { sourceType: 'ACCOUNT'; accountId: string; currency: string };
+type AccountDestination = { destinationType: 'ACCOUNT'; accountId: string; currency: string };
+
+/** Where a transaction's money comes from: an UMA sender, real-time funding or an account. */
+function sourceOf(
+  row: store.TransactionRow,
+  senderUmaAddress: string | undefined,
+  conversion: Conversion | undefined,
+): AccountSource {
+  if (senderUmaAddress !== undefined)
+    return {
+      sourceType: 'UMA_ADDRESS',
+      umaAddress: senderUmaAddress,
+      currency: row.currency,
+    } as unknown as AccountSource;
+  if (conversion?.funding === 'REALTIME_FUNDING')
+    return {
+      sourceType: 'REALTIME_FUNDING',
+      currency: row.currency,
+      customerId: conversion.sourceCustomerId || undefined,
+    } as unknown as AccountSource;
+  return { sourceType: 'ACCOUNT', accountId: row.source_account_id, currency: row.currency };
+}
+
+/** Where it goes: an account, or an UMA address (a conversion's), in the receiving currency. */
+function destinationOf(row: store.TransactionRow, conversion: Conversion | undefined): AccountDestination {
+  if (conversion?.destinationType === 'UMA_ADDRESS')
+    return {
+      destinationType: 'UMA_ADDRESS',
+      umaAddress: row.destination_account_id,
+      currency: conversion.receivingCurrency,
+    } as unknown as AccountDestination;
   return {
-    source: source as unknown as { sourceType: 'ACCOUNT'; accountId: string; currency: string },
-    destination: destination as unknown as { destinationType: 'ACCOUNT'; accountId: string; currency: string },
+    destinationType: 'ACCOUNT',
+    accountId: row.destination_account_id,
+    currency: conversion !== undefined ? conversion.receivingCurrency : row.currency,
   };
 }
 
