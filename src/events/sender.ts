@@ -32,13 +32,21 @@ interface SenderThread {
   waiting: Map<number, (result: PostResult) => void>;
 }
 
+/** The sender thread's young generation (V8's nursery), in MB. */
+const SENDER_YOUNG_GENERATION_MB = 8;
+
 let thread: SenderThread | undefined;
 let nextId = 0;
 
 function senderThread(): SenderThread {
   if (thread !== undefined) return thread;
   // The worker's file sits beside this module: src/events/ in tests, dist/ in the bundle.
-  const worker = new Worker(new URL('./send-worker.js', import.meta.url));
+  // Its young generation is capped: left to grow, V8 sized it to about 32 MB under a
+  // saturating webhook load, for a thread whose live data is a few MB (about 28 MB of the
+  // server's memory, which V8 does not give back while deliveries go on).
+  const worker = new Worker(new URL('./send-worker.js', import.meta.url), {
+    resourceLimits: { maxYoungGenerationSizeMb: SENDER_YOUNG_GENERATION_MB },
+  });
   const current: SenderThread = { worker, waiting: new Map() };
   // Only the sends waiting on it keep the process alive.
   worker.unref();
