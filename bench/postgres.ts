@@ -23,6 +23,8 @@ import {
   get,
   here,
   post,
+  RSS_MAX_MB,
+  rssMb,
   run,
   type ServerInfo,
   startRailyard,
@@ -189,6 +191,7 @@ export async function postgresPart(): Promise<boolean> {
   let railyard: Awaited<ReturnType<typeof startRailyard>> | undefined;
   let floor: { child: ChildProcess; origin: string } | undefined;
   let webhook: WebhookLatency[] | undefined;
+  let rssAfter = Number.NaN;
   try {
     railyard = await startRailyard({ databaseUrl: url });
     const server = railyard.info;
@@ -222,6 +225,8 @@ export async function postgresPart(): Promise<boolean> {
       name: 'floor, 1 connection',
       result: await measure(transfers(floor.origin, '/transfer-out', 'Basic floor', hot), 1),
     });
+    // The server has been idle while the floors ran: what it holds after its whole part.
+    rssAfter = rssMb(railyard.child.pid!);
   } finally {
     floor?.child.kill('SIGTERM');
     if (floor !== undefined) await stopped(floor.child);
@@ -254,6 +259,10 @@ export async function postgresPart(): Promise<boolean> {
     [
       `1 connection: p50 ${lines.find((l) => l.name === 'POST /transfer-out, 1 connection')!.result.latency.p50.toFixed(1)} ms (target <= ${SEQUENTIAL_P50_MAX_MS} ms; the floor's ${lines.find((l) => l.name === 'floor, 1 connection')!.result.latency.p50.toFixed(1)} ms)`,
       lines.find((l) => l.name === 'POST /transfer-out, 1 connection')!.result.latency.p50 <= SEQUENTIAL_P50_MAX_MS,
+    ],
+    [
+      `server RSS after its part, idle while the floors ran: ${rssAfter.toFixed(0)} MB (target <= ${RSS_MAX_MB} MB)`,
+      rssAfter <= RSS_MAX_MB,
     ],
   ];
   const errors = lines.reduce((sum, line) => sum + line.result.errors + line.result.non2xx, 0);

@@ -94,6 +94,9 @@ export function stopped(child: ChildProcess): Promise<void> {
   });
 }
 
+/** The server's resident memory after the whole bench, in MB (issue 21, target 6). */
+export const RSS_MAX_MB = 200;
+
 export function rssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
