@@ -40,7 +40,7 @@ for (const pragma of [
 }
 // Its log is synced from the thread pool as it grows, as railyard's is (src/db/wal-flush.ts).
 const totalChanges = db.prepare('SELECT total_changes()').pluck();
-flushLogWhileWriting(file, () => Number(totalChanges.get()), 20);
+flushLogWhileWriting(file, () => Number(totalChanges.get()));
 const platform = db.prepare('SELECT id FROM platforms').pluck().get() as string;
 
 // ----------------------------------------------------------------------------- group commit

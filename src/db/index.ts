@@ -59,8 +59,6 @@ export class DbConnectError extends Error {}
 
 const transactionAttemptsMax = 5;
 const idleCheckpointIntervalMs = 250;
-/** How often the log is synced while writes go on (see wal-flush.ts). */
-const logFlushIntervalMs = 20;
 /** How much of the write-ahead log's file a checkpoint keeps for the next writes. */
 const walKeptBytes = 64 * 1024 * 1024;
 const PG_RETRYABLE = new Set(['40001', '40P01']);
@@ -200,7 +198,7 @@ function openSqlite(options: DbOptions): Db {
     changesSeen = now;
   }, idleCheckpointIntervalMs);
   checkpointTimer.unref();
-  const logFlusher = file === ':memory:' ? undefined : flushLogWhileWriting(file, changes, logFlushIntervalMs);
+  const logFlusher = file === ':memory:' ? undefined : flushLogWhileWriting(file, changes);
   return {
     dialect: 'sqlite',
     k,

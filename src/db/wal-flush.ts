@@ -23,11 +23,18 @@ export interface LogFlusher {
   close(): Promise<void>;
 }
 
+/** How often the log is synced while writes go on (railyard's store and the bench's floor). */
+export const LOG_FLUSH_INTERVAL_MS = 20;
+
 /**
  * Flushes `databaseFile`'s log every `intervalMs` while `changes()` moves (SQLite's
  * total_changes(), read on the main thread; an idle store costs one cheap read a tick).
  */
-export function flushLogWhileWriting(databaseFile: string, changes: () => number, intervalMs: number): LogFlusher {
+export function flushLogWhileWriting(
+  databaseFile: string,
+  changes: () => number,
+  intervalMs = LOG_FLUSH_INTERVAL_MS,
+): LogFlusher {
   let fd: number | undefined;
   let busy = false;
   let closed = false;
