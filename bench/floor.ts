@@ -1,6 +1,6 @@
 // The floors of the embedded store: a bare Fastify server whose routes run exactly the
 // statements one successful request of railyard runs (same schema, same indexes, rows of the
-// same size, the same pragmas, the same group commit and log syncs), and nothing else: no Kysely, no
+// same size, the same pragmas, the same group commit and checkpoint thread), and nothing else: no Kysely, no
 // validation beyond a JSON schema, no ledger checks, no rates, no presentation. Each is a
 // practical ceiling for railyard's design, so `npm run bench` reports it beside the real
 // scenario:
@@ -19,28 +19,19 @@
 
 import { createHash } from 'node:crypto';
 import type SQLite from 'better-sqlite3';
+import { checkpointOnThread } from '../src/db/checkpointer.js';
 import { loadSqlite } from '../src/db/sqlite-driver.js';
-import { flushLogWhileWriting } from '../src/db/wal-flush.js';
+import { applyStoreSettings } from '../src/db/sqlite-setup.js';
 import { quoteFloors } from './floor-quotes.js';
 import { newId, serveFloor, type TransferOutBody, transferOutBody } from './floor-server.js';
 
 const file = process.env.FLOOR_DB;
 if (file === undefined) throw new Error('FLOOR_DB is not set');
-const db: SQLite.Database = new (loadSqlite().driver)(file);
-for (const pragma of [
-  'locking_mode = EXCLUSIVE',
-  'journal_mode = WAL',
-  'synchronous = NORMAL',
-  'foreign_keys = ON',
-  'temp_store = MEMORY',
-  'cache_size = -16000',
-  'wal_autocheckpoint = 4000',
-]) {
-  db.pragma(pragma);
-}
-// Its log is synced from the thread pool as it grows, as railyard's is (src/db/wal-flush.ts).
-const totalChanges = db.prepare('SELECT total_changes()').pluck();
-flushLogWhileWriting(file, () => Number(totalChanges.get()));
+const sqlite = loadSqlite();
+const db: SQLite.Database = new sqlite.driver(file);
+// The same settings and checkpoint thread as railyard's store (src/db/).
+applyStoreSettings(db);
+checkpointOnThread(file, sqlite.path);
 const platform = db.prepare('SELECT id FROM platforms').pluck().get() as string;
 
 // ----------------------------------------------------------------------------- group commit

@@ -35,9 +35,10 @@ await build({
   logLevel: 'warning',
 });
 
-// The webhook sender's thread, loaded by path beside the server's bundle (src/events/sender.ts).
+// The threads of the webhook sender (src/events/sender.ts) and of the embedded store's
+// checkpoints (src/db/checkpointer.ts), loaded by path beside the server's bundle.
 await build({
-  entryPoints: { 'send-worker': 'src/events/send-worker.js' },
+  entryPoints: { 'send-worker': 'src/events/send-worker.js', 'checkpoint-worker': 'src/db/checkpoint-worker.js' },
   outdir: 'dist',
   bundle: true,
   platform: 'node',

@@ -185,6 +185,18 @@ describe('start-up errors', () => {
     }
   });
 
+  it('stops with one line when another server holds the data directory', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'railyard-'));
+    const first = await startServer({ DATA_DIR: dataDir, PORT: '0' });
+    const result = runOnce({ DATA_DIR: dataDir, PORT: '0' });
+    expect(result.status).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^railyard: the store \(SQLite at .*railyard\.sqlite\) is in use by another process/);
+    // The first server still answers.
+    expect((await fetch(first.baseUrl.replace(/\/grid\/.*$/, '/health'))).status).toBe(200);
+  });
+
   it('stops with one line when DATABASE_URL cannot be reached', () => {
     const result = runOnce({ DATABASE_URL: 'postgres://railyard:secret@127.0.0.1:9/railyard', PORT: '0' });
     expect(result.status).toBe(1);

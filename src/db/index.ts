@@ -7,7 +7,8 @@ import type { Database } from './schema.js';
 import { onFirstUse } from '../lazy.js';
 import { deferringClient } from './deferred.js';
 import { groupCommit } from './group-commit.js';
-import { flushLogWhileWriting, type LogFlusher } from './wal-flush.js';
+import { type Checkpointer, checkpointOnThread } from './checkpointer.js';
+import { applyStoreSettings, holdDataDirectory } from './sqlite-setup.js';
 import { migrateToLatest } from './migrations.js';
 import { loadSqlite } from './sqlite-driver.js';
 
@@ -29,8 +30,8 @@ export interface Db {
    */
   transaction<T>(fn: (tx: Tx) => Promise<T>, options?: TransactionOptions): Promise<T>;
   close(): Promise<void>;
-  /** The embedded store on disk: what writes its log out as it grows (see wal-flush.ts). */
-  readonly logFlusher?: LogFlusher | undefined;
+  /** The embedded store on disk: the thread that checkpoints its log (see checkpointer.ts). */
+  readonly checkpointer?: Checkpointer | undefined;
 }
 
 export interface TransactionOptions {
@@ -58,9 +59,6 @@ export interface DbOptions {
 export class DbConnectError extends Error {}
 
 const transactionAttemptsMax = 5;
-const idleCheckpointIntervalMs = 250;
-/** How much of the write-ahead log's file a checkpoint keeps for the next writes. */
-const walKeptBytes = 64 * 1024 * 1024;
 const PG_RETRYABLE = new Set(['40001', '40P01']);
 /** The PostgreSQL driver, loaded only when a PostgreSQL store is opened. */
 const pgDriver = onFirstUse<typeof pg>('pg');
@@ -132,34 +130,18 @@ function openSqlite(options: DbOptions): Db {
     }
     file = join(dir, 'railyard.sqlite');
   }
+  const { driver, path: driverPath } = loadSqlite();
   let database: SQLite.Database;
+  let lock: SQLite.Database | undefined;
   try {
-    database = new (loadSqlite().driver)(file);
-    // One process owns the embedded store: holding the file lock for good spares a lock
-    // round-trip on every statement, and a second server on the same data directory is
-    // refused instead of interleaving writes.
-    database.pragma('locking_mode = EXCLUSIVE');
-    database.pragma('journal_mode = WAL');
-    // WAL with synchronous=NORMAL keeps every committed transaction across a process crash
-    // (kill -9); only an operating-system crash can lose the last few.
-    database.pragma('synchronous = NORMAL');
-    database.pragma('foreign_keys = ON');
-    // Savepoint and statement journals in memory, not in temporary files.
-    database.pragma('temp_store = MEMORY');
-    database.pragma('cache_size = -16000');
-    // The write-ahead log is copied back into the database when the store is idle (see
-    // below), and under sustained write load each time it reaches this bound (~16 MB). A
-    // checkpoint stalls every request in flight for as long as it copies: at 40000 pages
-    // (~160 MB, the bound before) that was about half a second a few seconds into any
-    // saturating load, the p99 of both requests and webhook deliveries; at 4000 it is tens
-    // of milliseconds, for about the same throughput (docs/performance.md).
-    database.pragma('wal_autocheckpoint = 4000');
-    // A checkpoint restarts the log from its start but keeps up to this much of the file:
-    // writing over blocks the file already has costs less than growing it (about 7% of a
-    // transfer's time under load), and the file stays bounded when idle.
-    database.pragma(`journal_size_limit = ${walKeptBytes}`);
-    database.pragma('busy_timeout = 5000');
+    // One server owns a data directory: a second one on it is refused rather than left to
+    // interleave its writes and caches with this one's.
+    if (file !== ':memory:') lock = holdDataDirectory(driver, `${file}.lock`);
+    database = new driver(file);
+    applyStoreSettings(database);
   } catch (err) {
+    lock?.close();
+    if (/database is locked/.test((err as Error).message)) throw err;
     throw new DbConnectError(`cannot open the SQLite store at ${file}: ${(err as Error).message}`);
   }
   const cached = withStatementCache(database);
@@ -179,26 +161,7 @@ function openSqlite(options: DbOptions): Db {
       return { rows: [], numAffectedRows: BigInt(result.changes) };
     },
   });
-  // Checkpoint once writes pause for a whole interval, so the log stays short. note: writes,
-  // not commits: the job runner's poll commits a read-only transaction every 50 ms, which
-  // kept the store from ever looking idle (and the log at up to 160 MB for good). The
-  // interval is short so that the pauses between bursts of writes copy the log a little at a
-  // time; a log left to grow to a large auto-checkpoint bound (40000 pages, once) made the
-  // commit that crossed it copy ~160 MB, a ~290 ms stall of every request in flight.
-  const changesStatement = database.prepare('SELECT total_changes()').pluck();
-  const changes = () => Number(changesStatement.get());
-  let changesSeen = changes();
-  let changesCheckpointed = changesSeen;
-  const checkpointTimer = setInterval(() => {
-    const now = changes();
-    if (now === changesSeen && now !== changesCheckpointed && !batches.busy) {
-      database.pragma('wal_checkpoint(RESTART)');
-      changesCheckpointed = now;
-    }
-    changesSeen = now;
-  }, idleCheckpointIntervalMs);
-  checkpointTimer.unref();
-  const logFlusher = file === ':memory:' ? undefined : flushLogWhileWriting(file, changes);
+  const checkpointer = file === ':memory:' ? undefined : checkpointOnThread(file, driverPath);
   return {
     dialect: 'sqlite',
     k,
@@ -206,11 +169,11 @@ function openSqlite(options: DbOptions): Db {
     // shared commits, see group-commit.ts), so they never need a retry.
     transaction: (fn, options) => batches.transaction(fn, options?.background === true),
     close: async () => {
-      clearInterval(checkpointTimer);
-      await logFlusher?.close();
+      await checkpointer?.close();
       await k.destroy();
+      lock?.close();
     },
-    logFlusher,
+    checkpointer,
   };
 }
 

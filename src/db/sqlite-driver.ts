@@ -21,15 +21,22 @@ export function sqlitePackages(nodeVersion = process.versions.node): SqlitePacka
   return objectWrapBroken ? ['better-sqlite3-napi', 'better-sqlite3'] : ['better-sqlite3'];
 }
 
-let loaded: { name: SqlitePackage; driver: typeof SQLite } | undefined;
+export interface LoadedSqlite {
+  name: SqlitePackage;
+  driver: typeof SQLite;
+  /** The module's resolved file: a worker thread loads it by this path (checkpointer.ts). */
+  path: string;
+}
 
-/** The better-sqlite3 module this process uses (and its package name). */
-export function loadSqlite(): { name: SqlitePackage; driver: typeof SQLite } {
+let loaded: LoadedSqlite | undefined;
+
+/** The better-sqlite3 module this process uses (and its package name and path). */
+export function loadSqlite(): LoadedSqlite {
   if (loaded !== undefined) return loaded;
   const candidates = sqlitePackages();
   for (const [i, name] of candidates.entries()) {
     try {
-      loaded = { name, driver: require(name) as typeof SQLite };
+      loaded = { name, driver: require(name) as typeof SQLite, path: require.resolve(name) };
       if (i > 0) {
         process.emitWarning(
           `${candidates[0]} is not installed; better-sqlite3 12 may abort this process under Node ${process.versions.node} (reinstall without --omit=optional)`,

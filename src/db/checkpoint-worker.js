@@ -1,0 +1,48 @@
+// The embedded store's checkpoint thread (started by checkpointer.ts). It holds a second
+// connection to the database file and, every few milliseconds, copies the pages that the
+// write-ahead log holds into the file (a PASSIVE checkpoint: it never waits for, nor blocks,
+// the server's connection). The copy and the fsync of the database file that ends it then
+// happen here, not on the main thread between two requests.
+//
+// Plain JavaScript, loaded by path both from src/ (tests) and from dist/ (the build bundles
+// it there). workerData: { driverPath, file, intervalMs, counter }: the driver is loaded by
+// the path the main thread resolved, so both connections share one SQLite library and its
+// table of file locks; counter (an Int32Array on shared memory) counts the checkpoints that
+// copied pages. Message in: 'stop'; out: 'closed', once the connection is closed.
+
+import { createRequire } from 'node:module';
+import { parentPort, workerData } from 'node:worker_threads';
+
+const require = createRequire(import.meta.url);
+const Database = require(workerData.driverPath);
+const db = new Database(workerData.file);
+// The server's connection may hold a lock for a moment: try again at the next tick rather
+// than wait here.
+db.pragma('busy_timeout = 0');
+db.pragma('synchronous = NORMAL');
+const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+
+const counter = workerData.counter;
+let copiedUpTo = -1;
+const timer = setInterval(() => {
+  let row;
+  try {
+    row = checkpoint.get();
+  } catch {
+    // SQLITE_BUSY and the like: the next tick tries again.
+    return;
+  }
+  // log: frames in the log; checkpointed: frames copied. Nothing new since the last copy
+  // costs nothing to report.
+  if (row === undefined || row.log <= 0 || row.checkpointed === copiedUpTo) return;
+  copiedUpTo = row.checkpointed;
+  Atomics.add(counter, 0, 1);
+}, workerData.intervalMs);
+
+parentPort.on('message', (message) => {
+  if (message !== 'stop') return;
+  clearInterval(timer);
+  db.close();
+  parentPort.postMessage('closed');
+  parentPort.close();
+});

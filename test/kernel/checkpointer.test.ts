@@ -1,0 +1,133 @@
+// The embedded store's checkpoints run on a thread of their own (db/checkpointer.ts), and one
+// server at a time holds a data directory (db/sqlite-setup.ts).
+
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { endianness, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Db, openDb } from '../../src/db/index.js';
+import { AUTOCHECKPOINT_PAGES } from '../../src/db/sqlite-setup.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function dataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'railyard-checkpoint-'));
+  dirs.push(dir);
+  return dir;
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The log's state, read from its index (the -shm file SQLite maps into memory) without
+ * touching the store: frames in the log (mxFrame, in the index's header) and frames copied
+ * into the database file (nBackfill, right after the header's two copies). Native byte order.
+ */
+function logState(dir: string): { frames: number; copied: number } {
+  const index = readFileSync(join(dir, 'railyard.sqlite-shm'));
+  const u32 = (offset: number) => (endianness() === 'LE' ? index.readUInt32LE(offset) : index.readUInt32BE(offset));
+  return { frames: u32(16), copied: u32(96) };
+}
+
+async function count(db: Db): Promise<number> {
+  const rows = await sql<{ n: number }>`SELECT count(*) AS n FROM probe`.execute(db.k);
+  return rows.rows[0]!.n;
+}
+
+describe('the embedded store checkpoint thread', () => {
+  it('copies the log into the database file while writes go on, and the log then restarts', async () => {
+    const dir = dataDir();
+    const db = await openDb({ dataDir: dir });
+    const checkpointer = db.checkpointer!;
+    expect(checkpointer).toBeDefined();
+    await sql`CREATE TABLE probe (n INTEGER NOT NULL, pad BLOB NOT NULL)`.execute(db.k);
+    const write = (n: number) =>
+      db.transaction(async (tx) => {
+        await sql`INSERT INTO probe (n, pad) VALUES (${n}, randomblob(2000))`.execute(tx);
+      });
+    let n = 0;
+    for (const deadline = Date.now() + 10_000; checkpointer.checkpoints < 3 && Date.now() < deadline; ) {
+      await write(n++);
+      await pause(5);
+    }
+    expect(checkpointer.checkpoints).toBeGreaterThanOrEqual(3);
+    // A write of a few hundred pages; once writes pause, the thread copies the whole log (the
+    // server's connection checkpoints only past AUTOCHECKPOINT_PAGES, far above this) ...
+    await db.transaction(async (tx) => {
+      for (let i = 0; i < 300; i++) await sql`INSERT INTO probe (n, pad) VALUES (${n++}, randomblob(2000))`.execute(tx);
+    });
+    for (const deadline = Date.now() + 5_000; Date.now() < deadline; await pause(10)) {
+      const state = logState(dir);
+      if (state.copied === state.frames) break;
+    }
+    const idle = logState(dir);
+    expect(idle.frames).toBeGreaterThan(100);
+    expect(idle.frames).toBeLessThan(AUTOCHECKPOINT_PAGES);
+    expect(idle.copied).toBe(idle.frames);
+    // ... and the next write starts it over, so it holds only that write's pages.
+    await write(n++);
+    expect(logState(dir).frames).toBeLessThan(10);
+    await db.close();
+    const reopened = await openDb({ dataDir: dir });
+    expect(await count(reopened)).toBe(n);
+    await reopened.close();
+  });
+
+  it('keeps the log bounded under writes that never pause', async () => {
+    const dir = dataDir();
+    const db = await openDb({ dataDir: dir });
+    await sql`CREATE TABLE probe (n INTEGER NOT NULL, pad BLOB NOT NULL)`.execute(db.k);
+    // About twice the automatic checkpoint's bound in pages, written back to back: groups of
+    // transactions started together, so the store is never idle between them.
+    const rows = AUTOCHECKPOINT_PAGES * 2;
+    const perGroup = 50;
+    let n = 0;
+    while (n < rows) {
+      const group: Promise<void>[] = [];
+      for (let i = 0; i < perGroup; i++) {
+        const value = n++;
+        group.push(
+          db.transaction(async (tx) => {
+            await sql`INSERT INTO probe (n, pad) VALUES (${value}, randomblob(3000))`.execute(tx);
+          }),
+        );
+      }
+      await Promise.all(group);
+    }
+    // The log restarted on the way (it never held all the pages written), and its file stays
+    // within the bound and a group's pages.
+    const pageSize = 4096;
+    expect(logState(dir).frames).toBeLessThan(AUTOCHECKPOINT_PAGES + 1000);
+    expect(statSync(join(dir, 'railyard.sqlite-wal')).size).toBeLessThan(
+      (AUTOCHECKPOINT_PAGES + 1000) * (pageSize + 24),
+    );
+    expect(await count(db)).toBe(rows);
+    await db.close();
+  }, 60_000);
+
+  it('is not made for a store in memory', async () => {
+    const db = await openDb({ dataDir: ':memory:' });
+    expect(db.checkpointer).toBeUndefined();
+    await db.close();
+  });
+});
+
+describe('the data directory lock', () => {
+  it('refuses a second store on the same directory until the first is closed', async () => {
+    const dir = dataDir();
+    const first = await openDb({ dataDir: dir });
+    await sql`CREATE TABLE probe (n INTEGER NOT NULL, pad BLOB NOT NULL)`.execute(first.k);
+    await sql`INSERT INTO probe (n, pad) VALUES (1, x'00')`.execute(first.k);
+    await expect(openDb({ dataDir: dir })).rejects.toThrow(/database is locked/);
+    // The refused attempt changed nothing for the first.
+    expect(await count(first)).toBe(1);
+    await first.close();
+    const second = await openDb({ dataDir: dir });
+    expect(await count(second)).toBe(1);
+    await second.close();
+  });
+});
