@@ -78,7 +78,7 @@ function once(url, body, headers, deadlineMs) {
  * One POST. A keep-alive connection the receiver closed just as it was reused fails before
  * anything was sent; that one case is tried again on a fresh connection.
  */
-async function post(message) {
+async function post(message, body, headers) {
   const started = performance.now();
   const deadlineMs = started + message.timeoutMs;
   let url;
@@ -86,11 +86,6 @@ async function post(message) {
     url = new URL(message.url);
   } catch (err) {
     return { error: describe(err, message.timeoutMs), latencyMs: 0 };
-  }
-  const body = Buffer.from(message.body.buffer, message.body.byteOffset, message.body.byteLength);
-  const headers = { ...message.headers };
-  if (message.signature !== undefined) {
-    headers[message.signature.header] = signatureHeaderValue(message.signature.privateKeyPem, body);
   }
   for (let round = 0; ; round++) {
     try {
@@ -117,7 +112,19 @@ function ordered(key, fn) {
 }
 
 parentPort.on('message', (message) => {
-  const send = () => post(message);
+  // Signed as it arrives, so a try that waits for the one before it in its order has its
+  // signature ready: only the POST itself is left between two tries of one resource.
+  const body = Buffer.from(message.body.buffer, message.body.byteOffset, message.body.byteLength);
+  const headers = { ...message.headers };
+  if (message.signature !== undefined) {
+    try {
+      headers[message.signature.header] = signatureHeaderValue(message.signature.privateKeyPem, body);
+    } catch (err) {
+      parentPort.postMessage({ id: message.id, error: `cannot sign: ${describe(err)}`, latencyMs: 0 });
+      return;
+    }
+  }
+  const send = () => post(message, body, headers);
   const result = message.orderKey === undefined ? send() : ordered(message.orderKey, send);
   void result.then((answer) => parentPort.postMessage({ id: message.id, ...answer }));
 });

@@ -31,8 +31,12 @@ export const JOB_POLL_MS = 50;
 export const JOBS_PER_RUN_MAX = 10_000;
 /** External jobs one runDue call keeps in flight at once. */
 export const EXTERNAL_JOBS_IN_FLIGHT_MAX = 32;
-/** External jobs handed over at scheduling that may run at once; beyond, new ones wait for a claim. */
-export const ADOPTED_JOBS_IN_FLIGHT_MAX = 256;
+/**
+ * External jobs handed over at scheduling that may run at once; beyond, new ones wait for a
+ * claim (in the store, not in memory). A saturating load with a webhook endpoint keeps about
+ * a thousand in flight, most of them the platform account's balance events waiting their turn.
+ */
+export const ADOPTED_JOBS_IN_FLIGHT_MAX = 2048;
 /** How long a clock advance waits for due jobs other instances hold before it answers anyway. */
 export const CLOCK_ADVANCE_WAIT_MS_MAX = 10_000;
 /** The pause between two looks at the due jobs other instances hold. */
@@ -58,6 +62,14 @@ export class JobRunner {
   /** A wake-up that arrived while a drain was running: drain once more when it ends. */
   private wokenWhileDraining = false;
   private adoptedInFlight = 0;
+  /** The bound on adopted jobs in flight (ADOPTED_JOBS_IN_FLIGHT_MAX; tests lower it). */
+  adoptedInFlightMax = ADOPTED_JOBS_IN_FLIGHT_MAX;
+  /**
+   * Set when a job was left for a claim because too many ran: every later one is left too,
+   * until a background claim finds none due. A job handed over at once would otherwise be
+   * sent before an earlier one of the same object that still waits (see events/delivery.ts).
+   */
+  private backlog = false;
   /** Settles at the next wake-up (a run waiting on external jobs also looks for new work then). */
   private wakeSignal: { promise: Promise<void>; resolve: () => void } | undefined;
   /** The external jobs running here, each with the length of its kind's lease. */
@@ -71,7 +83,12 @@ export class JobRunner {
     registerRunner(deps.db.k, {
       instanceId: this.instanceId,
       wake: () => this.wake(),
-      adopting: () => this.timer !== undefined && !this.stopping && this.adoptedInFlight < ADOPTED_JOBS_IN_FLIGHT_MAX,
+      adopting: () => {
+        if (this.timer === undefined || this.stopping || this.backlog) return false;
+        if (this.adoptedInFlight < this.adoptedInFlightMax) return true;
+        this.backlog = true;
+        return false;
+      },
       wallNowMs: () => deps.clock.nowMs(),
       adopt: (row, prepared) => {
         // A runner that began to stop leaves the job to its lease: another run takes it over.
@@ -257,7 +274,11 @@ export class JobRunner {
           claimedExternal = [];
           const wallNowMs = clock.nowMs();
           const row = await claimNext(tx, db.dialect, wallNowMs, platformId);
-          if (row === undefined) return 'none';
+          if (row === undefined) {
+            // Nothing due anywhere: the jobs left for a claim have all been taken, in order.
+            if (platformId === undefined) this.backlog = false;
+            return 'none';
+          }
           const now = platformNow(clock, Number(row.clock_offset_ms));
           const kind = jobKind(row.kind);
           if (kind?.mode === 'external') {

@@ -168,3 +168,49 @@ describe('webhook delivery under concurrent sending', () => {
     }
   });
 });
+
+describe('webhook delivery past the bound of sends in flight', () => {
+  it("keeps each resource's order when later deliveries wait for a claim", async () => {
+    const t = await build();
+    const balances: number[] = [];
+    let sourceId = '';
+    // Answers each try after a few milliseconds, so the sends in flight pile up.
+    const server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const event = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        if (event.type === 'INTERNAL_ACCOUNT.BALANCE_UPDATED' && event.data?.id === sourceId)
+          balances.push(event.data.balance.amount);
+        setTimeout(() => response.writeHead(200).end(), 10);
+      });
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+    const source = await fundedUsd(t, 1_000_000);
+    sourceId = source.id;
+    const destination = await externalAccount(t, 'USD_ACCOUNT');
+    expect((await t.api('PATCH', '/config', { body: { webhookEndpoint: url } })).status).toBe(200);
+    const runner = t.deps.jobs!;
+    // Three deliveries a transfer, at most two handed over at once: most wait for a claim.
+    runner.adoptedInFlightMax = 2;
+    runner.start();
+    try {
+      // One transfer after another: deliveries are scheduled while earlier ones still run,
+      // some handed over at once and some left for a claim.
+      const count = 40;
+      for (let i = 0; i < count; i++) {
+        const reply = await transferOut(t, source.id, destination.id, 1_000 + i, { 'idempotency-key': `bound-${i}` });
+        expect(reply.status, reply.text).toBe(201);
+      }
+      const deadline = Date.now() + 15_000;
+      while (balances.length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      // Every debit's balance event arrived once, in the order of the debits.
+      expect(balances).toHaveLength(count);
+      for (let i = 1; i < balances.length; i++) expect(balances[i]!).toBeLessThan(balances[i - 1]!);
+    } finally {
+      await runner.stop();
+    }
+  });
+});
