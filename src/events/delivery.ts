@@ -156,7 +156,13 @@ const deliverJob = defineJob<{ deliveryId: string }>('webhook.deliver', {
   retryDelayMs,
   prepare: (tx, job) => prepareTry(tx, job),
   run: (job, ctx, prepared) => tryDelivery(job, ctx, prepared as Prepared | undefined),
+  orderKey: (prepared) => (prepared === undefined ? undefined : orderKeyOf((prepared as Prepared).delivery)),
 });
+
+/** The tries of one object's events keep their order (see tryDelivery). */
+function orderKeyOf(delivery: store.DeliveryRow): string {
+  return `${delivery.platform_id} ${delivery.resource_id}`;
+}
 
 /** In the claiming transaction: what the try sends, and where; nothing when the job has nothing to do. */
 async function prepareTry(tx: Tx, job: Job<{ deliveryId: string }>): Promise<Prepared | undefined> {
@@ -174,14 +180,15 @@ async function tryDelivery(
   prepared: Prepared | undefined,
 ): Promise<void> {
   if (prepared === undefined) return;
-  const { deps, platformId } = ctx;
+  const { deps } = ctx;
   const { delivery, event, target } = prepared;
   // Tries of one resource's events go out one after another, in the order they were started
-  // (the events' order: a commit hands its deliveries over in that order, and claims take due
-  // jobs by due time and id), each once the one before has its answer; different resources go
+  // (the events' order: a commit hands its deliveries over in that order, claims take due
+  // jobs by due time and id, and none is handed over while an earlier one of its resource
+  // waits for a claim), each once the one before has its answer; different resources go
   // side by side. A try that fails does not hold back the next one (its retry comes later,
   // out of order).
-  const result = await send(deps, target, envelope(event), `${platformId} ${delivery.resource_id}`);
+  const result = await send(deps, target, envelope(event), orderKeyOf(delivery));
   const finished: FinishedTry = { job, ctx, delivery, result };
   // A try whose answer a handler reads is recorded alone, so a handler that fails fails
   // only its own try; the others are recorded together.

@@ -57,6 +57,12 @@ export interface ExternalJobKind<Payload> extends JobKindBase {
   prepare?: (tx: Tx, job: Job<Payload>) => Promise<unknown>;
   /** Runs outside any transaction (network calls); a crash mid-way retries it (at least once). */
   run: (job: Job<Payload>, ctx: JobContext, prepared: unknown) => Promise<void>;
+  /**
+   * Optional: the key of the jobs whose first runs must start in the order they were
+   * scheduled (by one instance), from what `prepare` returned. The runner then never hands a
+   * job over at scheduling while an earlier one of its key still waits for a claim.
+   */
+  orderKey?: (prepared: unknown) => string | undefined;
   /** How long a claim holds before another instance may take the job over. */
   leaseMs: number;
 }
@@ -71,8 +77,11 @@ export interface RunnerHandle {
   instanceId: string;
   /** Look for due work now (called after a commit that scheduled some). */
   wake(): void;
-  /** True while the runner runs in the background and takes external work handed to it. */
-  adopting(): boolean;
+  /**
+   * True when the runner takes this external job now (it runs in the background, has room,
+   * and no earlier job of the same order key waits for a claim); false leaves it to a claim.
+   */
+  adopting(orderKey: string | undefined): boolean;
   /** The wall clock, for leases. */
   wallNowMs(): number;
   /** Runs an external job this instance claimed when it was scheduled. */
@@ -160,7 +169,10 @@ export function defineJob<Payload>(
       const runner = RUNNERS.get(tx.getExecutor().adapter);
       const dueNow = input.dueAt.getTime() <= input.now.getTime();
       const adopt =
-        input.runHere !== undefined && dueNow && definition.mode === 'external' && runner?.adopting() === true;
+        input.runHere !== undefined &&
+        dueNow &&
+        definition.mode === 'external' &&
+        runner?.adopting(definition.orderKey?.(input.runHere.prepared)) === true;
       const payload = JSON.stringify(input.payload);
       await insertJob.run(tx, {
         id,

@@ -30,7 +30,7 @@ export const JOB_POLL_MS = 50;
 /** Jobs one runDue call may run; a bound against a job that keeps rescheduling itself at once. */
 export const JOBS_PER_RUN_MAX = 10_000;
 /** External jobs one runDue call keeps in flight at once. */
-export const EXTERNAL_JOBS_IN_FLIGHT_MAX = 32;
+export const EXTERNAL_JOBS_IN_FLIGHT_MAX = 256;
 /**
  * External jobs handed over at scheduling that may run at once; beyond, new ones wait for a
  * claim (in the store, not in memory). A saturating load with a webhook endpoint keeps about
@@ -65,11 +65,13 @@ export class JobRunner {
   /** The bound on adopted jobs in flight (ADOPTED_JOBS_IN_FLIGHT_MAX; tests lower it). */
   adoptedInFlightMax = ADOPTED_JOBS_IN_FLIGHT_MAX;
   /**
-   * Set when a job was left for a claim because too many ran: every later one is left too,
-   * until a background claim finds none due. A job handed over at once would otherwise be
-   * sent before an earlier one of the same object that still waits (see events/delivery.ts).
+   * Per order key (ExternalJobKind.orderKey), how many of its jobs were left for a claim
+   * because too many ran. While a key has some, its later jobs are left too: one handed over
+   * at once would start before an earlier one of its key (a webhook of the same object, see
+   * events/delivery.ts). Other keys are not held back. Cleared whenever a background claim
+   * finds nothing due, which also drops the counts of jobs whose transaction rolled back.
    */
-  private backlog = false;
+  private readonly waitingForClaim = new Map<string, number>();
   /** Settles at the next wake-up (a run waiting on external jobs also looks for new work then). */
   private wakeSignal: { promise: Promise<void>; resolve: () => void } | undefined;
   /** The external jobs running here, each with the length of its kind's lease. */
@@ -83,10 +85,11 @@ export class JobRunner {
     registerRunner(deps.db.k, {
       instanceId: this.instanceId,
       wake: () => this.wake(),
-      adopting: () => {
-        if (this.timer === undefined || this.stopping || this.backlog) return false;
-        if (this.adoptedInFlight < this.adoptedInFlightMax) return true;
-        this.backlog = true;
+      adopting: (orderKey) => {
+        if (this.timer === undefined || this.stopping) return false;
+        const waiting = orderKey === undefined ? 0 : (this.waitingForClaim.get(orderKey) ?? 0);
+        if (waiting === 0 && this.adoptedInFlight < this.adoptedInFlightMax) return true;
+        if (orderKey !== undefined) this.waitingForClaim.set(orderKey, waiting + 1);
         return false;
       },
       wallNowMs: () => deps.clock.nowMs(),
@@ -275,8 +278,8 @@ export class JobRunner {
           const wallNowMs = clock.nowMs();
           const row = await claimNext(tx, db.dialect, wallNowMs, platformId);
           if (row === undefined) {
-            // Nothing due anywhere: the jobs left for a claim have all been taken, in order.
-            if (platformId === undefined) this.backlog = false;
+            // Nothing due anywhere: every job left for a claim has been taken.
+            if (platformId === undefined) this.waitingForClaim.clear();
             return 'none';
           }
           const now = platformNow(clock, Number(row.clock_offset_ms));
@@ -322,12 +325,24 @@ export class JobRunner {
         return 'ran' as Outcome;
       });
     for (const { row, prepared } of claimedExternal) {
+      // Its first run starts now, before any later job of its key is handed over.
+      if (row.attempts === 0) this.claimedInOrder(row, prepared);
       const running: Promise<void> = this.track(this.runExternal(row, prepared)).finally(() =>
         external.delete(running),
       );
       external.add(running);
     }
     return outcome === 'ran' ? claimedExternal.length || 1 : 'none';
+  }
+
+  /** A job left for a claim was claimed: one fewer of its key waits. */
+  private claimedInOrder(row: ClaimedRow, prepared: unknown): void {
+    const kind = jobKind(row.kind);
+    const key = kind?.mode === 'external' ? kind.orderKey?.(prepared) : undefined;
+    const waiting = key === undefined ? undefined : this.waitingForClaim.get(key);
+    if (waiting === undefined) return;
+    if (waiting <= 1) this.waitingForClaim.delete(key!);
+    else this.waitingForClaim.set(key!, waiting - 1);
   }
 
   /** Runs a claimed external job; never rejects (a failure is recorded on the job). */
