@@ -145,7 +145,7 @@ async function start(config: Config): Promise<void> {
     throw err;
   }
   await deps.jobs?.start();
-  collectGarbageWhenIdle(app.server);
+  collectGarbageWhenIdle(app.server, undefined, undefined, () => deps.jobs?.jobsFinished ?? 0);
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   try {

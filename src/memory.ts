@@ -4,7 +4,8 @@
 // from the last collection: after the bench's scenarios, about 80 MB of the main heap was
 // such garbage, kept for as long as the server stays idle (measured: no collection in 30 s
 // of idleness). A long-lived shared instance would hold it between bursts. So once no request
-// has come for a whole interval and the heap has grown by a set amount since the last full
+// has come and no job has run for a whole interval (webhook deliveries may go on for seconds
+// after the last request), and the heap has grown by a set amount since the last full
 // collection, one full collection runs, compacting (tens of milliseconds, on an idle server).
 
 import type { Server } from 'node:http';
@@ -17,8 +18,8 @@ export const IDLE_COLLECT_INTERVAL_MS = 1000;
 export const IDLE_COLLECT_GROWTH_BYTES = 32 * 1024 * 1024;
 
 export interface IdleCollectorSources {
-  /** How many requests have arrived so far. */
-  requests(): number;
+  /** How much work has come so far: requests that arrived, jobs that ran. */
+  activity(): number;
   /**
    * The heap's size now: what it holds from the system (V8's heapTotal), garbage and free
    * space in its pages included. Its used bytes would not do: a collection V8 ran by itself
@@ -32,17 +33,17 @@ export interface IdleCollectorSources {
 
 /**
  * The decision, apart from any timer: `tick()` is called once per interval and collects when
- * no request came since the tick before and the heap grew enough. Returns whether it did.
+ * no activity came since the tick before and the heap grew enough. Returns whether it did.
  */
 export function idleCollector(sources: IdleCollectorSources) {
   const growth = sources.growthBytes ?? IDLE_COLLECT_GROWTH_BYTES;
-  let requestsSeen = sources.requests();
+  let activitySeen = sources.activity();
   let sizeAfterCollect = sources.heapSize();
   return {
     tick(): boolean {
-      const requests = sources.requests();
-      const idle = requests === requestsSeen;
-      requestsSeen = requests;
+      const activity = sources.activity();
+      const idle = activity === activitySeen;
+      activitySeen = activity;
       if (!idle || sources.heapSize() - sizeAfterCollect < growth) return false;
       sources.collect();
       sizeAfterCollect = sources.heapSize();
@@ -82,7 +83,9 @@ function fullCollectionFunction(): () => void {
 export function collectGarbageWhenIdle(
   server: Server,
   intervalMs = IDLE_COLLECT_INTERVAL_MS,
-  overrides: Partial<Omit<IdleCollectorSources, 'requests'>> = {},
+  overrides: Partial<Omit<IdleCollectorSources, 'activity'>> = {},
+  /** Work other than requests that keeps the server busy (the job runner's runs). */
+  backgroundWork: () => number = () => 0,
 ) {
   let requests = 0;
   const onRequest = () => {
@@ -90,7 +93,7 @@ export function collectGarbageWhenIdle(
   };
   server.on('request', onRequest);
   const collector = idleCollector({
-    requests: () => requests,
+    activity: () => requests + backgroundWork(),
     heapSize: overrides.heapSize ?? (() => process.memoryUsage().heapTotal),
     // Made callable on first use: a new V8 context is not free, and start-up is measured.
     collect: overrides.collect ?? (() => fullCollectionFunction()()),

@@ -62,6 +62,7 @@ export class JobRunner {
   /** A wake-up that arrived while a drain was running: drain once more when it ends. */
   private wokenWhileDraining = false;
   private adoptedInFlight = 0;
+  private finished = 0;
   /** The bound on adopted jobs in flight (ADOPTED_JOBS_IN_FLIGHT_MAX; tests lower it). */
   adoptedInFlightMax = ADOPTED_JOBS_IN_FLIGHT_MAX;
   /**
@@ -134,6 +135,11 @@ export class JobRunner {
     if (this.held.size > 0 || this.renewTimer === undefined) return;
     clearInterval(this.renewTimer);
     this.renewTimer = undefined;
+  }
+
+  /** Jobs run to their end so far, here (a measure of work, for src/memory.ts). */
+  get jobsFinished(): number {
+    return this.finished;
   }
 
   /** Asks the background loop to look for due jobs now (after a commit that scheduled some). */
@@ -332,6 +338,7 @@ export class JobRunner {
       );
       external.add(running);
     }
+    if (outcome === 'ran' && claimedExternal.length === 0) this.finished++;
     return outcome === 'ran' ? claimedExternal.length || 1 : 'none';
   }
 
@@ -374,6 +381,7 @@ export class JobRunner {
       this.log.error({ err, jobId: row.id, kind: row.kind }, 'could not record the end of a job');
     } finally {
       this.release(row.id);
+      this.finished++;
     }
   }
 

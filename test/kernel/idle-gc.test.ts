@@ -12,7 +12,7 @@ describe('collecting garbage when idle', () => {
     let heap = 100 * MB;
     let collections = 0;
     const collector = idleCollector({
-      requests: () => requests,
+      activity: () => requests,
       heapSize: () => heap,
       collect: () => {
         collections++;
@@ -67,6 +67,33 @@ describe('collecting garbage when idle', () => {
     } finally {
       idle.stop();
       await t.close();
+    }
+  });
+
+  it('counts background work (jobs run) as activity, not only requests', () => {
+    const server = { on() {}, off() {} } as unknown as import('node:http').Server;
+    let heap = 10 * MB;
+    let jobs = 0;
+    let collections = 0;
+    const idle = collectGarbageWhenIdle(
+      server,
+      3_600_000,
+      { heapSize: () => heap, collect: () => void collections++, growthBytes: MB },
+      () => jobs,
+    );
+    try {
+      // Grown while webhook deliveries still run after the last request: not yet.
+      heap = 50 * MB;
+      jobs += 40;
+      expect(idle.tick()).toBe(false);
+      jobs += 1;
+      expect(idle.tick()).toBe(false);
+      expect(collections).toBe(0);
+      // A whole interval with no job either: now.
+      expect(idle.tick()).toBe(true);
+      expect(collections).toBe(1);
+    } finally {
+      idle.stop();
     }
   });
 
