@@ -8,9 +8,10 @@
 // It signs the bodies too (signing is a good part of a send's cost on the main thread).
 //
 // Plain JavaScript, loaded by path both from src/ (tests) and from dist/ (the build bundles
-// it there), so it carries no TypeScript. Messages in: { id, url, body, headers, timeoutMs,
-// orderKey?, signature? }, where `signature` names the header to carry the body's signature
-// and the key to make it with; out: { id, status?, body?, error?, latencyMs }.
+// it there), so it carries no TypeScript. Messages in: arrays of { id, url, body, headers,
+// timeoutMs, orderKey?, signature? }, where `signature` names the header to carry the body's
+// signature and the key to make it with; out: arrays of { id, status?, body?, error?,
+// latencyMs }. Both sides batch what one turn of their loop made.
 
 import http from 'node:http';
 import https from 'node:https';
@@ -111,7 +112,19 @@ function ordered(key, fn) {
   return mine;
 }
 
-parentPort.on('message', (message) => {
+/** Answers not yet posted back: they go together, once this turn's work is done. */
+let answers = [];
+
+function answer(message) {
+  if (answers.push(message) === 1)
+    setImmediate(() => {
+      const batch = answers;
+      answers = [];
+      parentPort.postMessage(batch);
+    });
+}
+
+function accept(message) {
   // Signed as it arrives, so a try that waits for the one before it in its order has its
   // signature ready: only the POST itself is left between two tries of one resource.
   const body = Buffer.from(message.body.buffer, message.body.byteOffset, message.body.byteLength);
@@ -120,11 +133,16 @@ parentPort.on('message', (message) => {
     try {
       headers[message.signature.header] = signatureHeaderValue(message.signature.privateKeyPem, body);
     } catch (err) {
-      parentPort.postMessage({ id: message.id, error: `cannot sign: ${describe(err)}`, latencyMs: 0 });
+      answer({ id: message.id, error: `cannot sign: ${describe(err)}`, latencyMs: 0 });
       return;
     }
   }
   const send = () => post(message, body, headers);
   const result = message.orderKey === undefined ? send() : ordered(message.orderKey, send);
-  void result.then((answer) => parentPort.postMessage({ id: message.id, ...answer }));
+  void result.then((outcome) => answer({ id: message.id, ...outcome }));
+}
+
+// Sends come in batches (sender.ts posts one message per turn of the main thread's loop).
+parentPort.on('message', (messages) => {
+  for (const message of messages) accept(message);
 });

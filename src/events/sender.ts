@@ -30,6 +30,8 @@ interface WorkerAnswer {
 interface SenderThread {
   worker: Worker;
   waiting: Map<number, (result: PostResult) => void>;
+  /** Sends not yet handed to the thread: they go together, once this turn's work is done. */
+  outbox: unknown[];
 }
 
 /** The sender thread's young generation (V8's nursery), in MB. */
@@ -47,19 +49,22 @@ function senderThread(): SenderThread {
   const worker = new Worker(new URL('./send-worker.js', import.meta.url), {
     resourceLimits: { maxYoungGenerationSizeMb: SENDER_YOUNG_GENERATION_MB },
   });
-  const current: SenderThread = { worker, waiting: new Map() };
+  const current: SenderThread = { worker, waiting: new Map(), outbox: [] };
   // Only the sends waiting on it keep the process alive.
   worker.unref();
-  worker.on('message', (answer: WorkerAnswer) => {
-    const resolve = current.waiting.get(answer.id);
-    if (resolve === undefined) return;
-    current.waiting.delete(answer.id);
+  // The answers come in batches too (one message per turn of the thread's loop).
+  worker.on('message', (answers: WorkerAnswer[]) => {
+    for (const answer of answers) {
+      const resolve = current.waiting.get(answer.id);
+      if (resolve === undefined) continue;
+      current.waiting.delete(answer.id);
+      resolve(
+        answer.status === undefined
+          ? { error: answer.error ?? 'no answer', latencyMs: answer.latencyMs }
+          : { answer: { status: answer.status, body: answer.body ?? '' }, latencyMs: answer.latencyMs },
+      );
+    }
     if (current.waiting.size === 0) worker.unref();
-    resolve(
-      answer.status === undefined
-        ? { error: answer.error ?? 'no answer', latencyMs: answer.latencyMs }
-        : { answer: { status: answer.status, body: answer.body ?? '' }, latencyMs: answer.latencyMs },
-    );
   });
   const lost = (reason: string) => {
     // The thread is gone: the sends it held have no answer (they are retried like any
@@ -92,11 +97,14 @@ export function post(
   headers: Record<string, string>,
   { timeoutMs, orderKey, signature }: PostOptions,
 ): Promise<PostResult> {
-  const { worker, waiting } = senderThread();
+  const current = senderThread();
   const id = nextId++;
   return new Promise((resolve) => {
-    if (waiting.size === 0) worker.ref();
-    waiting.set(id, resolve);
-    worker.postMessage({ id, url, body, headers, timeoutMs, orderKey, signature });
+    if (current.waiting.size === 0) current.worker.ref();
+    current.waiting.set(id, resolve);
+    // One message per turn of this loop, not one per send: under load a commit hands over
+    // dozens of deliveries at once, and each message costs both threads a wake-up.
+    if (current.outbox.push({ id, url, body, headers, timeoutMs, orderKey, signature }) === 1)
+      setImmediate(() => current.worker.postMessage(current.outbox.splice(0)));
   });
 }
