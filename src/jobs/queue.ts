@@ -82,6 +82,12 @@ export interface RunnerHandle {
    * and no earlier job of the same order key waits for a claim); false leaves it to a claim.
    */
   adopting(orderKey: string | undefined): boolean;
+  /**
+   * A job of this order key, due now, was left for a claim: called once its transaction has
+   * committed (a transaction that rolls back leaves nothing waiting). Jobs of one key are
+   * written under the same row's lock, so the next one's `adopting` comes after this.
+   */
+  leftForClaim(orderKey: string): void;
   /** The wall clock, for leases. */
   wallNowMs(): number;
   /** Runs an external job this instance claimed when it was scheduled. */
@@ -168,11 +174,12 @@ export function defineJob<Payload>(
       const definition = KINDS.get(kind)!;
       const runner = RUNNERS.get(tx.getExecutor().adapter);
       const dueNow = input.dueAt.getTime() <= input.now.getTime();
+      const orderKey =
+        input.runHere !== undefined && definition.mode === 'external'
+          ? definition.orderKey?.(input.runHere.prepared)
+          : undefined;
       const adopt =
-        input.runHere !== undefined &&
-        dueNow &&
-        definition.mode === 'external' &&
-        runner?.adopting(definition.orderKey?.(input.runHere.prepared)) === true;
+        input.runHere !== undefined && dueNow && definition.mode === 'external' && runner?.adopting(orderKey) === true;
       const payload = JSON.stringify(input.payload);
       await insertJob.run(tx, {
         id,
@@ -197,7 +204,10 @@ export function defineJob<Payload>(
         };
         afterCommit(tx, () => runner!.adopt(row, input.runHere!.prepared));
       } else if (dueNow && runner !== undefined) {
-        afterCommit(tx, () => runner.wake());
+        afterCommit(tx, () => {
+          if (orderKey !== undefined) runner.leftForClaim(orderKey);
+          runner.wake();
+        });
       }
       return id;
     },

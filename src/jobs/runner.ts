@@ -67,10 +67,10 @@ export class JobRunner {
   adoptedInFlightMax = ADOPTED_JOBS_IN_FLIGHT_MAX;
   /**
    * Per order key (ExternalJobKind.orderKey), how many of its jobs were left for a claim
-   * because too many ran. While a key has some, its later jobs are left too: one handed over
-   * at once would start before an earlier one of its key (a webhook of the same object, see
-   * events/delivery.ts). Other keys are not held back. Cleared whenever a background claim
-   * finds nothing due, which also drops the counts of jobs whose transaction rolled back.
+   * (too many ran) and committed. While a key has some, its later jobs are left too: one
+   * handed over at once would start before an earlier one of its key (a webhook of the same
+   * object, see events/delivery.ts). Other keys are not held back. Cleared whenever a
+   * background claim finds nothing due.
    */
   private readonly waitingForClaim = new Map<string, number>();
   /** Settles at the next wake-up (a run waiting on external jobs also looks for new work then). */
@@ -86,12 +86,15 @@ export class JobRunner {
     registerRunner(deps.db.k, {
       instanceId: this.instanceId,
       wake: () => this.wake(),
-      adopting: (orderKey) => {
-        if (this.timer === undefined || this.stopping) return false;
-        const waiting = orderKey === undefined ? 0 : (this.waitingForClaim.get(orderKey) ?? 0);
-        if (waiting === 0 && this.adoptedInFlight < this.adoptedInFlightMax) return true;
-        if (orderKey !== undefined) this.waitingForClaim.set(orderKey, waiting + 1);
-        return false;
+      adopting: (orderKey) =>
+        this.timer !== undefined &&
+        !this.stopping &&
+        this.adoptedInFlight < this.adoptedInFlightMax &&
+        (orderKey === undefined || !this.waitingForClaim.has(orderKey)),
+      leftForClaim: (orderKey) => {
+        // Only the background claims clear the counts: without them, nothing is handed over.
+        if (this.timer === undefined) return;
+        this.waitingForClaim.set(orderKey, (this.waitingForClaim.get(orderKey) ?? 0) + 1);
       },
       wallNowMs: () => deps.clock.nowMs(),
       adopt: (row, prepared) => {
