@@ -33,8 +33,9 @@ export const JOBS_PER_RUN_MAX = 10_000;
 export const EXTERNAL_JOBS_IN_FLIGHT_MAX = 256;
 /**
  * External jobs handed over at scheduling that may run at once; beyond, new ones wait for a
- * claim (in the store, not in memory). A saturating load with a webhook endpoint keeps about
- * a thousand in flight, most of them the platform account's balance events waiting their turn.
+ * claim (in the store, not in memory). A saturating load with a webhook endpoint keeps
+ * hundreds in flight, most of them the platform account's balance events waiting their turn
+ * (up to about 2,000 before the sender batched its messages).
  */
 export const ADOPTED_JOBS_IN_FLIGHT_MAX = 2048;
 /** How long a clock advance waits for due jobs other instances hold before it answers anyway. */
