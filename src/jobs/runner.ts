@@ -30,7 +30,7 @@ export const JOB_POLL_MS = 50;
 /** Jobs one runDue call may run; a bound against a job that keeps rescheduling itself at once. */
 export const JOBS_PER_RUN_MAX = 10_000;
 /** External jobs one runDue call keeps in flight at once. */
-export const EXTERNAL_JOBS_IN_FLIGHT_MAX = 256;
+export const EXTERNAL_JOBS_IN_FLIGHT_MAX = 32;
 /**
  * External jobs handed over at scheduling that may run at once; beyond, new ones wait for a
  * claim (in the store, not in memory). A saturating load with a webhook endpoint keeps
