@@ -55,10 +55,10 @@ export interface GroupCommit {
   /** Batches committed so far. */
   readonly commits: number;
   /**
-   * Runs fn once the grouped transaction running now has committed (dropped if it rolls
-   * back). False when none is running.
+   * Runs fn once the grouped transaction running now has committed (`committed`), or once it
+   * has rolled back or its batch failed to commit (not `committed`). False when none is running.
    */
-  onCommit(fn: () => void): boolean;
+  onEnd(committed: boolean, fn: () => void): boolean;
   /**
    * An object that stands for the grouped transaction running now (a new one for each, so
    * what is memoized per transaction is not seen by the next); undefined when none runs.
@@ -81,14 +81,17 @@ export function groupCommit(k: Kysely<Database>, prepare: (sql: string) => SQLit
   let running = false;
   let active: Kysely<Database> | undefined;
   let commits = 0;
-  // The after-commit callbacks of the grouped transaction running now.
-  let callbacks: (() => void)[] | undefined;
+  // The callbacks of the grouped transaction running now, for its commit and its rollback.
+  let callbacks: { committed: (() => void)[]; rolledBack: (() => void)[] } | undefined;
   let scope: object | undefined;
   const exec = (text: string) => prepare(text).run();
 
   async function runBatch(connection: Kysely<Database>): Promise<void> {
     const settled: (() => void)[] = [];
     const taken: Pending[] = [];
+    // The rollback callbacks of every transaction of this batch: all of them run if the
+    // batch does not commit.
+    const undone: (() => void)[] = [];
     active = connection;
     exec('BEGIN');
     const started = performance.now();
@@ -101,7 +104,7 @@ export function groupCommit(k: Kysely<Database>, prepare: (sql: string) => SQLit
         const item = take()!;
         taken.push(item);
         exec('SAVEPOINT railyard_tx');
-        const itemCallbacks: (() => void)[] = [];
+        const itemCallbacks: NonNullable<typeof callbacks> = { committed: [], rolledBack: [] };
         callbacks = itemCallbacks;
         scope = {};
         try {
@@ -109,13 +112,17 @@ export function groupCommit(k: Kysely<Database>, prepare: (sql: string) => SQLit
           exec('RELEASE railyard_tx');
           settled.push(() => {
             item.resolve(value);
-            for (const callback of itemCallbacks) callback();
+            for (const callback of itemCallbacks.committed) callback();
           });
         } catch (error) {
           exec('ROLLBACK TO railyard_tx');
           exec('RELEASE railyard_tx');
-          settled.push(() => item.reject(error));
+          settled.push(() => {
+            for (const callback of itemCallbacks.rolledBack) callback();
+            item.reject(error);
+          });
         } finally {
+          undone.push(...itemCallbacks.rolledBack);
           callbacks = undefined;
           scope = undefined;
         }
@@ -131,6 +138,7 @@ export function groupCommit(k: Kysely<Database>, prepare: (sql: string) => SQLit
         // Nothing to roll back.
       }
       active = undefined;
+      for (const callback of undone) callback();
       for (const item of taken) item.reject(error);
       return;
     }
@@ -181,9 +189,9 @@ export function groupCommit(k: Kysely<Database>, prepare: (sql: string) => SQLit
     get scope() {
       return scope;
     },
-    onCommit(fn: () => void): boolean {
+    onEnd(committed: boolean, fn: () => void): boolean {
       if (callbacks === undefined) return false;
-      callbacks.push(fn);
+      (committed ? callbacks.committed : callbacks.rolledBack).push(fn);
       return true;
     },
   };

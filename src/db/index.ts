@@ -63,12 +63,16 @@ const PG_RETRYABLE = new Set(['40001', '40P01']);
 /** The PostgreSQL driver, loaded only when a PostgreSQL store is opened. */
 const pgDriver = onFirstUse<typeof pg>('pg');
 
-// Work to do once a transaction has committed (waking the job runner for work due now).
-// On PostgreSQL it is kept per transaction object, so the callbacks of an attempt that
-// rolled back (or was retried) are dropped with it. The embedded store's group commit keeps
-// them per grouped transaction itself (see group-commit.ts), registered here by adapter.
-const AFTER_COMMIT = new WeakMap<object, (() => void)[]>();
-const COMMIT_COLLECTORS = new WeakMap<object, (q: Queryable, fn: () => void) => boolean>();
+// Work to do once a transaction has committed (waking the job runner for work due now), or
+// once it has rolled back. On PostgreSQL it is kept per transaction object, so each attempt
+// of a retried transaction has its own. The embedded store's group commit keeps them per
+// grouped transaction itself (see group-commit.ts), registered here by adapter.
+interface Endings {
+  committed: (() => void)[];
+  rolledBack: (() => void)[];
+}
+const ENDINGS = new WeakMap<object, Endings>();
+const ENDING_COLLECTORS = new WeakMap<object, (q: Queryable, ending: keyof Endings, fn: () => void) => boolean>();
 const TRANSACTION_SCOPES = new WeakMap<object, (q: Queryable) => object | undefined>();
 
 /**
@@ -86,25 +90,46 @@ export function transactionScope(q: Queryable): object | undefined {
  * already committed) it runs on the next tick. Callbacks must not throw.
  */
 export function afterCommit(q: Queryable, fn: () => void): void {
-  if (COMMIT_COLLECTORS.get(q.getExecutor().adapter)?.(q, fn) === true) return;
-  if (!q.isTransaction) {
-    queueMicrotask(fn);
-    return;
-  }
-  const callbacks = AFTER_COMMIT.get(q);
-  if (callbacks === undefined) AFTER_COMMIT.set(q, [fn]);
-  else callbacks.push(fn);
+  if (!onEnding(q, 'committed', fn)) queueMicrotask(fn);
 }
 
-/** Runs fn in a transaction of k, then the after-commit callbacks registered on it. */
+/**
+ * Runs `fn` after the transaction `q` rolls back (this attempt of it, when it is retried), or
+ * fails to commit; never outside a transaction. Callbacks must not throw.
+ */
+export function afterRollback(q: Queryable, fn: () => void): void {
+  onEnding(q, 'rolledBack', fn);
+}
+
+/** Keeps `fn` for the end of the transaction `q` runs in; false outside one. */
+function onEnding(q: Queryable, ending: keyof Endings, fn: () => void): boolean {
+  if (ENDING_COLLECTORS.get(q.getExecutor().adapter)?.(q, ending, fn) === true) return true;
+  if (!q.isTransaction) return false;
+  let endings = ENDINGS.get(q);
+  if (endings === undefined) {
+    endings = { committed: [], rolledBack: [] };
+    ENDINGS.set(q, endings);
+  }
+  endings[ending].push(fn);
+  return true;
+}
+
+/** Runs fn in a transaction of k, then the callbacks registered for how it ended. */
 async function runTransaction<T>(k: Kysely<Database>, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  let committed: Tx | undefined;
-  const result = await k.transaction().execute(async (tx) => {
-    committed = tx;
-    return fn(tx);
-  });
-  const callbacks = committed === undefined ? undefined : AFTER_COMMIT.get(committed);
-  if (callbacks !== undefined) for (const callback of callbacks) callback();
+  let attempt: Tx | undefined;
+  let result: T;
+  try {
+    result = await k.transaction().execute(async (tx) => {
+      attempt = tx;
+      return fn(tx);
+    });
+  } catch (err) {
+    const endings = attempt === undefined ? undefined : ENDINGS.get(attempt);
+    if (endings !== undefined) for (const callback of endings.rolledBack) callback();
+    throw err;
+  }
+  const endings = attempt === undefined ? undefined : ENDINGS.get(attempt);
+  if (endings !== undefined) for (const callback of endings.committed) callback();
   return result;
 }
 
@@ -147,7 +172,10 @@ function openSqlite(options: DbOptions): Db {
   const cached = withStatementCache(database);
   const k = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) });
   const batches = groupCommit(k, (text) => cached.prepare(text));
-  COMMIT_COLLECTORS.set(k.getExecutor().adapter, (q, fn) => q === batches.activeConnection && batches.onCommit(fn));
+  ENDING_COLLECTORS.set(
+    k.getExecutor().adapter,
+    (q, ending, fn) => q === batches.activeConnection && batches.onEnd(ending === 'committed', fn),
+  );
   TRANSACTION_SCOPES.set(k.getExecutor().adapter, (q) => (q === batches.activeConnection ? batches.scope : undefined));
   registerDirect(k, {
     run(q, text, parameters) {

@@ -5,7 +5,7 @@
 
 import { sql } from 'kysely';
 import { iso } from '../clock.js';
-import { afterCommit, type DialectName, type Queryable, type Tx } from '../db/index.js';
+import { afterCommit, afterRollback, type DialectName, type Queryable, type Tx } from '../db/index.js';
 import { prepare } from '../db/prepared.js';
 import type { Deps } from '../http/context.js';
 import { newId } from '../ids.js';
@@ -79,15 +79,24 @@ export interface RunnerHandle {
   wake(): void;
   /**
    * True when the runner takes this external job now (it runs in the background, has room,
-   * and no earlier job of the same order key waits for a claim); false leaves it to a claim.
+   * and no earlier job of the same order key waits for a claim or is about to); false
+   * leaves it to a claim.
    */
   adopting(orderKey: string | undefined): boolean;
   /**
    * A job of this order key, due now, was left for a claim: called once its transaction has
-   * committed (a transaction that rolls back leaves nothing waiting). Jobs of one key are
-   * written under the same row's lock, so the next one's `adopting` comes after this.
+   * committed and its turn in its key's line came (a transaction that rolls back leaves
+   * nothing waiting).
    */
   leftForClaim(orderKey: string): void;
+  /**
+   * Takes the next place in the line of `orderKey`, for a job written in the scheduling
+   * transaction (after the lock of the row the key stands for); `leaves` when the job is
+   * left for a claim. Answers the function that settles the place once the transaction has
+   * ended: with what to run once every earlier place in the line is settled, or with nothing
+   * when the transaction rolled back.
+   */
+  takePlace(orderKey: string, leaves: boolean): (go: (() => void) | undefined) => void;
   /** The wall clock, for leases. */
   wallNowMs(): number;
   /** Runs an external job this instance claimed when it was scheduled. */
@@ -202,9 +211,9 @@ export function defineJob<Payload>(
           attempts: 0,
           clock_offset_ms: input.runHere!.clockOffsetMs,
         };
-        afterCommit(tx, () => runner!.adopt(row, input.runHere!.prepared));
+        whenCommitted(tx, runner!, orderKey, false, () => runner!.adopt(row, input.runHere!.prepared));
       } else if (dueNow && runner !== undefined) {
-        afterCommit(tx, () => {
+        whenCommitted(tx, runner, orderKey, true, () => {
           if (orderKey !== undefined) runner.leftForClaim(orderKey);
           runner.wake();
         });
@@ -212,6 +221,30 @@ export function defineJob<Payload>(
       return id;
     },
   };
+}
+
+/**
+ * Runs `go` once the scheduling transaction has committed. With an order key, also once
+ * every job of that key scheduled before this one (by this instance) has had its turn: on
+ * PostgreSQL, two transactions that took the same row's lock one after the other may see
+ * their commits confirmed in the other order, when the first one's server process is slow
+ * to answer. The place in line is taken here, inside the transaction, so it follows the
+ * lock's order; a transaction that rolls back gives its place up.
+ */
+function whenCommitted(
+  tx: Queryable,
+  runner: RunnerHandle,
+  orderKey: string | undefined,
+  leaves: boolean,
+  go: () => void,
+) {
+  if (orderKey === undefined) {
+    afterCommit(tx, go);
+    return;
+  }
+  const settle = runner.takePlace(orderKey, leaves);
+  afterCommit(tx, () => settle(go));
+  afterRollback(tx, () => settle(undefined));
 }
 
 export function jobKind(kind: string): JobKind<unknown> | undefined {

@@ -51,6 +51,22 @@ export const LEASE_RENEW_MS = 4_000;
 
 type Outcome = 'ran' | 'none';
 
+/** A job's turn among the jobs of its order key (see JobRunner.takePlace). */
+interface Place {
+  /** Its transaction ended (or, for a claimed job, it was claimed). */
+  settled: boolean;
+  /** A job left for a claim. */
+  leaves: boolean;
+  /** What its turn starts; nothing for a transaction that rolled back. */
+  go: (() => void) | undefined;
+}
+
+interface Line {
+  places: Place[];
+  /** Places of jobs left for a claim, up to the end of their turn. */
+  leaving: number;
+}
+
 export class JobRunner {
   readonly instanceId = randomUUID();
   private timer: NodeJS.Timeout | undefined;
@@ -74,6 +90,8 @@ export class JobRunner {
    * background claim finds nothing due.
    */
   private readonly waitingForClaim = new Map<string, number>();
+  /** Per order key, the jobs of that key whose turn has not come yet (see takePlace). */
+  private readonly lines = new Map<string, Line>();
   /** Settles at the next wake-up (a run waiting on external jobs also looks for new work then). */
   private wakeSignal: { promise: Promise<void>; resolve: () => void } | undefined;
   /** The external jobs running here, each with the length of its kind's lease. */
@@ -91,12 +109,14 @@ export class JobRunner {
         this.timer !== undefined &&
         !this.stopping &&
         this.adoptedInFlight < this.adoptedInFlightMax &&
-        (orderKey === undefined || !this.waitingForClaim.has(orderKey)),
+        (orderKey === undefined ||
+          (!this.waitingForClaim.has(orderKey) && (this.lines.get(orderKey)?.leaving ?? 0) === 0)),
       leftForClaim: (orderKey) => {
         // Only the background claims clear the counts: without them, nothing is handed over.
         if (this.timer === undefined) return;
         this.waitingForClaim.set(orderKey, (this.waitingForClaim.get(orderKey) ?? 0) + 1);
       },
+      takePlace: (orderKey, leaves) => this.takePlace(orderKey, leaves),
       wallNowMs: () => deps.clock.nowMs(),
       adopt: (row, prepared) => {
         // A runner that began to stop leaves the job to its lease: another run takes it over.
@@ -118,6 +138,46 @@ export class JobRunner {
       if (released > 0) this.log.info({ jobs: released }, 'took back jobs a previous process left running');
     }
     this.schedulePoll(JOB_POLL_MS);
+  }
+
+  /**
+   * A place at the end of the line of `key`; the function answered settles it. A settled
+   * place at the head of the line runs its `go` and leaves the line, and so on down the line.
+   */
+  private takePlace(key: string, leaves: boolean): (go: (() => void) | undefined) => void {
+    let line = this.lines.get(key);
+    if (line === undefined) {
+      line = { places: [], leaving: 0 };
+      this.lines.set(key, line);
+    }
+    const place: Place = { settled: false, leaves, go: undefined };
+    line.places.push(place);
+    if (leaves) line.leaving++;
+    return (go) => {
+      if (place.settled) return;
+      place.settled = true;
+      place.go = go;
+      this.advance(key);
+    };
+  }
+
+  /** Runs `go` now, or once the places before it in the line of `key` have had their turn. */
+  private inTurn(key: string | undefined, go: () => void): void {
+    const line = key === undefined ? undefined : this.lines.get(key);
+    if (line === undefined) go();
+    else line.places.push({ settled: true, leaves: false, go });
+  }
+
+  private advance(key: string): void {
+    const line = this.lines.get(key);
+    if (line === undefined) return;
+    while (line.places[0]?.settled === true) {
+      const place = line.places.shift()!;
+      // Still counted while it runs: a job left for a claim counts as waiting from here on.
+      place.go?.();
+      if (place.leaves) line.leaving--;
+    }
+    if (line.places.length === 0 && this.lines.get(key) === line) this.lines.delete(key);
   }
 
   /** Keeps the leases of the external jobs running here from lapsing while they run. */
@@ -334,22 +394,29 @@ export class JobRunner {
         await this.recordFailure(failed.row, failed.error);
         return 'ran' as Outcome;
       });
+    // In the order they were scheduled (their ids), not by due time: the first tries of one
+    // key were due at the start of their requests, not in the order of their commits.
+    claimedExternal.sort((a, b) => (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0));
     for (const { row, prepared } of claimedExternal) {
-      // Its first run starts now, before any later job of its key is handed over.
-      if (row.attempts === 0) this.claimedInOrder(row, prepared);
-      const running: Promise<void> = this.track(this.runExternal(row, prepared)).finally(() =>
-        external.delete(running),
-      );
+      const key = this.orderKeyOf(row, prepared);
+      // Its first run starts before any later job of its key is handed over.
+      if (row.attempts === 0) this.claimedInOrder(key);
+      const running: Promise<void> = new Promise<void>((resolve) =>
+        this.inTurn(key, () => void this.track(this.runExternal(row, prepared)).then(resolve)),
+      ).finally(() => external.delete(running));
       external.add(running);
     }
     if (outcome === 'ran' && claimedExternal.length === 0) this.finished++;
     return outcome === 'ran' ? claimedExternal.length || 1 : 'none';
   }
 
-  /** A job left for a claim was claimed: one fewer of its key waits. */
-  private claimedInOrder(row: ClaimedRow, prepared: unknown): void {
+  private orderKeyOf(row: ClaimedRow, prepared: unknown): string | undefined {
     const kind = jobKind(row.kind);
-    const key = kind?.mode === 'external' ? kind.orderKey?.(prepared) : undefined;
+    return kind?.mode === 'external' ? kind.orderKey?.(prepared) : undefined;
+  }
+
+  /** A job left for a claim was claimed: one fewer of its key waits. */
+  private claimedInOrder(key: string | undefined): void {
     const waiting = key === undefined ? undefined : this.waitingForClaim.get(key);
     if (waiting === undefined) return;
     if (waiting <= 1) this.waitingForClaim.delete(key!);

@@ -4,10 +4,11 @@
 // keep the order would deliver the payment's COMPLETED while its PROCESSING still waits.
 
 import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { externalAccount, fundedUsd, transferOut } from '../fixtures/money.js';
-import { build } from '../helper.js';
+import { build, databaseUrl } from '../helper.js';
 
 interface Arrival {
   type: string;
@@ -211,6 +212,131 @@ describe('webhook delivery past the bound of sends in flight', () => {
       for (let i = 1; i < balances.length; i++) expect(balances[i]!).toBeLessThan(balances[i - 1]!);
     } finally {
       await runner.stop();
+    }
+  });
+});
+
+// On PostgreSQL, the order of two transactions that took the same row's lock one after the
+// other is the order of their commits on the server; the order in which their commits are
+// confirmed to railyard may differ, when the first one's server process is slow to answer.
+// These tests step into the driver to make that happen on purpose.
+
+const pg = createRequire(import.meta.url)('pg') as typeof import('pg');
+
+/**
+ * Hands `onCommit` the COMMIT of each transaction that changed a ledger balance, with the
+ * function that sends it; until the function answered is called.
+ */
+function interceptBalanceCommits(onCommit: (send: () => Promise<unknown>) => Promise<unknown>): () => void {
+  const prototype = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const original = prototype.query;
+  const changedBalance = new WeakSet<object>();
+  prototype.query = function (this: object, ...args: unknown[]) {
+    const first = args[0] as string | { text?: string } | undefined;
+    const text = typeof first === 'string' ? first : first?.text;
+    if (typeof text === 'string') {
+      if (/update "ledger_accounts"/i.test(text)) changedBalance.add(this);
+      else if (/^\s*rollback\b/i.test(text)) changedBalance.delete(this);
+      else if (/^\s*commit\b/i.test(text) && changedBalance.has(this)) {
+        changedBalance.delete(this);
+        return onCommit(() => original.apply(this, args) as Promise<unknown>);
+      }
+    }
+    return original.apply(this, args);
+  };
+  return () => {
+    prototype.query = original;
+  };
+}
+
+/** An app on PostgreSQL whose receiver notes the balances of the funded source account's events. */
+async function balanceWatch() {
+  const t = await build();
+  const balances: number[] = [];
+  let sourceId = '';
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const event = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      if (event.type === 'INTERNAL_ACCOUNT.BALANCE_UPDATED' && event.data?.id === sourceId)
+        balances.push(event.data.balance.amount);
+      response.writeHead(200).end();
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const source = await fundedUsd(t, 1_000_000);
+  sourceId = source.id;
+  const destination = await externalAccount(t, 'USD_ACCOUNT');
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  expect((await t.api('PATCH', '/config', { body: { webhookEndpoint: url } })).status).toBe(200);
+  const arrived = async (count: number) => {
+    const deadline = Date.now() + 10_000;
+    while (balances.length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  };
+  return { t, balances, source, destination, arrived };
+}
+
+describe.skipIf(databaseUrl === undefined)('webhook delivery when commits are confirmed out of order', () => {
+  it("sends a resource's events in the order of its commits, not of their confirmations", async () => {
+    const { t, balances, source, destination, arrived } = await balanceWatch();
+    let committed!: () => void;
+    const firstCommitted = new Promise<void>((resolve) => (committed = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let held = false;
+    const restore = interceptBalanceCommits(async (send) => {
+      if (held) return send();
+      held = true;
+      // The first debit commits on the server, and its confirmation is held back.
+      const result = await send();
+      committed();
+      await released;
+      return result;
+    });
+    t.deps.jobs!.start();
+    try {
+      const first = transferOut(t, source.id, destination.id, 1_000, { 'idempotency-key': 'held-1' });
+      await firstCommitted;
+      // The second debit takes the row after the first, and is confirmed first.
+      const second = await transferOut(t, source.id, destination.id, 2_000, { 'idempotency-key': 'held-2' });
+      expect(second.status, second.text).toBe(201);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      // Its balance event waits for the first one's.
+      expect(balances).toEqual([]);
+      release();
+      expect((await first).status).toBe(201);
+      await arrived(2);
+      expect(balances).toEqual([999_000, 997_000]);
+    } finally {
+      release();
+      restore();
+      await t.deps.jobs!.stop();
+    }
+  });
+
+  it('lets a transaction that rolled back give up its turn, and sends what its retry made', async () => {
+    const { t, balances, source, destination, arrived } = await balanceWatch();
+    let failed = false;
+    const restore = interceptBalanceCommits(async (send) => {
+      if (failed) return send();
+      failed = true;
+      // The first debit's COMMIT is never sent: it fails as a deadlock would, and is retried.
+      throw Object.assign(new Error('deadlock detected (injected by the test)'), { code: '40P01' });
+    });
+    t.deps.jobs!.start();
+    try {
+      const first = await transferOut(t, source.id, destination.id, 1_000, { 'idempotency-key': 'retried-1' });
+      expect(first.status, first.text).toBe(201);
+      expect(failed).toBe(true);
+      const second = await transferOut(t, source.id, destination.id, 2_000, { 'idempotency-key': 'retried-2' });
+      expect(second.status, second.text).toBe(201);
+      await arrived(2);
+      expect(balances).toEqual([999_000, 997_000]);
+    } finally {
+      restore();
+      await t.deps.jobs!.stop();
     }
   });
 });
