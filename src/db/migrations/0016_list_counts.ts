@@ -46,7 +46,7 @@ const TRANSACTION_KEYS: Key[] = [
   (r) => ['source', `${r}.source_account_id`, `''`],
   (r) => ['destination', `${r}.destination_account_id`, `''`],
 ];
-const STATUS_KEY = TRANSACTION_KEYS[1]!;
+export const STATUS_KEY = TRANSACTION_KEYS[1]!;
 /** The columns the counts read, besides status. */
 const OTHER_COLUMNS = [
   'platform_id',
@@ -57,9 +57,10 @@ const OTHER_COLUMNS = [
   'destination_account_id',
 ];
 
-const CONFLICT = 'ON CONFLICT (platform_id, list, dim, value, day, shard) DO UPDATE SET n = list_counts.n + excluded.n';
+export const CONFLICT =
+  'ON CONFLICT (platform_id, list, dim, value, day, shard) DO UPDATE SET n = list_counts.n + excluded.n';
 
-function values(keys: Key[], row: 'NEW' | 'OLD', n: 1 | -1, shard: string): string {
+export function values(keys: Key[], row: 'NEW' | 'OLD', n: 1 | -1, shard: string): string {
   return keys
     .map((key) => {
       const [dim, value, d] = key(row);
@@ -69,7 +70,7 @@ function values(keys: Key[], row: 'NEW' | 'OLD', n: 1 | -1, shard: string): stri
 }
 
 /** The statements that add (n = 1) or take away (n = -1) the row's counts. */
-function countRow(table: string, row: 'NEW' | 'OLD', n: 1 | -1, shard: string, keys = TRANSACTION_KEYS): string {
+export function countRow(table: string, row: 'NEW' | 'OLD', n: 1 | -1, shard: string, keys = TRANSACTION_KEYS): string {
   const same =
     keys === TRANSACTION_KEYS
       ? `
@@ -84,7 +85,7 @@ function countRow(table: string, row: 'NEW' | 'OLD', n: 1 | -1, shard: string, k
       ${CONFLICT};${same}`;
 }
 
-const otherChanged = (distinct: string) =>
+export const otherChanged = (distinct: string) =>
   [...OTHER_COLUMNS.map((c) => `OLD.${c} ${distinct} NEW.${c}`), `${day('OLD')} ${distinct} ${day('NEW')}`].join(
     ' OR ',
   );
