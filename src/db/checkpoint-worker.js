@@ -8,7 +8,7 @@
 // it there). workerData: { driverPath, file, intervalMs, counter }: the driver is loaded by
 // the path the main thread resolved, so both connections share one SQLite library and its
 // table of file locks; counter (an Int32Array on shared memory) counts the checkpoints that
-// copied pages. Message in: 'stop'; out: 'closed', once the connection is closed.
+// copied pages. Message in: 'stop', on which the thread closes its connection and ends.
 
 import { createRequire } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -43,6 +43,5 @@ parentPort.on('message', (message) => {
   if (message !== 'stop') return;
   clearInterval(timer);
   db.close();
-  parentPort.postMessage('closed');
   parentPort.close();
 });
