@@ -15,7 +15,6 @@ import { DbConnectError, openDb, redactUrl, type Db } from './db/index.js';
 import { AuthCache, hashSecret } from './http/auth.js';
 import { ApiError } from './http/errors.js';
 import { collectGarbageWhenIdle } from './memory.js';
-import { retireIdleSender } from './events/sender.js';
 import type { Deps } from './http/context.js';
 import { bootstrap, createPlatform, webhookPublicKey, type BootstrapResult } from './modules/platform/service.js';
 import { resetPlatform } from './sandbox/reset.js';
@@ -146,13 +145,7 @@ async function start(config: Config): Promise<void> {
     throw err;
   }
   await deps.jobs?.start();
-  collectGarbageWhenIdle(
-    app.server,
-    undefined,
-    undefined,
-    () => deps.jobs?.jobsFinished ?? 0,
-    () => void retireIdleSender(),
-  );
+  collectGarbageWhenIdle(app.server, undefined, undefined, () => deps.jobs?.jobsFinished ?? 0);
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   try {

@@ -29,8 +29,6 @@ export interface IdleCollectorSources {
   /** Runs one full collection. */
   collect(): void;
   growthBytes?: number;
-  /** Called at each tick that finds the server idle, before the collection if one runs. */
-  onIdle?: () => void;
 }
 
 /**
@@ -46,7 +44,6 @@ export function idleCollector(sources: IdleCollectorSources) {
       const activity = sources.activity();
       const idle = activity === activitySeen;
       activitySeen = activity;
-      if (idle) sources.onIdle?.();
       if (!idle || sources.heapSize() - sizeAfterCollect < growth) return false;
       sources.collect();
       sizeAfterCollect = sources.heapSize();
@@ -86,11 +83,9 @@ function fullCollectionFunction(): () => void {
 export function collectGarbageWhenIdle(
   server: Server,
   intervalMs = IDLE_COLLECT_INTERVAL_MS,
-  overrides: Partial<Omit<IdleCollectorSources, 'activity' | 'onIdle'>> = {},
+  overrides: Partial<Omit<IdleCollectorSources, 'activity'>> = {},
   /** Work other than requests that keeps the server busy (the job runner's runs). */
   backgroundWork: () => number = () => 0,
-  /** What else to give back when idle (see IdleCollectorSources.onIdle). */
-  onIdle?: () => void,
 ) {
   let requests = 0;
   const onRequest = () => {
@@ -103,7 +98,6 @@ export function collectGarbageWhenIdle(
     // Made callable on first use: a new V8 context is not free, and start-up is measured.
     collect: overrides.collect ?? (() => fullCollectionFunction()()),
     growthBytes: overrides.growthBytes,
-    onIdle,
   });
   const timer = setInterval(() => collector.tick(), intervalMs);
   timer.unref();

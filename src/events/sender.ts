@@ -29,8 +29,6 @@ interface WorkerAnswer {
 
 interface SenderThread {
   worker: Worker;
-  /** Sends handed to this thread so far. */
-  sends: number;
   waiting: Map<number, (result: PostResult) => void>;
   /** Sends not yet handed to the thread: they go together, once this turn's work is done. */
   outbox: unknown[];
@@ -51,7 +49,7 @@ function senderThread(): SenderThread {
   const worker = new Worker(new URL('./send-worker.js', import.meta.url), {
     resourceLimits: { maxYoungGenerationSizeMb: SENDER_YOUNG_GENERATION_MB },
   });
-  const current: SenderThread = { worker, sends: 0, waiting: new Map(), outbox: [] };
+  const current: SenderThread = { worker, waiting: new Map(), outbox: [] };
   // Only the sends waiting on it keep the process alive.
   worker.unref();
   // The answers come in batches too (one message per turn of the thread's loop).
@@ -104,33 +102,9 @@ export function post(
   return new Promise((resolve) => {
     if (current.waiting.size === 0) current.worker.ref();
     current.waiting.set(id, resolve);
-    current.sends++;
     // One message per turn of this loop, not one per send: under load a commit hands over
     // dozens of deliveries at once, and each message costs both threads a wake-up.
     if (current.outbox.push({ id, url, body, headers, timeoutMs, orderKey, signature }) === 1)
       setImmediate(() => current.worker.postMessage(current.outbox.splice(0)));
   });
-}
-
-/**
- * After a burst of sends (at least this many on one thread), an idle sender thread is ended;
- * the next send starts a new one (tens of milliseconds, once).
- */
-export const SENDER_RETIRE_AFTER_SENDS = 1000;
-
-/**
- * Ends the sender thread when it has nothing to send and has made `minSends` sends or more;
- * true when it did. A burst of deliveries leaves the thread's memory spread out: its own
- * heap, and the allocator's arena that its buffers and signatures came from, where freed
- * memory stays mapped between live pieces (measured after the bench's saturating webhook
- * load: about 55 MB held by two such arenas, idle). When the thread ends, all of it is freed
- * at once, and the allocator gives it back.
- */
-export function retireIdleSender(minSends = SENDER_RETIRE_AFTER_SENDS): boolean {
-  const current = thread;
-  if (current === undefined || current.sends < minSends) return false;
-  if (current.waiting.size > 0 || current.outbox.length > 0) return false;
-  thread = undefined;
-  void current.worker.terminate();
-  return true;
 }
