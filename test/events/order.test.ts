@@ -170,29 +170,42 @@ describe('webhook delivery under concurrent sending', () => {
   });
 });
 
+/**
+ * An app with a funded source account, an external account and a receiver that notes the
+ * balances of the source's events, answering each try after `answerAfterMs`.
+ */
+async function balanceWatch(answerAfterMs = 0) {
+  const t = await build();
+  const balances: number[] = [];
+  let sourceId = '';
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const event = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      if (event.type === 'INTERNAL_ACCOUNT.BALANCE_UPDATED' && event.data?.id === sourceId)
+        balances.push(event.data.balance.amount);
+      setTimeout(() => response.writeHead(200).end(), answerAfterMs);
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const source = await fundedUsd(t, 1_000_000);
+  sourceId = source.id;
+  const destination = await externalAccount(t, 'USD_ACCOUNT');
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  expect((await t.api('PATCH', '/config', { body: { webhookEndpoint: url } })).status).toBe(200);
+  const arrived = async (count: number) => {
+    const deadline = Date.now() + 15_000;
+    while (balances.length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  };
+  return { t, balances, source, destination, arrived };
+}
+
 describe('webhook delivery past the bound of sends in flight', () => {
   it("keeps each resource's order when later deliveries wait for a claim", async () => {
-    const t = await build();
-    const balances: number[] = [];
-    let sourceId = '';
-    // Answers each try after a few milliseconds, so the sends in flight pile up.
-    const server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        const event = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        if (event.type === 'INTERNAL_ACCOUNT.BALANCE_UPDATED' && event.data?.id === sourceId)
-          balances.push(event.data.balance.amount);
-        setTimeout(() => response.writeHead(200).end(), 10);
-      });
-    });
-    servers.push(server);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
-    const source = await fundedUsd(t, 1_000_000);
-    sourceId = source.id;
-    const destination = await externalAccount(t, 'USD_ACCOUNT');
-    expect((await t.api('PATCH', '/config', { body: { webhookEndpoint: url } })).status).toBe(200);
+    // Each try is answered after a few milliseconds, so the sends in flight pile up.
+    const { t, balances, source, destination, arrived } = await balanceWatch(10);
     const runner = t.deps.jobs!;
     // Three deliveries a transfer, at most two handed over at once: most wait for a claim.
     runner.adoptedInFlightMax = 2;
@@ -205,8 +218,7 @@ describe('webhook delivery past the bound of sends in flight', () => {
         const reply = await transferOut(t, source.id, destination.id, 1_000 + i, { 'idempotency-key': `bound-${i}` });
         expect(reply.status, reply.text).toBe(201);
       }
-      const deadline = Date.now() + 15_000;
-      while (balances.length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      await arrived(count);
       // Every debit's balance event arrived once, in the order of the debits.
       expect(balances).toHaveLength(count);
       for (let i = 1; i < balances.length; i++) expect(balances[i]!).toBeLessThan(balances[i - 1]!);
@@ -224,8 +236,8 @@ describe('webhook delivery past the bound of sends in flight', () => {
 const pg = createRequire(import.meta.url)('pg') as typeof import('pg');
 
 /**
- * Hands `onCommit` the COMMIT of each transaction that changed a ledger balance, with the
- * function that sends it; until the function answered is called.
+ * From now on, hands `onCommit` the COMMIT of each transaction that changed a ledger balance,
+ * with the function that sends it. Answers the function that puts the driver back.
  */
 function interceptBalanceCommits(onCommit: (send: () => Promise<unknown>) => Promise<unknown>): () => void {
   const prototype = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
@@ -247,35 +259,6 @@ function interceptBalanceCommits(onCommit: (send: () => Promise<unknown>) => Pro
   return () => {
     prototype.query = original;
   };
-}
-
-/** An app on PostgreSQL whose receiver notes the balances of the funded source account's events. */
-async function balanceWatch() {
-  const t = await build();
-  const balances: number[] = [];
-  let sourceId = '';
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const event = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      if (event.type === 'INTERNAL_ACCOUNT.BALANCE_UPDATED' && event.data?.id === sourceId)
-        balances.push(event.data.balance.amount);
-      response.writeHead(200).end();
-    });
-  });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const source = await fundedUsd(t, 1_000_000);
-  sourceId = source.id;
-  const destination = await externalAccount(t, 'USD_ACCOUNT');
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
-  expect((await t.api('PATCH', '/config', { body: { webhookEndpoint: url } })).status).toBe(200);
-  const arrived = async (count: number) => {
-    const deadline = Date.now() + 10_000;
-    while (balances.length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-  };
-  return { t, balances, source, destination, arrived };
 }
 
 describe.skipIf(databaseUrl === undefined)('webhook delivery when commits are confirmed out of order', () => {

@@ -46,7 +46,7 @@ const TRANSACTION_KEYS: Key[] = [
   (r) => ['source', `${r}.source_account_id`, `''`],
   (r) => ['destination', `${r}.destination_account_id`, `''`],
 ];
-export const STATUS_KEY = TRANSACTION_KEYS[1]!;
+const STATUS_KEY = TRANSACTION_KEYS[1]!;
 /** The columns the counts read, besides status. */
 const OTHER_COLUMNS = [
   'platform_id',
@@ -57,10 +57,9 @@ const OTHER_COLUMNS = [
   'destination_account_id',
 ];
 
-export const CONFLICT =
-  'ON CONFLICT (platform_id, list, dim, value, day, shard) DO UPDATE SET n = list_counts.n + excluded.n';
+const CONFLICT = 'ON CONFLICT (platform_id, list, dim, value, day, shard) DO UPDATE SET n = list_counts.n + excluded.n';
 
-export function values(keys: Key[], row: 'NEW' | 'OLD', n: 1 | -1, shard: string): string {
+function values(keys: Key[], row: 'NEW' | 'OLD', n: 1 | -1, shard: string): string {
   return keys
     .map((key) => {
       const [dim, value, d] = key(row);
@@ -70,7 +69,7 @@ export function values(keys: Key[], row: 'NEW' | 'OLD', n: 1 | -1, shard: string
 }
 
 /** The statements that add (n = 1) or take away (n = -1) the row's counts. */
-export function countRow(table: string, row: 'NEW' | 'OLD', n: 1 | -1, shard: string, keys = TRANSACTION_KEYS): string {
+function countRow(table: string, row: 'NEW' | 'OLD', n: 1 | -1, shard: string, keys = TRANSACTION_KEYS): string {
   const same =
     keys === TRANSACTION_KEYS
       ? `
@@ -89,6 +88,28 @@ export const otherChanged = (distinct: string) =>
   [...OTHER_COLUMNS.map((c) => `OLD.${c} ${distinct} NEW.${c}`), `${day('OLD')} ${distinct} ${day('NEW')}`].join(
     ' OR ',
   );
+
+/**
+ * The statements of the PostgreSQL trigger function that keeps the counts of `table` (the
+ * list_counts table, named with its schema) for an insert or an update of a transaction, each
+ * count row in `shard` (an SQL expression). Migration 0017 uses it too.
+ */
+export function listCountsBody(table: string, shard: string): string {
+  const conflictAs = (s: string) => s.replaceAll(`${table} (`, `${table} AS list_counts (`);
+  return `
+        IF TG_OP = 'INSERT' THEN
+          ${conflictAs(countRow(table, 'NEW', 1, shard))}
+        ELSIF NOT (${otherChanged('IS DISTINCT FROM')}) THEN
+          -- Only the status changed (a transition): move the row between two status counts.
+          INSERT INTO ${table} AS list_counts (platform_id, list, dim, value, day, shard, n) VALUES
+            ${values([STATUS_KEY], 'OLD', -1, shard)},
+            ${values([STATUS_KEY], 'NEW', 1, shard)}
+          ${CONFLICT};
+        ELSE
+          ${conflictAs(countRow(table, 'OLD', -1, shard))}
+          ${conflictAs(countRow(table, 'NEW', 1, shard))}
+        END IF;`;
+}
 
 /**
  * The transactions' counts as they are now, for a table that already has rows: the daily
@@ -187,22 +208,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     const table = `${sql.id(schema, 'list_counts').compile(db).sql}`;
     const fn = sql.id(schema, 'transactions_list_counts');
     const shard = `(hashtext(NEW.id) & ${SHARDS_PG - 1})`;
-    const conflictAs = (s: string) => s.replaceAll(`${table} (`, `${table} AS list_counts (`);
     await sql`
       CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        IF TG_OP = 'INSERT' THEN
-          ${sql.raw(conflictAs(countRow(table, 'NEW', 1, shard)))}
-        ELSIF NOT (${sql.raw(otherChanged('IS DISTINCT FROM'))}) THEN
-          -- Only the status changed (a transition): move the row between two status counts.
-          INSERT INTO ${sql.raw(table)} AS list_counts (platform_id, list, dim, value, day, shard, n) VALUES
-            ${sql.raw(values([STATUS_KEY], 'OLD', -1, shard))},
-            ${sql.raw(values([STATUS_KEY], 'NEW', 1, shard))}
-          ${sql.raw(CONFLICT)};
-        ELSE
-          ${sql.raw(conflictAs(countRow(table, 'OLD', -1, shard)))}
-          ${sql.raw(conflictAs(countRow(table, 'NEW', 1, shard)))}
-        END IF;
+        ${sql.raw(listCountsBody(table, shard))}
         RETURN NULL;
       END
       $$`.execute(db);

@@ -1,5 +1,5 @@
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
-import { CONFLICT, countRow, otherChanged, STATUS_KEY, values } from './0016_list_counts.js';
+import { listCountsBody, otherChanged } from './0016_list_counts.js';
 
 // Counts written at commit (PostgreSQL only).
 //
@@ -47,23 +47,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   const table = `${sql.id(schema, 'list_counts').compile(db).sql}`;
   const listFn = sql.id(schema, 'transactions_list_counts');
-  const conflictAs = (s: string) => s.replaceAll(`${table} (`, `${table} AS list_counts (`);
   await sql`
     CREATE OR REPLACE FUNCTION ${listFn}() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
       ${sql.raw(lock)}
-      IF TG_OP = 'INSERT' THEN
-        ${sql.raw(conflictAs(countRow(table, 'NEW', 1, shard)))}
-      ELSIF NOT (${sql.raw(otherChanged('IS DISTINCT FROM'))}) THEN
-        -- Only the status changed (a transition): move the row between two status counts.
-        INSERT INTO ${sql.raw(table)} AS list_counts (platform_id, list, dim, value, day, shard, n) VALUES
-          ${sql.raw(values([STATUS_KEY], 'OLD', -1, shard))},
-          ${sql.raw(values([STATUS_KEY], 'NEW', 1, shard))}
-        ${sql.raw(CONFLICT)};
-      ELSE
-        ${sql.raw(conflictAs(countRow(table, 'OLD', -1, shard)))}
-        ${sql.raw(conflictAs(countRow(table, 'NEW', 1, shard)))}
-      END IF;
+      ${sql.raw(listCountsBody(table, shard))}
       RETURN NULL;
     END
     $$`.execute(db);
