@@ -84,17 +84,12 @@ export interface RunnerHandle {
    */
   adopting(orderKey: string | undefined): boolean;
   /**
-   * A job of this order key, due now, was left for a claim: called once its transaction has
-   * committed and its turn in its key's line came (a transaction that rolls back leaves
-   * nothing waiting).
-   */
-  leftForClaim(orderKey: string): void;
-  /**
    * Takes the next place in the line of `orderKey`, for a job written in the scheduling
    * transaction (after the lock of the row the key stands for); `leaves` when the job is
-   * left for a claim. Answers the function that settles the place once the transaction has
-   * ended: with what to run once every earlier place in the line is settled, or with nothing
-   * when the transaction rolled back.
+   * left for a claim (from its turn on, if its transaction committed, later jobs of its key
+   * are left too until a claim takes it). Answers the function that settles the place once
+   * the transaction has ended: with what to run once every earlier place in the line is
+   * settled, or with nothing when the transaction rolled back.
    */
   takePlace(orderKey: string, leaves: boolean): (go: (() => void) | undefined) => void;
   /** The wall clock, for leases. */
@@ -213,10 +208,7 @@ export function defineJob<Payload>(
         };
         whenCommitted(tx, runner!, orderKey, false, () => runner!.adopt(row, input.runHere!.prepared));
       } else if (dueNow && runner !== undefined) {
-        whenCommitted(tx, runner, orderKey, true, () => {
-          if (orderKey !== undefined) runner.leftForClaim(orderKey);
-          runner.wake();
-        });
+        whenCommitted(tx, runner, orderKey, true, () => runner.wake());
       }
       return id;
     },

@@ -111,11 +111,6 @@ export class JobRunner {
         this.adoptedInFlight < this.adoptedInFlightMax &&
         (orderKey === undefined ||
           (!this.waitingForClaim.has(orderKey) && (this.lines.get(orderKey)?.leaving ?? 0) === 0)),
-      leftForClaim: (orderKey) => {
-        // Only the background claims clear the counts: without them, nothing is handed over.
-        if (this.timer === undefined) return;
-        this.waitingForClaim.set(orderKey, (this.waitingForClaim.get(orderKey) ?? 0) + 1);
-      },
       takePlace: (orderKey, leaves) => this.takePlace(orderKey, leaves),
       wallNowMs: () => deps.clock.nowMs(),
       adopt: (row, prepared) => {
@@ -173,11 +168,19 @@ export class JobRunner {
     if (line === undefined) return;
     while (line.places[0]?.settled === true) {
       const place = line.places.shift()!;
-      // Still counted while it runs: a job left for a claim counts as waiting from here on.
+      // A job left for a claim whose transaction committed waits for the claim from its turn
+      // on; it is counted in `leaving` until then, so no later job of its key is handed over.
+      if (place.leaves && place.go !== undefined) this.leftForClaim(key);
       place.go?.();
       if (place.leaves) line.leaving--;
     }
-    if (line.places.length === 0 && this.lines.get(key) === line) this.lines.delete(key);
+    if (line.places.length === 0) this.lines.delete(key);
+  }
+
+  private leftForClaim(key: string): void {
+    // Only the background claims clear the counts: without them, nothing is handed over.
+    if (this.timer === undefined) return;
+    this.waitingForClaim.set(key, (this.waitingForClaim.get(key) ?? 0) + 1);
   }
 
   /** Keeps the leases of the external jobs running here from lapsing while they run. */
