@@ -3,7 +3,7 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -16,6 +16,22 @@ export const warmupSeconds = Number(process.env.BENCH_WARMUP ?? 3);
 export const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
 /** A PostgreSQL database for the PostgreSQL part; without it the bench starts a server of its own. */
 export const databaseUrl = process.env.DATABASE_URL;
+
+/** The directories the bench made for stores, removed when it exits. */
+const madeDirs: string[] = [];
+process.once('exit', () => {
+  for (const dir of madeDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * A new directory under the system's temporary one, removed when the bench exits: the stores
+ * of a whole run take gigabytes, and run after run they filled the disk.
+ */
+export function benchDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  madeDirs.push(dir);
+  return dir;
+}
 
 export interface ServerInfo {
   baseUrl: string;
@@ -55,7 +71,7 @@ export async function startRailyard(
     startTimeoutMs?: number;
   } = {},
 ): Promise<{ child: ChildProcess; info: ServerInfo; dataDir: string }> {
-  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'railyard-bench-'));
+  const dataDir = options.dataDir ?? benchDir('railyard-bench-');
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', LOG_LEVEL: 'warn', DATA_DIR: dataDir };
   delete env.RAILYARD_RECORD;
   delete env.DATABASE_URL;
@@ -229,7 +245,7 @@ export async function measureStartup(runs = 3): Promise<Startup> {
   const result: Startup = { wallMs: [], cpuMs: [] };
   for (let i = 0; i < runs; i++) {
     const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', LOG_LEVEL: 'warn' };
-    env.DATA_DIR = mkdtempSync(join(tmpdir(), 'railyard-startup-'));
+    env.DATA_DIR = benchDir('railyard-startup-');
     delete env.RAILYARD_RECORD;
     delete env.DATABASE_URL;
     delete env.GRID_CLIENT_ID;
