@@ -29,8 +29,13 @@ import {
 export const JOB_POLL_MS = 50;
 /** Jobs one runDue call may run; a bound against a job that keeps rescheduling itself at once. */
 export const JOBS_PER_RUN_MAX = 10_000;
-/** External jobs one runDue call keeps in flight at once. */
-export const EXTERNAL_JOBS_IN_FLIGHT_MAX = 32;
+/**
+ * External jobs one runDue call keeps in flight at once. It claims more only once half of them
+ * have ended, so a backlog is claimed in batches: one claim per job that ends would cost a
+ * transaction per job, each waiting behind the requests' (with a bound of 32 and one job per
+ * claim, a saturating load's backlog of one hot account's webhooks waited 10 s at the median).
+ */
+export const EXTERNAL_JOBS_IN_FLIGHT_MAX = 256;
 /**
  * External jobs handed over at scheduling that may run at once; beyond, new ones wait for a
  * claim (in the store, not in memory). A saturating load with a webhook endpoint keeps
@@ -326,7 +331,8 @@ export class JobRunner {
           continue;
         }
         count += outcome;
-        while (external.size >= EXTERNAL_JOBS_IN_FLIGHT_MAX) await Promise.race(external);
+        if (external.size >= EXTERNAL_JOBS_IN_FLIGHT_MAX)
+          while (external.size > EXTERNAL_JOBS_IN_FLIGHT_MAX / 2) await Promise.race(external);
       }
     } finally {
       await Promise.all(external);

@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { externalAccount, fundedUsd, transferOut } from '../fixtures/money.js';
+import type { Tx } from '../../src/db/index.js';
 import { build, databaseUrl } from '../helper.js';
 
 interface Arrival {
@@ -225,6 +226,58 @@ describe('webhook delivery past the bound of sends in flight', () => {
     } finally {
       await runner.stop();
     }
+  });
+
+  it('claims a backlog in batches, not one claim per delivery that ends', async () => {
+    const { t, balances, source, destination, arrived } = await balanceWatch(0);
+    const runner = t.deps.jobs!;
+    // The runner is not started: every delivery is left for a claim, and they pile up.
+    const count = 60;
+    for (let i = 0; i < count; i++) {
+      const reply = await transferOut(t, source.id, destination.id, 1_000 + i, { 'idempotency-key': `backlog-${i}` });
+      expect(reply.status, reply.text).toBe(201);
+    }
+    const due = await t.deps.db.k
+      .selectFrom('jobs')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('kind', '=', 'webhook.deliver')
+      .where('status', '!=', 'DONE')
+      .executeTakeFirstOrThrow();
+    expect(Number(due.n)).toBeGreaterThanOrEqual(3 * count);
+    // The transactions of the run that claimed deliveries: more of them running at their end
+    // than at their start.
+    const running = async (tx: Tx) =>
+      Number(
+        (
+          await tx
+            .selectFrom('jobs')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('kind', '=', 'webhook.deliver')
+            .where('status', '=', 'RUNNING')
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const claims: number[] = [];
+    const db = t.deps.db as { transaction: typeof t.deps.db.transaction };
+    const transaction = db.transaction;
+    db.transaction = (fn, options) =>
+      transaction(async (tx) => {
+        const before = await running(tx);
+        const result = await fn(tx);
+        const claimed = (await running(tx)) - before;
+        if (claimed > 0) claims.push(claimed);
+        return result;
+      }, options);
+    try {
+      await runner.runDue();
+    } finally {
+      db.transaction = transaction;
+    }
+    await arrived(count);
+    expect(balances).toHaveLength(count);
+    for (let i = 1; i < balances.length; i++) expect(balances[i]!).toBeLessThan(balances[i - 1]!);
+    // All of them in one claim (one per job as each ended, before).
+    expect(claims).toEqual([Number(due.n)]);
   });
 });
 
