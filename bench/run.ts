@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type autocannon from 'autocannon';
 import { clabeCheckDigit } from '../src/modules/external-accounts/formats.js';
-import { IDLE_COLLECT_INTERVAL_MS } from '../src/memory.js';
+import { IDLE_COLLECT_INTERVAL_MS, IDLE_SETTLE_INTERVALS } from '../src/memory.js';
 import { benchLists } from './lists.js';
 import { postgresPart } from './postgres.js';
 import { printWebhookLatency, WEBHOOK_SCENARIO, webhookLatency } from './webhooks.js';
@@ -321,8 +321,15 @@ const sequentialSeconds = Number(process.env.BENCH_SEQUENTIAL_DURATION ?? 5);
 const SEQUENTIAL_P50_MAX_MS = 1;
 const SEQUENTIAL_P99_MAX_MS = 5;
 
-/** How long the server is left idle before its memory after the whole bench is read. */
-const RSS_IDLE_WAIT_MS = 3 * IDLE_COLLECT_INTERVAL_MS;
+/**
+ * How long the server is left idle before its memory after the whole bench is read: long
+ * enough for what it gives back when idle (src/memory.ts) to have run, the compacting
+ * collection (within two intervals of the last request) and the young generation's settling
+ * after it, with two intervals to spare. The figure once the compacting collection has run
+ * is printed too.
+ */
+const RSS_IDLE_WAIT_MS = (IDLE_SETTLE_INTERVALS + 4) * IDLE_COLLECT_INTERVAL_MS;
+const RSS_EARLY_WAIT_MS = 3 * IDLE_COLLECT_INTERVAL_MS;
 
 interface Row {
   name: string;
@@ -431,7 +438,9 @@ async function main(): Promise<void> {
     // webhook backlog delivered), and it has been idle long enough to give back what the
     // bursts left (src/memory.ts). The figure right after the last load is printed too.
     const rssAfterLoad = rssMb(railyard.child.pid!);
-    await new Promise((resolve) => setTimeout(resolve, RSS_IDLE_WAIT_MS));
+    await new Promise((resolve) => setTimeout(resolve, RSS_EARLY_WAIT_MS));
+    const rssEarly = rssMb(railyard.child.pid!);
+    await new Promise((resolve) => setTimeout(resolve, RSS_IDLE_WAIT_MS - RSS_EARLY_WAIT_MS));
     const rss = rssMb(railyard.child.pid!);
     console.log(
       `\nrailyard bench: SQLite (embedded), ${connections} connections, ${durationSeconds} s per scenario after ${warmupSeconds} s warm-up, server LOG_LEVEL=warn\n`,
@@ -483,7 +492,7 @@ async function main(): Promise<void> {
     if (webhook !== undefined) failed = !printWebhookLatency(webhook) || failed;
     const rssOk = rss <= RSS_MAX_MB;
     console.log(
-      `\nserver RSS after the request scenarios: ${rssAfterRequests.toFixed(0)} MB; right after the last load: ${rssAfterLoad.toFixed(0)} MB`,
+      `\nserver RSS after the request scenarios: ${rssAfterRequests.toFixed(0)} MB; right after the last load: ${rssAfterLoad.toFixed(0)} MB; idle ${RSS_EARLY_WAIT_MS / 1000} s: ${rssEarly.toFixed(0)} MB`,
     );
     console.log(
       `server RSS after the whole bench, idle ${RSS_IDLE_WAIT_MS / 1000} s: ${rss.toFixed(0)} MB (target <= ${RSS_MAX_MB} MB: ${rssOk ? 'PASS' : 'FAIL'})`,

@@ -1,7 +1,8 @@
 // Once a burst of requests is over, the server collects its heap's garbage (src/memory.ts).
 
 import { describe, expect, it } from 'vitest';
-import { collectGarbageWhenIdle, idleCollector } from '../../src/memory.js';
+import { getHeapSpaceStatistics } from 'node:v8';
+import { collectGarbageWhenIdle, IDLE_SETTLE_INTERVALS, idleCollector } from '../../src/memory.js';
 import { build } from '../helper.js';
 
 const MB = 1024 * 1024;
@@ -23,21 +24,68 @@ describe('collecting garbage when idle', () => {
     // Grown since the start, but requests came during the interval: not now.
     heap = 140 * MB;
     requests += 3;
-    expect(collector.tick()).toBe(false);
+    expect(collector.tick()).toBeUndefined();
     // Idle for the interval that follows: one collection.
-    expect(collector.tick()).toBe(true);
+    expect(collector.tick()).toBe('collected');
     expect(collections).toBe(1);
     // Still idle, the heap as the collection left it: nothing to do.
-    expect(collector.tick()).toBe(false);
+    expect(collector.tick()).toBeUndefined();
     // Idle, but grown by less than the bound since the collection.
     heap = 80 * MB;
-    expect(collector.tick()).toBe(false);
+    expect(collector.tick()).toBeUndefined();
     // A new burst grows it past the bound: collected once the burst is over.
     heap = 95 * MB;
     requests++;
-    expect(collector.tick()).toBe(false);
-    expect(collector.tick()).toBe(true);
+    expect(collector.tick()).toBeUndefined();
+    expect(collector.tick()).toBe('collected');
     expect(collections).toBe(2);
+  });
+
+  it('settles a large young generation once, after enough quiet intervals since the last activity or collection', () => {
+    let requests = 0;
+    let heap = 100 * MB;
+    let young = 33 * MB;
+    const done: string[] = [];
+    const collector = idleCollector({
+      activity: () => requests,
+      heapSize: () => heap,
+      collect: () => {
+        done.push('collect');
+        heap = 60 * MB;
+      },
+      growthBytes: 32 * MB,
+      youngSize: () => young,
+      settle: () => {
+        done.push('settle');
+        young = 1 * MB;
+        heap -= 32 * MB;
+      },
+    });
+    // A burst, then the interval after it: the compacting collection.
+    heap = 140 * MB;
+    requests++;
+    expect(collector.tick()).toBeUndefined();
+    expect(collector.tick()).toBe('collected');
+    // Quiet intervals counted from that collection: the settling comes at the set number.
+    for (let i = 1; i < IDLE_SETTLE_INTERVALS; i++) expect(collector.tick()).toBeUndefined();
+    expect(collector.tick()).toBe('settled');
+    expect(done).toEqual(['collect', 'settle']);
+    // Once per idle stretch, however long it lasts.
+    young = 33 * MB;
+    for (let i = 0; i < 2 * IDLE_SETTLE_INTERVALS; i++) expect(collector.tick()).toBeUndefined();
+    // Activity starts the count again; a small young generation is left alone.
+    requests++;
+    expect(collector.tick()).toBeUndefined();
+    young = 2 * MB;
+    for (let i = 0; i < 2 * IDLE_SETTLE_INTERVALS; i++) expect(collector.tick()).toBeUndefined();
+    expect(done).toEqual(['collect', 'settle']);
+    // A large one is settled after the next quiet stretch.
+    requests++;
+    young = 33 * MB;
+    expect(collector.tick()).toBeUndefined();
+    for (let i = 1; i < IDLE_SETTLE_INTERVALS; i++) expect(collector.tick()).toBeUndefined();
+    expect(collector.tick()).toBe('settled');
+    expect(done).toEqual(['collect', 'settle', 'settle']);
   });
 
   it('counts the requests that reach the server over HTTP', async () => {
@@ -60,9 +108,9 @@ describe('collecting garbage when idle', () => {
       const reply = await fetch(`http://127.0.0.1:${port}/health`);
       expect(reply.status).toBe(200);
       await reply.arrayBuffer();
-      expect(idle.tick()).toBe(false);
+      expect(idle.tick()).toBeUndefined();
       expect(collections).toBe(0);
-      expect(idle.tick()).toBe(true);
+      expect(idle.tick()).toBe('collected');
       expect(collections).toBe(1);
     } finally {
       idle.stop();
@@ -85,12 +133,12 @@ describe('collecting garbage when idle', () => {
       // Grown while webhook deliveries still run after the last request: not yet.
       heap = 50 * MB;
       jobs += 40;
-      expect(idle.tick()).toBe(false);
+      expect(idle.tick()).toBeUndefined();
       jobs += 1;
-      expect(idle.tick()).toBe(false);
+      expect(idle.tick()).toBeUndefined();
       expect(collections).toBe(0);
       // A whole interval with no job either: now.
-      expect(idle.tick()).toBe(true);
+      expect(idle.tick()).toBe('collected');
       expect(collections).toBe(1);
     } finally {
       idle.stop();
@@ -104,9 +152,37 @@ describe('collecting garbage when idle', () => {
     try {
       heap = 10;
       // The real collection: V8's gc, made callable at run time.
-      expect(idle.tick()).toBe(true);
+      expect(idle.tick()).toBe('collected');
     } finally {
       idle.stop();
     }
   });
+
+  it("brings V8's young generation back down once allocation has been quiet for a while", async () => {
+    const server = { on() {}, off() {} } as unknown as import('node:http').Server;
+    const young = () => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')!.space_size;
+    // A burst of objects that live a little: V8 grows its young generation for them.
+    let kept: object[] = [];
+    for (let i = 0; i < 2_000_000; i++) {
+      kept.push({ i, name: `item ${i}`, pair: [i, i] });
+      if (kept.length > 20_000) kept = kept.slice(10_000);
+    }
+    kept = [];
+    expect(young()).toBeGreaterThan(8 * MB);
+    let heap = 0;
+    const idle = collectGarbageWhenIdle(server, 3_600_000, { heapSize: () => heap, growthBytes: MB });
+    try {
+      // The burst is over: the compacting collection, as on the server.
+      heap = 100 * MB;
+      expect(idle.tick()).toBe('collected');
+      // V8 shrinks it in a full collection that finds little allocated since the one before,
+      // five seconds or more earlier: the wait stands for the quiet intervals the timer counts.
+      await new Promise((resolve) => setTimeout(resolve, 6_000));
+      for (let i = 1; i < IDLE_SETTLE_INTERVALS; i++) expect(idle.tick()).toBeUndefined();
+      expect(idle.tick()).toBe('settled');
+      expect(young()).toBeLessThanOrEqual(8 * MB);
+    } finally {
+      idle.stop();
+    }
+  }, 20_000);
 });
