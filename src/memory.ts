@@ -9,10 +9,11 @@
 // collection, one full collection runs, compacting (tens of milliseconds, on an idle server).
 //
 // The young generation is the other part a burst leaves: V8 grows it to 32 MB under load
-// and shrinks it only in a full collection that finds little allocated over the five seconds
-// before it, which neither its own collections nor the one above do on a server that has just
-// gone idle. So once the server has been idle for `IDLE_SETTLE_INTERVALS` intervals, one plain
-// full collection runs if the young generation is still large (a few milliseconds).
+// and shrinks it only in a full collection that finds little allocated since the collection
+// before, five seconds or more earlier, which neither its own collections nor the one above
+// are on a server that has just gone idle. So once `IDLE_SETTLE_INTERVALS` intervals have
+// passed with no activity and no collection, one plain full collection runs if the young
+// generation is still large (a few milliseconds).
 
 import type { Server } from 'node:http';
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
