@@ -10,6 +10,8 @@ import { PostgresAdapter, SqliteAdapter, sql, type Kysely } from 'kysely';
 // PostgreSQL the count of a platform is spread over 16 rows (the shard is a hash of the
 // transaction id), so concurrent transfers of one platform do not queue on one row lock;
 // the embedded store has one writer and one row per platform. The list sums the rows.
+// (Migration 0017 replaced the PostgreSQL trigger: the shard is now the server process's,
+// written at commit; see there.)
 //
 // A later migration that rebuilds the transactions table must create the trigger again.
 

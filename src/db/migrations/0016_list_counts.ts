@@ -16,7 +16,8 @@ import { PostgresAdapter, SqliteAdapter, sql, type Kysely } from 'kysely';
 // - dimensions with many values (customer, account) are kept whole (`day` is '').
 // On PostgreSQL each key is spread over 16 shards (a hash of the row id), so concurrent
 // writers of one platform rarely wait on one row lock; the embedded store has one writer and
-// uses shard 0. A count is the sum of its rows.
+// uses shard 0. A count is the sum of its rows. (Migration 0017 replaced the PostgreSQL
+// triggers: the shard is now the server process's, written at commit; see there.)
 //
 // Transactions (card transactions included) count under:
 //   all ('')            per day
