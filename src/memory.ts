@@ -122,7 +122,8 @@ function fullCollection(compact: boolean): void {
   gcFunction(compact);
 }
 
-function youngGenerationSize(): number {
+/** The size of V8's young generation in the main heap: what it holds from the system. */
+export function youngGenerationSize(): number {
   return getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? 0;
 }
 
