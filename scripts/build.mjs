@@ -10,6 +10,11 @@
 import { build } from 'esbuild';
 import { existsSync } from 'node:fs';
 
+// The CommonJS packages inside a bundle call require() for Node's own modules.
+const requireBanner = {
+  js: "import { createRequire as railyardRequire } from 'node:module'; const require = railyardRequire(import.meta.url);",
+};
+
 await build({
   entryPoints: { main: 'src/main.ts' },
   outdir: 'dist',
@@ -26,17 +31,15 @@ await build({
     '@simplewebauthn/server/helpers',
     'pino',
   ],
-  // The CommonJS packages inside the bundle call require() for Node's own modules.
-  banner: {
-    js: "import { createRequire as railyardRequire } from 'node:module'; const require = railyardRequire(import.meta.url);",
-  },
+  banner: requireBanner,
   sourcemap: true,
   sourcesContent: false,
   logLevel: 'warning',
 });
 
 // The threads of the webhook sender (src/events/sender.ts) and of the embedded store's
-// checkpoints (src/db/checkpointer.ts), loaded by path beside the server's bundle.
+// checkpoints (src/db/checkpointer.ts), loaded by path beside the server's bundle. The sender
+// carries undici inside it.
 await build({
   entryPoints: { 'send-worker': 'src/events/send-worker.js', 'checkpoint-worker': 'src/db/checkpoint-worker.js' },
   outdir: 'dist',
@@ -44,6 +47,7 @@ await build({
   platform: 'node',
   target: 'node20',
   format: 'esm',
+  banner: requireBanner,
   logLevel: 'warning',
 });
 

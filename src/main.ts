@@ -15,6 +15,8 @@ import { DbConnectError, openDb, redactUrl, type Db } from './db/index.js';
 import { AuthCache, hashSecret } from './http/auth.js';
 import { ApiError } from './http/errors.js';
 import { collectGarbageWhenIdle } from './memory.js';
+import { fullCollection } from './full-collection.js';
+import { compactSenderHeap } from './events/sender.js';
 import type { Deps } from './http/context.js';
 import { bootstrap, createPlatform, webhookPublicKey, type BootstrapResult } from './modules/platform/service.js';
 import { resetPlatform } from './sandbox/reset.js';
@@ -145,7 +147,13 @@ async function start(config: Config): Promise<void> {
     throw err;
   }
   await deps.jobs?.start();
-  collectGarbageWhenIdle(app.server, undefined, undefined, () => deps.jobs?.jobsFinished ?? 0);
+  // When the main heap is compacted, so is the webhook sender thread's, which a burst of
+  // deliveries leaves with its garbage too.
+  const collect = () => {
+    fullCollection(true);
+    void compactSenderHeap();
+  };
+  collectGarbageWhenIdle(app.server, undefined, { collect }, () => deps.jobs?.jobsFinished ?? 0);
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   try {

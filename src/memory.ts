@@ -16,8 +16,8 @@
 // generation is still large (a few milliseconds).
 
 import type { Server } from 'node:http';
-import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { getHeapSpaceStatistics } from 'node:v8';
+import { fullCollection } from './full-collection.js';
 
 /** How long without a request before a collection may run. */
 export const IDLE_COLLECT_INTERVAL_MS = 1000;
@@ -95,31 +95,6 @@ export function idleCollector(sources: IdleCollectorSources) {
       return undefined;
     },
   };
-}
-
-let gcFunction: ((compact: boolean) => void) | undefined;
-
-/**
- * V8's full collection, made callable once (the same as starting Node with --expose-gc). With
- * `compact`, the objects still live are moved together and the emptied pages go back: a plain
- * full collection frees the garbage but keeps the pages it was spread over (measured after the
- * bench: 73 MB used became 27, the heap's 94 MB stayed 86, and so did the RSS).
- */
-function fullCollection(compact: boolean): void {
-  if (gcFunction === undefined) {
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as () => void;
-    gcFunction = (withCompaction) => {
-      if (!withCompaction) return gc();
-      setFlagsFromString('--compact-on-every-full-gc');
-      try {
-        gc();
-      } finally {
-        setFlagsFromString('--no-compact-on-every-full-gc');
-      }
-    };
-  }
-  gcFunction(compact);
 }
 
 /** The size of V8's young generation in the main heap: what it holds from the system. */
