@@ -1,9 +1,10 @@
 // The webhook sender's thread (started by sender.ts). It makes the HTTP POSTs to receivers,
 // on keep-alive connections (undici's client), so that a send and the one after it do not
 // wait for the main thread, which is busy with requests and the store: under load a turn of
-// its event loop takes milliseconds, and the tries of one resource, which go one after another, would each wait
-// for one. Tries that share an order key go out one after another, in the order they arrived,
-// each once the one before has its whole answer; the others go side by side.
+// its event loop takes milliseconds, and the tries of one resource, which go one after
+// another, would each wait for one. Tries that share an order key go out one after another,
+// in the order they arrived, each once the one before has its whole answer; the others go
+// side by side.
 //
 // It signs the bodies too (signing is a good part of a send's cost on the main thread).
 //
