@@ -1,9 +1,9 @@
 // V8's full collection, made callable (the same as starting Node with --expose-gc), for the
 // main thread's idle collector (memory.ts) and the webhook sender's thread (send-worker.js),
-// each of which collects its own heap. Plain JavaScript, since the sender's thread loads it
-// by path from src/ in tests.
+// each of which collects its own heap; and the young generation's size. Plain JavaScript,
+// since the sender's thread, and a test's own process, load it by path from src/.
 
-import { setFlagsFromString } from 'node:v8';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
 let gc;
@@ -27,4 +27,9 @@ export function fullCollection(compact) {
   } finally {
     setFlagsFromString('--no-compact-on-every-full-gc');
   }
+}
+
+/** The size of V8's young generation in this thread's heap: what it holds from the system. */
+export function youngGenerationSize() {
+  return getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? 0;
 }

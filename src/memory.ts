@@ -16,8 +16,7 @@
 // generation is still large (a few milliseconds).
 
 import type { Server } from 'node:http';
-import { getHeapSpaceStatistics } from 'node:v8';
-import { fullCollection } from './full-collection.js';
+import { fullCollection, youngGenerationSize } from './full-collection.js';
 
 /** How long without a request before a collection may run. */
 export const IDLE_COLLECT_INTERVAL_MS = 1000;
@@ -97,10 +96,7 @@ export function idleCollector(sources: IdleCollectorSources) {
   };
 }
 
-/** The size of V8's young generation in the main heap: what it holds from the system. */
-export function youngGenerationSize(): number {
-  return getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? 0;
-}
+export { youngGenerationSize };
 
 /**
  * Collects the heap's garbage whenever `server` has been idle for an interval after growth,
