@@ -77,10 +77,7 @@ describe.skipIf(skipReason !== undefined)('the dashboard in Chromium', () => {
       })
       .then((opened) => (context = opened));
     server = await startServer({ DATA_DIR: mkdtempSync(join(tmpdir(), 'railyard-browser-')) });
-    const key = await fetch(`${server.origin}/_railyard/webhook-public-key`, {
-      headers: { authorization: `Basic ${Buffer.from(`${TEST_CLIENT_ID}:${TEST_CLIENT_SECRET}`).toString('base64')}` },
-    });
-    receiver = await startReceiver(await key.text());
+    receiver = await startReceiver(await server.webhookPublicKey());
     expect((await server.request('PATCH', '/config', { webhookEndpoint: receiver.url })).status).toBe(200);
     await launched;
     page = context.pages()[0] ?? (await context.newPage());

@@ -6,7 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startServer, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type ServerProcess } from '../fixtures/server.js';
+import { startServer, type ServerProcess } from '../fixtures/server.js';
 import { type Receiver, startReceiver } from './support.js';
 
 describe('the built server', () => {
@@ -19,10 +19,7 @@ describe('the built server', () => {
 
   it('delivers signed webhooks from its bundled sender thread', async () => {
     server = await startServer({ DATA_DIR: mkdtempSync(join(tmpdir(), 'railyard-built-sender-')) });
-    const key = await fetch(`${server.origin}/_railyard/webhook-public-key`, {
-      headers: { authorization: `Basic ${Buffer.from(`${TEST_CLIENT_ID}:${TEST_CLIENT_SECRET}`).toString('base64')}` },
-    });
-    receiver = await startReceiver(await key.text());
+    receiver = await startReceiver(await server.webhookPublicKey());
     // Setting the endpoint sends a test event; a second one comes on request.
     expect((await server.request('PATCH', '/config', { webhookEndpoint: receiver.url })).status).toBe(200);
     expect((await server.request('POST', '/sandbox/webhooks/test')).status).toBe(200);

@@ -12,6 +12,7 @@ import {
   YOUNG_SETTLE_BYTES,
   youngGenerationSize,
 } from '../../src/memory.js';
+import { burst } from './young-generation-settle.mjs';
 import { build } from '../helper.js';
 
 const run = promisify(execFile);
@@ -169,13 +170,7 @@ describe('collecting garbage when idle', () => {
   });
 
   it("settles with V8's own young generation and collections when nothing replaces them", () => {
-    // A burst of objects that live a little: V8 grows its young generation for them.
-    let kept: object[] = [];
-    for (let i = 0; i < 2_000_000; i++) {
-      kept.push({ i, name: `item ${i}`, pair: [i, i] });
-      if (kept.length > 20_000) kept = kept.slice(10_000);
-    }
-    kept = [];
+    burst();
     expect(youngGenerationSize()).toBeGreaterThan(YOUNG_SETTLE_BYTES);
     let heap = 0;
     const idle = collectGarbageWhenIdle(quietServer, 3_600_000, { heapSize: () => heap, growthBytes: MB });
