@@ -54,6 +54,8 @@ import { cardRoutes } from './modules/cards/routes.js';
 import { invitationRoutes } from './modules/invitations/routes.js';
 import { stablecoinRoutes, stablecoinSandboxRoutes } from './modules/stablecoins/routes.js';
 import { railyardRoutes } from './sandbox/routes.js';
+import { installRequestFaults } from './faults/requests.js';
+import { faultRoutes } from './faults/routes.js';
 import { dashboardRoutes } from './sandbox/dashboard.js';
 import { inspectRoutes } from './modules/inspect/routes.js';
 
@@ -143,8 +145,10 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   openapi.attach(app);
 
   app.decorateRequest('ctx', null as unknown as Ctx);
+  app.decorateRequest('faultRules', null);
   const attach = (request: FastifyRequest, principal: Principal, needed: Permission, declares403: boolean) => {
     checkPermission(principal, needed, declares403);
+    request.faultRules = principal.faultRules;
     request.ctx = {
       deps,
       db: deps.db,
@@ -172,6 +176,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
           now: agent.now,
           log: request.log,
         };
+        request.faultRules = agent.faultRules;
         done();
       }, done);
       return;
@@ -212,6 +217,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       grid.addHook('onRequest', authHook);
       grid.addHook('preValidation', checkUrl);
       grid.addHook('preValidation', optionalBody);
+      // The platform's fault rules: after authentication, before validation and the handler.
+      installRequestFaults(grid, deps);
       await grid.register(platformConfigRoutes);
       await grid.register(tokenRoutes);
       await grid.register(platformExternalAccountRoutes);
@@ -252,6 +259,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       await admin.register(webhookDeliveryRoutes);
       await admin.register(stablecoinSandboxRoutes);
       await admin.register(inspectRoutes);
+      await admin.register(faultRoutes);
       await admin.register(dashboardRoutes);
       admin.get('/openapi.json', async () => openapi.document(ADMIN_PREFIX));
     },

@@ -13,10 +13,14 @@ export interface PlatformCore {
   config: string;
   webhook_private_key: string;
   clock_offset_ms: string | number;
+  webhook_fault_rules: string | null;
 }
 
 const coreById = prepare<{ id: string }, PlatformCore>((k, param) =>
-  k.selectFrom('platforms').select(['config', 'webhook_private_key', 'clock_offset_ms']).where('id', '=', param('id')),
+  k
+    .selectFrom('platforms')
+    .select(['config', 'webhook_private_key', 'clock_offset_ms', 'webhook_fault_rules'])
+    .where('id', '=', param('id')),
 );
 
 /** What each open transaction has read, by platform. */

@@ -17,6 +17,10 @@ export interface PlatformsTable {
   clock_offset_ms: Int64;
   webhook_private_key: string;
   webhook_public_key: string;
+  /** A new tag each time the platform's request fault rules change; null while none can fire (src/faults/). */
+  fault_rules: string | null;
+  /** The same for its webhook fault rules. */
+  webhook_fault_rules: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -335,6 +339,8 @@ export interface WebhookDeliveriesTable {
   delivered_at: string | null;
   created_at: string;
   updated_at: string;
+  /** JSON: what a webhook fault rule did to the delivery (src/events/faults.ts); null when none did. */
+  fault: string | null;
 }
 
 export interface WebhookAttemptsTable {
@@ -355,6 +361,8 @@ export interface WebhookAttemptsTable {
   error: string | null;
   /** SUCCEEDED (2xx), DUPLICATE (409), FAILED. */
   outcome: string;
+  /** `drop` (a rule kept the try from being sent) or `duplicate` (the second copy a rule sent). */
+  fault: string | null;
 }
 
 export interface IncomingPaymentApprovalsTable {
@@ -475,6 +483,29 @@ export interface Database {
   stablecoin_provider_accounts: StablecoinProviderAccountsTable;
   stablecoins: StablecoinsTable;
   stablecoin_operations: StablecoinOperationsTable;
+  fault_rules: FaultRulesTable;
+  webhook_fault_rules: WebhookFaultRulesTable;
+}
+
+export interface FaultRulesTable {
+  id: string;
+  platform_id: string;
+  /** JSON: the rule (matchers, effect, seed) as src/faults/rules.ts reads it. */
+  rule: string;
+  times: number | null;
+  matched: number;
+  fired: number;
+  created_at: string;
+}
+
+export interface WebhookFaultRulesTable {
+  id: string;
+  platform_id: string;
+  /** JSON: the rule (event type, effect, delay). */
+  rule: string;
+  times: number | null;
+  fired: number;
+  created_at: string;
 }
 
 export interface AgentsTable {

@@ -14,6 +14,7 @@ import type { Ctx, Deps } from '../http/context.js';
 import { apiError } from '../http/errors.js';
 import { newId } from '../ids.js';
 import { defineJob, type Job, type JobContext } from '../jobs/queue.js';
+import { type DeliveryFault, faultOf, OUT_OF_ORDER_HOLD_MAX_MS, planDeliveryFault } from './faults.js';
 import { post, type PostResult } from './sender.js';
 import { SIGNATURE_HEADER, signatureHeaderValue } from './signature.js';
 import * as store from './store.js';
@@ -119,6 +120,7 @@ function attemptRow(
   trigger: string,
   startedAt: Date,
   result: SendResult,
+  fault: 'drop' | 'duplicate' | null = null,
 ): store.AttemptRow {
   return {
     id: newId('WebhookAttempt'),
@@ -133,6 +135,7 @@ function attemptRow(
     response_excerpt: result.answer === undefined ? null : result.answer.body.slice(0, RESPONSE_EXCERPT_CHARS_MAX),
     error: result.error ?? null,
     outcome: outcomeOf(result),
+    fault,
   };
 }
 
@@ -182,14 +185,33 @@ async function tryDelivery(
   if (prepared === undefined) return;
   const { deps } = ctx;
   const { delivery, event, target } = prepared;
+  const fault = faultOf(delivery);
+  const firstOfRound = delivery.round_trigger === 'EVENT';
   // Tries of one resource's events go out one after another, in the order they were started
   // (the events' order: a commit hands its deliveries over in that order, claims take due
   // jobs by due time and id, and none is handed over while an earlier one of its resource
   // waits for a claim), each once the one before has its answer; different resources go
   // side by side. A try that fails does not hold back the next one (its retry comes later,
   // out of order).
-  const result = await send(deps, target, envelope(event), orderKeyOf(delivery));
-  const finished: FinishedTry = { job, ctx, delivery, result };
+  const body = envelope(event);
+  const dropped = fault?.effect === 'drop' && firstOfRound && delivery.attempts === 0;
+  const result: SendResult = dropped
+    ? { error: `not sent: dropped by webhook fault rule ${fault.ruleId}`, latencyMs: 0, url: target.endpoint }
+    : await send(deps, target, body, orderKeyOf(delivery));
+  // A `duplicate` rule sends the try that reached the receiver once more, the same bytes.
+  const duplicate =
+    fault?.effect === 'duplicate' && firstOfRound && outcomeOf(result) !== 'FAILED'
+      ? await send(deps, target, body, orderKeyOf(delivery))
+      : undefined;
+  const finished: FinishedTry = {
+    job,
+    ctx,
+    delivery,
+    result,
+    ...(dropped ? { dropped } : {}),
+    ...(duplicate !== undefined ? { duplicate } : {}),
+    ...(fault !== undefined ? { fault } : {}),
+  };
   // A try whose answer a handler reads is recorded alone, so a handler that fails fails
   // only its own try; the others are recorded together.
   const retry = ANSWER_HANDLERS.has(delivery.type)
@@ -203,6 +225,11 @@ interface FinishedTry {
   ctx: JobContext;
   delivery: store.DeliveryRow;
   result: SendResult;
+  /** A fault rule kept the try from being sent (`drop`). */
+  dropped?: boolean;
+  /** The second copy a `duplicate` rule sent. */
+  duplicate?: SendResult;
+  fault?: DeliveryFault;
 }
 
 /**
@@ -214,7 +241,7 @@ async function recordTries(tx: Tx, tries: readonly FinishedTry[]): Promise<(stri
   const clockOffsets = new Map<string, number>();
   const attempts: store.AttemptRow[] = [];
   const retries: (string | undefined)[] = [];
-  for (const { job, ctx, delivery, result } of tries) {
+  for (const { job, ctx, delivery, result, dropped, duplicate, fault } of tries) {
     const { deps, platformId } = ctx;
     let clockOffset = clockOffsets.get(platformId);
     if (clockOffset === undefined) {
@@ -244,11 +271,16 @@ async function recordTries(tx: Tx, tries: readonly FinishedTry[]): Promise<(stri
       }
     }
     const number = delivery.attempts + 1;
-    attempts.push(attemptRow(delivery, number, delivery.round_trigger, ctx.now, result));
+    attempts.push(attemptRow(delivery, number, delivery.round_trigger, ctx.now, result, dropped ? 'drop' : null));
+    if (duplicate !== undefined)
+      attempts.push(attemptRow(delivery, number + 1, delivery.round_trigger, ctx.now, duplicate, 'duplicate'));
+    // Deliveries an `outOfOrder` rule held back for this one go now that it has had its try.
+    if (delivery.attempts === 0)
+      for (const heldId of fault?.releases ?? []) await releaseHeld(tx, platformId, heldId, now);
     await store.recordTry(tx, {
       id: delivery.id,
       status,
-      attempts: number,
+      attempts: number + (duplicate !== undefined ? 1 : 0),
       last_attempt_at: iso(ctx.now),
       delivered_at: status === 'DELIVERED' ? iso(now) : delivery.delivered_at,
       updated_at: iso(now),
@@ -328,6 +360,7 @@ export async function scheduleDelivery(
   // `known`: the platform's target, read once in this transaction for several events.
   const target = known ?? (await store.webhookTarget(tx, event.platform_id));
   if (target.endpoint === undefined) return;
+  const fault = target.faultRules === null ? undefined : await planDeliveryFault(tx, event, target.faultRules);
   const delivery: store.DeliveryRow = {
     id: event.id,
     platform_id: event.platform_id,
@@ -342,16 +375,36 @@ export async function scheduleDelivery(
     delivered_at: null,
     created_at: event.created_at,
     updated_at: event.created_at,
+    fault: fault === undefined ? null : JSON.stringify(fault),
   };
+  const heldMs =
+    fault?.effect === 'delay'
+      ? Math.round(fault.delaySeconds! * 1000)
+      : fault?.effect === 'outOfOrder'
+        ? OUT_OF_ORDER_HOLD_MAX_MS
+        : 0;
   delivery.job_id = await deliverJob.schedule(tx, {
     platformId: event.platform_id,
     payload: { deliveryId: event.id },
-    dueAt: now,
+    dueAt: new Date(now.getTime() + heldMs),
     now,
     // What the first try needs is at hand: this instance may send it right after the commit.
-    runHere: { prepared: { delivery, event, target } satisfies Prepared, clockOffsetMs: target.clockOffsetMs },
+    ...(heldMs === 0
+      ? { runHere: { prepared: { delivery, event, target } satisfies Prepared, clockOffsetMs: target.clockOffsetMs } }
+      : {}),
   });
   await store.insertDelivery(tx, delivery);
+}
+
+/**
+ * Sends a delivery an `outOfOrder` rule held back, now, if it was never tried: a new job takes
+ * it over (the one due when the hold would have ended finds it handed over and does nothing).
+ */
+export async function releaseHeld(tx: Queryable, platformId: string, deliveryId: string, now: Date): Promise<void> {
+  const held = await store.findDelivery(tx, platformId, deliveryId);
+  if (held === undefined || held.status !== 'PENDING' || held.attempts !== 0) return;
+  const jobId = await deliverJob.schedule(tx, { platformId, payload: { deliveryId }, dueAt: now, now });
+  await store.updateDelivery(tx, deliveryId, { job_id: jobId, updated_at: iso(now) });
 }
 
 // ----------------------------------------------------------------------------- operations
@@ -395,6 +448,7 @@ export async function sendTestWebhook(ctx: Ctx) {
       delivered_at: outcome === 'FAILED' ? null : event.created_at,
       created_at: event.created_at,
       updated_at: event.created_at,
+      fault: null,
     });
     await store.insertAttempt(tx, attemptRow(event, 1, 'SEND_TEST', ctx.now, result));
   });
@@ -416,6 +470,20 @@ export async function sendTestWebhook(ctx: Ctx) {
   return { url, response_status: status, response_body: body };
 }
 
+/** What a webhook fault rule did to a delivery, for the delivery log. */
+function presentFault(row: store.DeliveryRow) {
+  const fault = faultOf(row);
+  if (fault?.ruleId === undefined || fault.effect === undefined) return {};
+  return {
+    fault: {
+      ruleId: fault.ruleId,
+      effect: fault.effect,
+      ...(fault.delaySeconds !== undefined ? { delaySeconds: fault.delaySeconds } : {}),
+      ...(fault.heldBehind !== undefined ? { heldBehind: fault.heldBehind } : {}),
+    },
+  };
+}
+
 function presentDelivery(row: store.DeliveryWithJob) {
   const nextAttemptDue = row.status === 'PENDING' && row.job_status === 'PENDING' && row.job_due_at_ms !== null;
   return {
@@ -428,6 +496,7 @@ function presentDelivery(row: store.DeliveryWithJob) {
     ...(row.last_attempt_at !== null ? { lastAttemptAt: row.last_attempt_at } : {}),
     ...(nextAttemptDue ? { nextAttemptAt: iso(new Date(Number(row.job_due_at_ms))) } : {}),
     ...(row.delivered_at !== null ? { deliveredAt: row.delivered_at } : {}),
+    ...presentFault(row),
   };
 }
 
@@ -442,6 +511,7 @@ function presentAttempt(row: store.AttemptRow) {
     ...(row.response_excerpt !== null ? { responseExcerpt: row.response_excerpt } : {}),
     ...(row.error !== null ? { error: row.error } : {}),
     latencyMs: row.latency_ms,
+    ...(row.fault !== null ? { fault: row.fault as 'drop' | 'duplicate' } : {}),
   };
 }
 

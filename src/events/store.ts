@@ -19,6 +19,8 @@ export interface WebhookTarget {
   endpoint: string | undefined;
   privateKeyPem: string;
   clockOffsetMs: number;
+  /** The tag of the platform's webhook fault rules; null when it has none (src/faults/). */
+  faultRules: string | null;
 }
 
 /** Where and how a platform's webhooks go: its endpoint (if set), signing key and clock. */
@@ -30,6 +32,7 @@ export async function webhookTarget(q: Queryable, platformId: string): Promise<W
     endpoint: endpoint || undefined,
     privateKeyPem: row.webhook_private_key,
     clockOffsetMs: Number(row.clock_offset_ms),
+    faultRules: row.webhook_fault_rules,
   };
 }
 
@@ -76,6 +79,7 @@ const DELIVERY_COLUMNS = [
   'delivered_at',
   'created_at',
   'updated_at',
+  'fault',
 ] as const;
 
 // Deliveries and attempts are new rows with fresh ids: on PostgreSQL they travel with the
@@ -112,6 +116,7 @@ export async function updateDelivery(
       | 'last_attempt_at'
       | 'delivered_at'
       | 'updated_at'
+      | 'fault'
     >
   >,
 ): Promise<void> {
@@ -131,6 +136,7 @@ const ATTEMPT_COLUMNS = [
   'response_excerpt',
   'error',
   'outcome',
+  'fault',
 ] as const;
 
 const insertAttemptStatement = preparedInsert('webhook_attempts', ATTEMPT_COLUMNS, 16, { deferred: true });

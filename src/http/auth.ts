@@ -42,6 +42,8 @@ export interface Principal {
   permissions: Permission[];
   settings: PlatformSettings;
   now: Date;
+  /** The tag of the platform's request fault rules; null while none can fire (src/faults/). */
+  faultRules: string | null;
 }
 
 type CachedPrincipal = Omit<Principal, 'now'> & { clockOffsetMs: number };
@@ -77,6 +79,7 @@ export function cachedPrincipal(deps: Deps, header: string | undefined): Princip
     permissions: cached.permissions,
     settings: cached.settings,
     now: platformNow(deps.clock, cached.clockOffsetMs),
+    faultRules: cached.faultRules,
   };
 }
 
@@ -101,6 +104,7 @@ export async function authenticate(deps: Deps, header: string | undefined): Prom
       'api_tokens.secret_hash',
       'platforms.settings',
       'platforms.clock_offset_ms',
+      'platforms.fault_rules',
     ])
     .where(column, '=', credentials.username)
     .where('api_tokens.deleted_at', 'is', null)
@@ -115,6 +119,7 @@ export async function authenticate(deps: Deps, header: string | undefined): Prom
     permissions: JSON.parse(row.permissions) as Permission[],
     settings: JSON.parse(row.settings) as PlatformSettings,
     clockOffsetMs: Number(row.clock_offset_ms),
+    faultRules: row.fault_rules,
   };
   deps.authCache?.set(header!, principal);
   const { clockOffsetMs, ...rest } = principal;
@@ -150,6 +155,7 @@ export interface AgentPrincipal {
   now: Date;
   agentId: string;
   customerId: string;
+  faultRules: string | null;
 }
 
 /** sha256 hex of an agent access token: what the store keeps to find (never to show) it. */
@@ -179,6 +185,7 @@ export async function authenticateAgent(deps: Deps, header: string | undefined):
       'agents.customer_id',
       'platforms.settings',
       'platforms.clock_offset_ms',
+      'platforms.fault_rules',
     ])
     .where('agents.token_hash', '=', agentTokenHash(match[1]!))
     .where('agents.deleted_at', 'is', null)
@@ -190,5 +197,6 @@ export async function authenticateAgent(deps: Deps, header: string | undefined):
     now: platformNow(deps.clock, Number(row.clock_offset_ms)),
     agentId: row.id,
     customerId: row.customer_id,
+    faultRules: row.fault_rules,
   };
 }

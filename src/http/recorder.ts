@@ -6,6 +6,7 @@
 import { appendFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { BASE_PATH } from '../config.js';
+import { answeredByFault } from './request-marks.js';
 
 function parseMaybeJson(payload: unknown): unknown {
   if (typeof payload !== 'string' || payload === '') return null;
@@ -53,7 +54,8 @@ function responseBody(payload: unknown): unknown {
 
 export function attachRecorder(app: FastifyInstance, file: string): void {
   app.addHook('onSend', async (request, reply, payload) => {
-    if (!request.url.startsWith(BASE_PATH)) return payload;
+    // An answer a fault rule made is not the contract's: the platform asked for it.
+    if (!request.url.startsWith(BASE_PATH) || answeredByFault(request)) return payload;
     const requestContentType = request.headers['content-type'];
     const isJsonRequest = requestContentType === undefined || requestContentType.includes('json');
     const line = {

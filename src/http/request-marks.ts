@@ -23,3 +23,13 @@ export function markFault(request: FastifyRequest, mark: FaultMark): void {
 export function faultMarkOf(request: FastifyRequest): FaultMark | undefined {
   return MARKS.get(request);
 }
+
+/**
+ * Whether a fault rule made the answer (a `status` rule, or a `lostResponse` one, whose
+ * answer never arrives or is the 5xx it names): such an answer is outside the reference on
+ * purpose, so the checks of answers against it leave it alone.
+ */
+export function answeredByFault(request: FastifyRequest): boolean {
+  const effect = MARKS.get(request)?.effect;
+  return effect === 'status' || effect === 'lostResponse';
+}

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { WEBHOOK_TYPES } from '../../events/outbox.js';
+import { WEBHOOK_FAULT_EFFECTS } from '../../faults/rules.js';
 import { component, DateTime, PageQuery, StringEnum } from '../../http/schemas.js';
 
 export const TestWebhookResponse = component(
@@ -26,6 +27,16 @@ export const WebhookDelivery = Type.Object({
   lastAttemptAt: Type.Optional(DateTime),
   nextAttemptAt: Type.Optional(DateTime),
   deliveredAt: Type.Optional(DateTime),
+  /** What a webhook fault rule (POST /_railyard/webhook-faults) did to this delivery. */
+  fault: Type.Optional(
+    Type.Object({
+      ruleId: Type.String(),
+      effect: StringEnum(WEBHOOK_FAULT_EFFECTS),
+      delaySeconds: Type.Optional(Type.Number()),
+      /** outOfOrder: the delivery of the object's next event, sent before this one. */
+      heldBehind: Type.Optional(Type.String()),
+    }),
+  ),
 });
 
 export const WebhookAttempt = Type.Object({
@@ -38,6 +49,8 @@ export const WebhookAttempt = Type.Object({
   responseExcerpt: Type.Optional(Type.String()),
   error: Type.Optional(Type.String()),
   latencyMs: Type.Integer({ minimum: 0 }),
+  /** `drop`: a fault rule kept this try from being sent; `duplicate`: the second copy a rule sent. */
+  fault: Type.Optional(StringEnum(['drop', 'duplicate'])),
 });
 
 export const WebhookDeliveryDetail = Type.Composite([
