@@ -1353,6 +1353,50 @@ export const BASELINES: Record<string, BaselineRow> = {
   },
   // Wipes the world's platform: after every other operation.
   railyardResetPlatform: { make: () => ({}), last: true },
+  // Fault rules: last too (and after the reset), as a mutation may turn the baseline's rule,
+  // which matches a header no request sends, into one that answers every Grid request 503.
+  railyardCreateFaultRule: {
+    make: () => ({
+      body: { operationId: 'getCustomerById', header: { name: 'x-fuzz-never', value: 'never-sent' }, status: 503 },
+    }),
+    last: true,
+  },
+  railyardListFaultRules: { make: () => ({}), last: true },
+  railyardDeleteFaultRule: {
+    make: async (w) => {
+      const rule = jsonOf(
+        await w.tenant.raw('POST', '/_railyard/faults', {
+          body: { path: '/fuzz/never', latencyMs: 1, times: 1 },
+        }),
+        'POST /_railyard/faults',
+        201,
+      );
+      return { params: { ruleId: rule.id } };
+    },
+    renew: 'success',
+    last: true,
+  },
+  railyardDeleteFaultRules: { make: () => ({}), last: true },
+  railyardCreateWebhookFaultRule: {
+    make: () => ({ body: { eventType: 'BULK_UPLOAD.FAILED', effect: 'delay', delaySeconds: 60, times: 1 } }),
+    last: true,
+  },
+  railyardListWebhookFaultRules: { make: () => ({}), last: true },
+  railyardDeleteWebhookFaultRule: {
+    make: async (w) => {
+      const rule = jsonOf(
+        await w.tenant.raw('POST', '/_railyard/webhook-faults', {
+          body: { eventType: 'BULK_UPLOAD.FAILED', effect: 'drop' },
+        }),
+        'POST /_railyard/webhook-faults',
+        201,
+      );
+      return { params: { ruleId: rule.id } };
+    },
+    renew: 'success',
+    last: true,
+  },
+  railyardDeleteWebhookFaultRules: { make: () => ({}), last: true },
 
   // Railyard's server-admin endpoints (the token a server writes to its runtime file)
   railyardServerInfo: { make: (w) => ({ headers: serverAdminHeaders(w) }) },
