@@ -22,6 +22,7 @@ import { AccountPage, ExternalAccountsPage, InternalAccountsPage } from './pages
 import { ClockPage } from './pages/clock.js';
 import { CustomerPage, CustomersPage } from './pages/customers.js';
 import { AgentsPage, CardsPage, StablecoinsPage } from './pages/products.js';
+import { TestingPage } from './pages/testing.js';
 import { TransactionPage, TransactionsPage } from './pages/transactions.js';
 import { DeliveryPage, WebhooksPage } from './pages/webhooks.js';
 import { Problem, usePoll } from './ui.js';
@@ -36,6 +37,7 @@ const SECTIONS = [
   ['agents', 'Agents'],
   ['cards', 'Cards'],
   ['stablecoins', 'Stablecoins'],
+  ['testing', 'Testing'],
 ] as const;
 
 interface Route {
@@ -167,6 +169,8 @@ function Page({ route, onAdvanced }: { route: Route; onAdvanced: () => void }) {
       return <CardsPage />;
     case 'stablecoins':
       return <StablecoinsPage />;
+    case 'testing':
+      return <TestingPage />;
     default:
       return (
         <section>

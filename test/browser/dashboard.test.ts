@@ -2,7 +2,7 @@
 // playwright-core against a real server process on an ephemeral port. It signs in, watches a
 // customer and a transfer made through the API appear, opens a transaction's timeline, replays
 // a webhook, advances the clock until a pending payment completes, and approves an agent's
-// action. Screenshots of the main pages at 1280 and 390 px wide go to .ci-work/screenshots/
+// action; on the Testing page it adds fault rules, sees one fire, and removes them. Screenshots of the main pages at 1280 and 390 px wide go to .ci-work/screenshots/
 // (git-ignored) for a reviewer to look at.
 //
 // Without /usr/bin/chromium the test fails when CI is set and is skipped otherwise (install it
@@ -248,6 +248,68 @@ describe.skipIf(skipReason !== undefined)('the dashboard in Chromium', () => {
     expect(await page.locator('dl.fields').textContent()).toMatch(/Balance \(available\)4,475\.00 USD/);
     expect(pageErrors).toEqual([]);
   }, 90_000);
+
+  it('sets fault rules from the Testing page and shows how often each fired', async () => {
+    const api = server.request;
+    await page.goto(`${server.origin}/_railyard/dashboard#/testing`);
+    if (await page.getByLabel('Client id').count()) {
+      await page.getByLabel('Client id').fill(TEST_CLIENT_ID);
+      await page.getByLabel('Client secret').fill(TEST_CLIENT_SECRET);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+    }
+    await open('testing');
+    await page.getByRole('heading', { name: 'Fault rules' }).waitFor();
+    const requests = page.getByRole('table', { name: 'Fault rules on requests' });
+    await poll(() => requests.textContent()).toMatch(/No rule/);
+
+    // A 503 on the next transfer-out, added from the form.
+    const form = page.getByRole('form', { name: 'Add a fault rule on requests' });
+    // A select's accessible name holds its chosen option too, hence the name patterns.
+    await form.getByRole('textbox', { name: 'Operation' }).fill('createTransferOut');
+    await form.getByRole('combobox', { name: /^Effect/ }).selectOption('status');
+    await form.getByRole('combobox', { name: /^Status/ }).selectOption('503');
+    await form.getByRole('spinbutton', { name: 'Times' }).fill('1');
+    await form.getByRole('button', { name: 'Add rule' }).click();
+    await page.getByText(/Added FaultRule:/).waitFor();
+    const ruleRow = requests.getByRole('row').filter({ hasText: 'createTransferOut' });
+    await ruleRow.waitFor();
+    expect(await ruleRow.textContent()).toMatch(/status 503.*1 time.*0.*active/);
+
+    // It fires once (before the body is even validated), then the request is answered as usual.
+    const failed = await api('POST', '/transfer-out', {});
+    expect(failed.status).toBe(503);
+    expect(failed.body.code).toBe('SERVICE_UNAVAILABLE');
+    expect((await api('POST', '/transfer-out', {})).status).toBe(400);
+    await poll(() => ruleRow.textContent()).toMatch(/status 503.*1 time.*1.*used up/);
+
+    // A refused rule shows the field at fault; nothing is added.
+    await form.getByRole('textbox', { name: 'Operation' }).fill('noSuchOperation');
+    await form.getByRole('button', { name: 'Add rule' }).click();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /operationId is not an operation/ })
+      .waitFor();
+    // The refused request logged its 400 in the console.
+    pageErrors.length = 0;
+
+    // A webhook rule, then both removed.
+    const hooks = page.getByRole('form', { name: 'Add a fault rule on webhooks' });
+    await hooks.getByRole('textbox', { name: 'Event type' }).fill('OUTGOING_PAYMENT.COMPLETED');
+    await hooks.getByRole('combobox', { name: /^Webhook effect/ }).selectOption('duplicate');
+    await hooks.getByRole('button', { name: 'Add webhook rule' }).click();
+    const webhooks = page.getByRole('table', { name: 'Fault rules on webhooks' });
+    await webhooks.getByRole('row').filter({ hasText: 'OUTGOING_PAYMENT.COMPLETED' }).waitFor();
+    expect((await api('GET', '/_railyard/webhook-faults')).body.data).toHaveLength(1);
+    await screenshots('testing');
+
+    await requests.getByRole('button', { name: /Remove rule FaultRule:/ }).click();
+    await poll(() => requests.textContent()).toMatch(/No rule/);
+    await page.getByRole('button', { name: 'Remove every rule on webhooks' }).click();
+    await poll(() => webhooks.textContent()).toMatch(/No rule/);
+    expect((await api('GET', '/_railyard/faults')).body.data).toEqual([]);
+    expect((await api('GET', '/_railyard/webhook-faults')).body.data).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  }, 60_000);
 
   async function screenshots(fragment: string, name = fragment) {
     for (const width of WIDTHS) {
