@@ -119,20 +119,24 @@ async function fires(deps: Deps, platformId: string, rule: CompiledRule): Promis
   return true;
 }
 
-/** The error envelope of a fault's status: a code of that status's list in the reference. */
+/** What a fault's answer says, by status, and its code: one of that status's list in the reference. */
+const ANSWERS: Record<number, [code: string, message: string]> = {
+  429: ['RATE_LIMITED', 'Too many requests'],
+  500: ['INTERNAL_ERROR', 'An internal error occurred'],
+  // note: the reference lists no codes for 502 and 504; SERVICE_UNAVAILABLE (the code of 503:
+  // a service behind the API did not answer) is the one that says what a gateway's 502 or 504 says.
+  502: ['SERVICE_UNAVAILABLE', 'A gateway got no valid answer from the service'],
+  503: ['SERVICE_UNAVAILABLE', 'The service is unavailable'],
+  504: ['SERVICE_UNAVAILABLE', 'A gateway timed out waiting for the service'],
+};
+
+/** The error envelope of a fault's status. */
 function envelope(status: number, ruleId: string): string {
-  const [code, what] =
-    status === 429
-      ? ['RATE_LIMITED', 'too many requests']
-      : status === 500
-        ? ['INTERNAL_ERROR', 'an internal error']
-        : // note: the reference lists no codes for 502 and 504; SERVICE_UNAVAILABLE (the code of
-          // 503, a service behind the API that did not answer) is the one that says what happened.
-          ['SERVICE_UNAVAILABLE', status === 503 ? 'the service is unavailable' : 'a gateway error'];
+  const [code, message] = ANSWERS[status]!;
   return JSON.stringify({
     status,
     code,
-    message: `Simulated ${what} (${status}), by fault rule ${ruleId}`,
+    message: `${message} (fault rule ${ruleId})`,
     details: { faultRuleId: ruleId },
   });
 }

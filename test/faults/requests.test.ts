@@ -205,6 +205,28 @@ describe('POST /_railyard/faults', () => {
     expect((await t.api('GET', `/customers/${slow.body.id}`)).status).toBe(200);
   });
 
+  it('sends a held answer at once when the server closes', async () => {
+    const t = await build();
+    const port = await portOf(t);
+    await addFaultRule(t, { operationId: 'listCustomers', latencyMs: 60_000 });
+    const held = overSocket(port, t, 'GET', '/customers');
+    // The request has reached the rule once it is counted.
+    while ((await faultRules(t))[0].firedCount === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    await t.close();
+    const answered = await held;
+    expect(answered.status).toBe(200);
+    expect(answered.elapsedMs).toBeLessThan(60_000);
+  });
+
+  it("goes with the platform's reset", async () => {
+    const t = await build();
+    await addFaultRule(t, { operationId: 'listCustomers', status: 503 });
+    expect((await t.api('GET', '/customers')).status).toBe(503);
+    expect((await t.raw('POST', '/_railyard/reset')).status).toBe(200);
+    expect(await faultRules(t)).toEqual([]);
+    expect((await t.api('GET', '/customers')).status).toBe(200);
+  });
+
   it('fires a rule with a probability the same way for the same seed and request sequence', async () => {
     const t = await build();
     const other = await t.newPlatform();
