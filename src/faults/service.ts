@@ -4,11 +4,12 @@
 
 import { randomInt } from 'node:crypto';
 import { iso } from '../clock.js';
+import type { Tx } from '../db/index.js';
 import { forgetPlatformCore } from '../db/platform-row.js';
 import { releaseHeld } from '../events/delivery.js';
 import { heldByRules } from '../events/faults.js';
 import type { Ctx } from '../http/context.js';
-import { apiError, type FieldError, invalidInput } from '../http/errors.js';
+import { apiError, type FieldError, FieldErrors } from '../http/errors.js';
 import { newId } from '../ids.js';
 import { isGridOperation } from './requests.js';
 import {
@@ -21,24 +22,24 @@ import {
 } from './rules.js';
 import * as store from './store.js';
 
-/** Field problems, one entry per field (a second problem of a field joins the first). */
-class Problems {
-  readonly errors: FieldError[];
-  constructor(found: FieldError[]) {
-    this.errors = [...found];
-  }
-  has(field: string): boolean {
-    return this.errors.some((e) => e.field === field || e.field.startsWith(`${field}.`));
-  }
-  add(field: string, message: string): void {
-    const seen = this.errors.find((e) => e.field === field);
-    if (seen === undefined) this.errors.push({ field, message });
-    else if (!seen.message.includes(message)) seen.message = `${seen.message}; ${message}`;
-  }
-  throwIfAny(): void {
-    if (this.errors.length > 0) throw invalidInput(this.errors);
-  }
+/**
+ * The schema's findings, to which a service's checks across fields add theirs: one entry per
+ * field, so a check does not name again a field the schema already refused.
+ */
+function problemsFrom(schemaErrors: FieldError[]) {
+  const errors = new FieldErrors();
+  errors.errors.push(...schemaErrors);
+  const named = (field: string) => errors.errors.some((e) => e.field === field || e.field.startsWith(`${field}.`));
+  return {
+    errors,
+    named,
+    add: (field: string, message: string) => {
+      if (!named(field)) errors.add(field, message);
+    },
+  };
 }
+
+type Problems = ReturnType<typeof problemsFrom>;
 
 type Body = Record<string, unknown>;
 
@@ -56,9 +57,9 @@ function checkRequestRule(body: Body, problems: Problems): void {
     problems.add('retryAfterSeconds', 'is only for a status rule answering 429 or 503');
   if (body.seed !== undefined && body.probability === undefined)
     problems.add('seed', 'is only for a rule with a probability');
-  if (typeof body.operationId === 'string' && !problems.has('operationId') && !isGridOperation(body.operationId))
+  if (typeof body.operationId === 'string' && !isGridOperation(body.operationId))
     problems.add('operationId', 'is not an operation of the Grid API that railyard serves');
-  if (typeof body.path === 'string' && !problems.has('path')) {
+  if (typeof body.path === 'string' && !problems.named('path')) {
     const problem = pathPatternProblem(body.path);
     if (problem !== null) problems.add('path', problem);
   }
@@ -93,6 +94,17 @@ function tooMany(kind: string) {
   );
 }
 
+/**
+ * In a transaction that wrote the platform's rules without this service (a reset wipes them):
+ * the tags on its row follow what its rules now are. The caller clears the credentials it
+ * cached once the transaction has committed (deps.authCache).
+ */
+export async function syncFaultTags(tx: Tx, platformId: string): Promise<void> {
+  await store.refreshTag(tx, 'request', platformId);
+  await store.refreshTag(tx, 'webhook', platformId);
+  forgetPlatformCore(tx);
+}
+
 /** The tag on the platform row changed: the credentials this process verified carry the old one. */
 function tagChanged(ctx: Ctx): void {
   ctx.deps.authCache?.clear();
@@ -101,9 +113,9 @@ function tagChanged(ctx: Ctx): void {
 // ----------------------------------------------------------------------------- request rules
 
 export async function createFaultRule(ctx: Ctx, body: Body, schemaErrors: FieldError[]) {
-  const problems = new Problems(schemaErrors);
+  const problems = problemsFrom(schemaErrors);
   checkRequestRule(body, problems);
-  problems.throwIfAny();
+  problems.errors.throwIfAny();
   const input = body as RequestRule;
   // With a probability and no seed, one is drawn here and shown, so the run can be repeated.
   const rule: RequestRule =
@@ -148,11 +160,11 @@ export async function deleteFaultRules(ctx: Ctx, ruleId?: string): Promise<void>
 // ----------------------------------------------------------------------------- webhook rules
 
 export async function createWebhookFaultRule(ctx: Ctx, body: Body, schemaErrors: FieldError[]) {
-  const problems = new Problems(schemaErrors);
+  const problems = problemsFrom(schemaErrors);
   if (body.effect === 'delay' && body.delaySeconds === undefined) problems.add('delaySeconds', 'is required for delay');
   if (body.effect !== 'delay' && body.delaySeconds !== undefined)
     problems.add('delaySeconds', 'is only for a delay rule');
-  problems.throwIfAny();
+  problems.errors.throwIfAny();
   const rule = body as unknown as WebhookRule;
   const row: store.WebhookRuleRow = {
     id: newId('WebhookFaultRule'),

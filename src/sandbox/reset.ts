@@ -28,6 +28,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { platformNow } from '../clock.js';
 import { sql, type Db, type Tx } from '../db/index.js';
 import type { Deps } from '../http/context.js';
+import { syncFaultTags } from '../faults/service.js';
 import { apiError } from '../http/errors.js';
 import { provisionInternalAccounts } from '../modules/internal-accounts/service.js';
 
@@ -200,6 +201,8 @@ async function wipeOnce(deps: Deps, platformId: string, plan: WipeStep[]): Promi
       const count = Number(result.numAffectedRows ?? 0n);
       if (count > 0) removed[step.table] = count;
     }
+    // Its fault rules went with the rest: the platform is back on the path without rules.
+    await syncFaultTags(tx, platformId);
     // A new platform has an internal account per supported currency: so does a reset one.
     const now = platformNow(deps.clock, Number(platform.clock_offset_ms));
     const internalAccountIds = await provisionInternalAccounts(tx, { platformId, customerId: null, now });

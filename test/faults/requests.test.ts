@@ -74,13 +74,17 @@ describe('POST /_railyard/faults', () => {
         'status',
       ].sort(),
     );
-    const status = bad.body.details.errors.find((e: any) => e.field === 'status');
-    expect(status.message).toContain('429, 500, 502, 503, 504');
-    expect(status.message).toContain('a rule has exactly one');
+    const message = (field: string) => bad.body.details.errors.find((e: any) => e.field === field).message;
+    expect(message('status')).toContain('429, 500, 502, 503, 504');
+    expect(message('lostResponseStatus')).toBe('is only for a lostResponse rule');
+    expect(message('operationId')).toBe('is not an operation of the Grid API that railyard serves');
 
     const twoEffects = await t.raw('POST', '/_railyard/faults', { body: { reset: true, lostResponse: true } });
     expect(twoEffects.status).toBe(400);
-    expect(twoEffects.body.details.errors.map((e: any) => e.field)).toEqual(['reset', 'lostResponse']);
+    expect(twoEffects.body.details.errors).toEqual([
+      { field: 'reset', message: 'is one of 2 effects given (reset, lostResponse); a rule has exactly one' },
+      { field: 'lostResponse', message: 'is one of 2 effects given (reset, lostResponse); a rule has exactly one' },
+    ]);
     const falseReset = await t.raw('POST', '/_railyard/faults', { body: { reset: false } });
     expect(falseReset.status).toBe(400);
     expect(falseReset.body.details.errors.map((e: any) => e.field)).toEqual(['reset']);
@@ -224,6 +228,7 @@ describe('POST /_railyard/faults', () => {
     expect((await t.api('GET', '/customers')).status).toBe(503);
     expect((await t.raw('POST', '/_railyard/reset')).status).toBe(200);
     expect(await faultRules(t)).toEqual([]);
+    expect(await faultTags(t, t.platformId)).toEqual({ fault_rules: null, webhook_fault_rules: null });
     expect((await t.api('GET', '/customers')).status).toBe(200);
   });
 
