@@ -5,7 +5,9 @@
 // and any error are kept as an attempt. Failed tries are retried with exponential backoff
 // (capped at 30 minutes between tries) for 7 days from the start of the round; a 409 means
 // the receiver already has the event and ends the delivery. The job's lease keeps a delivery
-// with one instance at a time; each try carries the same envelope, byte for byte.
+// with one instance at a time; each try carries the same envelope, byte for byte. A
+// platform's webhook fault rules may delay, hold back, drop or repeat a delivery's try on
+// purpose (faults.ts).
 
 import { iso, platformNow } from '../clock.js';
 import { BACKGROUND, type Queryable, type Tx } from '../db/index.js';
@@ -194,6 +196,11 @@ async function tryDelivery(
   // side by side. A try that fails does not hold back the next one (its retry comes later,
   // out of order).
   const body = envelope(event);
+  if (fault?.ruleId !== undefined && firstOfRound && delivery.attempts === 0)
+    ctx.log.info(
+      { faultRuleId: fault.ruleId, effect: fault.effect, deliveryId: delivery.id, eventType: delivery.type },
+      'webhook fault rule fired',
+    );
   const dropped = fault?.effect === 'drop' && firstOfRound && delivery.attempts === 0;
   const result: SendResult = dropped
     ? { error: `not sent: dropped by webhook fault rule ${fault.ruleId}`, latencyMs: 0, url: target.endpoint }

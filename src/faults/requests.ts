@@ -218,9 +218,11 @@ export function installRequestFaults(grid: FastifyInstance, deps: Deps): void {
   });
 
   // Delays held for answers, so a closing server sends them at once instead of waiting out
-  // a long latency rule.
+  // a long latency rule (and holds back no answer that comes after).
   const delayed = new Map<NodeJS.Timeout, () => void>();
+  let closing = false;
   grid.addHook('preClose', (done) => {
+    closing = true;
     for (const [timer, send] of delayed) {
       clearTimeout(timer);
       send();
@@ -234,6 +236,7 @@ export function installRequestFaults(grid: FastifyInstance, deps: Deps): void {
     if (fault === null) return done(null, payload);
     request.faultOnSend = null;
     if ('latencyMs' in fault) {
+      if (closing) return done(null, payload);
       const send = () => done(null, payload);
       const timer = setTimeout(() => {
         delayed.delete(timer);

@@ -1,7 +1,12 @@
 // The platform's fault rules, under /_railyard: /faults for its Grid API requests,
-// /webhook-faults for its webhook deliveries (docs/testing-failure.md).
+// /webhook-faults for its webhook deliveries (docs/testing-failure.md). Each kind has the same
+// four operations: add, list, remove one, remove all.
 
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { TSchema } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { Ctx } from '../http/context.js';
+import type { FieldError } from '../http/errors.js';
 import { op } from '../http/route.js';
 import { attachedFieldErrors } from '../http/validation.js';
 import {
@@ -17,24 +22,38 @@ import * as service from './service.js';
 
 const tag = 'Railyard';
 
-export const faultRoutes: FastifyPluginAsyncTypebox = async (app) => {
+interface RuleKind {
+  path: string;
+  /** The operationIds: railyard<Verb><Noun>. */
+  noun: string;
+  /** What the rules act on, for the summaries. */
+  on: string;
+  input: TSchema;
+  rule: TSchema;
+  list: TSchema;
+  create(ctx: Ctx, body: Record<string, unknown>, schemaErrors: FieldError[]): Promise<unknown>;
+  listRules(ctx: Ctx): Promise<unknown>;
+  remove(ctx: Ctx, ruleId?: string): Promise<void>;
+}
+
+function ruleRoutes(app: FastifyInstance, kind: RuleKind): void {
   app.post(
-    '/faults',
+    kind.path,
     {
       schema: op({
-        operationId: 'railyardCreateFaultRule',
+        operationId: `railyardCreate${kind.noun}`,
         tag,
-        summary: "Add a fault rule on this platform's Grid API requests",
+        summary: `Add a fault rule on this platform's ${kind.on}`,
         permission: 'MANAGE',
-        body: FaultRuleInput,
-        success: { 201: FaultRule },
+        body: kind.input,
+        success: { 201: kind.rule },
         errors: [400, 401, 409, 500],
       }),
       // The schema's findings join the service's checks across fields, so one 400 names every field.
       attachValidation: true,
     },
     async (request, reply) => {
-      const rule = await service.createFaultRule(
+      const rule = await kind.create(
         request.ctx,
         (request.body ?? {}) as Record<string, unknown>,
         attachedFieldErrors(request.validationError),
@@ -45,27 +64,27 @@ export const faultRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   app.get(
-    '/faults',
+    kind.path,
     {
       schema: op({
-        operationId: 'railyardListFaultRules',
+        operationId: `railyardList${kind.noun}s`,
         tag,
-        summary: "This platform's fault rules on its requests, with how often each fired",
+        summary: `This platform's fault rules on its ${kind.on}, with how often each fired`,
         permission: 'VIEW',
-        success: { 200: FaultRuleList },
+        success: { 200: kind.list },
         errors: [401, 500],
       }),
     },
-    async (request) => service.listFaultRules(request.ctx),
+    async (request) => kind.listRules(request.ctx),
   );
 
   app.delete(
-    '/faults/:ruleId',
+    `${kind.path}/:ruleId`,
     {
       schema: op({
-        operationId: 'railyardDeleteFaultRule',
+        operationId: `railyardDelete${kind.noun}`,
         tag,
-        summary: 'Remove a fault rule',
+        summary: `Remove a fault rule on ${kind.on}`,
         permission: 'MANAGE',
         params: FaultRuleParams,
         success: { 204: null },
@@ -73,103 +92,52 @@ export const faultRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }),
     },
     async (request, reply) => {
-      await service.deleteFaultRules(request.ctx, request.params.ruleId);
+      await kind.remove(request.ctx, (request.params as { ruleId: string }).ruleId);
       reply.code(204);
     },
   );
 
   app.delete(
-    '/faults',
+    kind.path,
     {
       schema: op({
-        operationId: 'railyardDeleteFaultRules',
+        operationId: `railyardDelete${kind.noun}s`,
         tag,
-        summary: "Remove every fault rule on this platform's requests",
+        summary: `Remove every fault rule on this platform's ${kind.on}`,
         permission: 'MANAGE',
         success: { 204: null },
         errors: [401, 500],
       }),
     },
     async (request, reply) => {
-      await service.deleteFaultRules(request.ctx);
+      await kind.remove(request.ctx);
       reply.code(204);
     },
   );
+}
 
-  app.post(
-    '/webhook-faults',
-    {
-      schema: op({
-        operationId: 'railyardCreateWebhookFaultRule',
-        tag,
-        summary: "Add a fault rule on this platform's webhook deliveries",
-        permission: 'MANAGE',
-        body: WebhookFaultRuleInput,
-        success: { 201: WebhookFaultRule },
-        errors: [400, 401, 409, 500],
-      }),
-      attachValidation: true,
-    },
-    async (request, reply) => {
-      const rule = await service.createWebhookFaultRule(
-        request.ctx,
-        (request.body ?? {}) as Record<string, unknown>,
-        attachedFieldErrors(request.validationError),
-      );
-      reply.code(201);
-      return rule;
-    },
-  );
-
-  app.get(
-    '/webhook-faults',
-    {
-      schema: op({
-        operationId: 'railyardListWebhookFaultRules',
-        tag,
-        summary: "This platform's fault rules on its webhook deliveries, with how often each fired",
-        permission: 'VIEW',
-        success: { 200: WebhookFaultRuleList },
-        errors: [401, 500],
-      }),
-    },
-    async (request) => service.listWebhookFaultRules(request.ctx),
-  );
-
-  app.delete(
-    '/webhook-faults/:ruleId',
-    {
-      schema: op({
-        operationId: 'railyardDeleteWebhookFaultRule',
-        tag,
-        summary: 'Remove a webhook fault rule (a delivery it holds back goes now)',
-        permission: 'MANAGE',
-        params: FaultRuleParams,
-        success: { 204: null },
-        errors: [401, 404, 500],
-      }),
-    },
-    async (request, reply) => {
-      await service.deleteWebhookFaultRules(request.ctx, request.params.ruleId);
-      reply.code(204);
-    },
-  );
-
-  app.delete(
-    '/webhook-faults',
-    {
-      schema: op({
-        operationId: 'railyardDeleteWebhookFaultRules',
-        tag,
-        summary: "Remove every fault rule on this platform's webhook deliveries",
-        permission: 'MANAGE',
-        success: { 204: null },
-        errors: [401, 500],
-      }),
-    },
-    async (request, reply) => {
-      await service.deleteWebhookFaultRules(request.ctx);
-      reply.code(204);
-    },
-  );
+export const faultRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  ruleRoutes(app, {
+    path: '/faults',
+    noun: 'FaultRule',
+    on: 'Grid API requests',
+    input: FaultRuleInput,
+    rule: FaultRule,
+    list: FaultRuleList,
+    create: service.createFaultRule,
+    listRules: service.listFaultRules,
+    remove: service.deleteFaultRules,
+  });
+  // Removing one that holds a delivery back (outOfOrder) sends that delivery now.
+  ruleRoutes(app, {
+    path: '/webhook-faults',
+    noun: 'WebhookFaultRule',
+    on: 'webhook deliveries',
+    input: WebhookFaultRuleInput,
+    rule: WebhookFaultRule,
+    list: WebhookFaultRuleList,
+    create: service.createWebhookFaultRule,
+    listRules: service.listWebhookFaultRules,
+    remove: service.deleteWebhookFaultRules,
+  });
 };

@@ -2,6 +2,7 @@
 // in force with how often each fired, a form to add one, and buttons to remove them. A section
 // of the Testing page.
 
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { ADMIN, ApiError, get, id, type Obj, post, request } from '../api.js';
 import { Live, Problem, Table, Time, usePoll } from '../ui.js';
@@ -293,12 +294,75 @@ async function loadRules() {
   return { requests: requests.data, webhooks: webhooks.data };
 }
 
+/** One kind of rules: a row each, with its cells and a Remove button, and a button to remove them all. */
+function RulesTable({
+  kind,
+  path,
+  rules,
+  head,
+  cells,
+  empty,
+  remove,
+  busy,
+}: {
+  kind: string;
+  path: string;
+  rules: Obj[] | undefined;
+  head: string[];
+  cells: (rule: Obj) => ComponentChildren[];
+  empty: string;
+  remove: (path: string, what: string) => void;
+  busy: boolean;
+}) {
+  return (
+    <>
+      <Table
+        caption={`Fault rules on ${kind}`}
+        head={['Added', ...head, 'Fired', 'State', 'Remove']}
+        count={rules?.length}
+        empty={empty}
+      >
+        {(rules ?? []).map((rule) => (
+          <tr key={rule.id}>
+            <td>
+              <Time iso={rule.createdAt} />
+            </td>
+            {cells(rule).map((cell, i) => (
+              <td key={head[i]}>{cell}</td>
+            ))}
+            <td class="num" title={rule.matchedCount !== undefined ? `${rule.matchedCount} matched` : undefined}>
+              {rule.firedCount}
+            </td>
+            <td>{rule.active ? 'active' : 'used up'}</td>
+            <td>
+              <button
+                type="button"
+                class="danger"
+                disabled={busy}
+                aria-label={`Remove rule ${rule.id}`}
+                onClick={() => remove(`${path}/${id(rule.id)}`, rule.id)}
+              >
+                Remove
+              </button>
+            </td>
+          </tr>
+        ))}
+      </Table>
+      {(rules?.length ?? 0) > 0 ? (
+        <button type="button" class="danger" disabled={busy} onClick={() => remove(path, `every rule on ${kind}`)}>
+          Remove every rule on {kind}
+        </button>
+      ) : null}
+    </>
+  );
+}
+
 /** The fault rules in force on the platform, to add and remove. */
 export function FaultsSection() {
   const loaded = usePoll(loadRules, 'fault-rules');
   const removal = useAction(loaded.reload);
   const remove = (path: string, what: string) =>
-    removal.run(async () => {
+    void removal.run(async () => {
       await request('DELETE', path);
       return `Removed ${what}.`;
     });
@@ -319,90 +383,32 @@ export function FaultsSection() {
       <Problem error={removal.failure} />
       <h3>On requests</h3>
       <AddRequestRule onAdded={loaded.reload} />
-      <Table
-        caption="Fault rules on requests"
-        head={['Added', 'Matches', 'Effect', 'How often', 'Fired', 'State', 'Remove']}
-        count={loaded.data?.requests.length}
+      <RulesTable
+        kind="requests"
+        path={`${ADMIN}/faults`}
+        rules={loaded.data?.requests}
+        head={['Matches', 'Effect', 'How often']}
+        cells={(rule) => [matcher(rule), effectText(rule), howOften(rule)]}
         empty="No rule: requests are answered as usual."
-      >
-        {(loaded.data?.requests ?? []).map((rule) => (
-          <tr key={rule.id}>
-            <td>
-              <Time iso={rule.createdAt} />
-            </td>
-            <td>{matcher(rule)}</td>
-            <td>{effectText(rule)}</td>
-            <td>{howOften(rule)}</td>
-            <td class="num" title={`${rule.matchedCount} matched`}>
-              {rule.firedCount}
-            </td>
-            <td>{rule.active ? 'active' : 'used up'}</td>
-            <td>
-              <button
-                type="button"
-                class="danger"
-                disabled={removal.busy}
-                aria-label={`Remove rule ${rule.id}`}
-                onClick={() => void remove(`${ADMIN}/faults/${id(rule.id)}`, rule.id)}
-              >
-                Remove
-              </button>
-            </td>
-          </tr>
-        ))}
-      </Table>
-      {(loaded.data?.requests.length ?? 0) > 0 ? (
-        <button
-          type="button"
-          class="danger"
-          disabled={removal.busy}
-          onClick={() => void remove(`${ADMIN}/faults`, 'every rule on requests')}
-        >
-          Remove every rule on requests
-        </button>
-      ) : null}
+        remove={remove}
+        busy={removal.busy}
+      />
       <h3>On webhooks</h3>
       <AddWebhookRule onAdded={loaded.reload} />
-      <Table
-        caption="Fault rules on webhooks"
-        head={['Added', 'Event type', 'Effect', 'How often', 'Fired', 'State', 'Remove']}
-        count={loaded.data?.webhooks.length}
+      <RulesTable
+        kind="webhooks"
+        path={`${ADMIN}/webhook-faults`}
+        rules={loaded.data?.webhooks}
+        head={['Event type', 'Effect', 'How often']}
+        cells={(rule) => [
+          rule.eventType ?? 'every type',
+          rule.effect === 'delay' ? `delay ${rule.delaySeconds} s` : rule.effect,
+          howOften(rule),
+        ]}
         empty="No rule: webhooks are delivered as usual."
-      >
-        {(loaded.data?.webhooks ?? []).map((rule) => (
-          <tr key={rule.id}>
-            <td>
-              <Time iso={rule.createdAt} />
-            </td>
-            <td>{rule.eventType ?? 'every type'}</td>
-            <td>{rule.effect === 'delay' ? `delay ${rule.delaySeconds} s` : rule.effect}</td>
-            <td>{howOften(rule)}</td>
-            <td class="num">{rule.firedCount}</td>
-            <td>{rule.active ? 'active' : 'used up'}</td>
-            <td>
-              <button
-                type="button"
-                class="danger"
-                disabled={removal.busy}
-                aria-label={`Remove webhook rule ${rule.id}`}
-                onClick={() => void remove(`${ADMIN}/webhook-faults/${id(rule.id)}`, rule.id)}
-              >
-                Remove
-              </button>
-            </td>
-          </tr>
-        ))}
-      </Table>
-      {(loaded.data?.webhooks.length ?? 0) > 0 ? (
-        <button
-          type="button"
-          class="danger"
-          disabled={removal.busy}
-          onClick={() => void remove(`${ADMIN}/webhook-faults`, 'every rule on webhooks')}
-        >
-          Remove every rule on webhooks
-        </button>
-      ) : null}
+        remove={remove}
+        busy={removal.busy}
+      />
     </section>
   );
 }

@@ -1,5 +1,5 @@
-// The Testing page: the instruments a test suite uses on this platform, one section each (the
-// fault rules now; other sections, such as snapshots, sit beside them).
+// The Testing page: the instruments a test suite uses on this platform, one section each. A
+// section is a component of its own page file (the fault rules: faults.tsx), listed below.
 
 import { PageTitle } from '../ui.js';
 import { FaultsSection } from './faults.js';
@@ -7,7 +7,7 @@ import { FaultsSection } from './faults.js';
 export function TestingPage() {
   return (
     <section>
-      <PageTitle note="What a test suite sets on this platform to see how an integration copes when things go wrong.">
+      <PageTitle note="What a test suite sets on this platform, a section each: fault rules to see how an integration copes when things go wrong.">
         Testing
       </PageTitle>
       <FaultsSection />
