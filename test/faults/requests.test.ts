@@ -2,6 +2,9 @@
 // real socket, the counts, seeded probabilities, matching, and that a rule touches its own
 // platform's Grid requests only.
 
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createCustomer, individualBody } from '../fixtures/customers.js';
 import { balances, externalAccount, fundedUsd, transferOut } from '../fixtures/money.js';
@@ -314,6 +317,33 @@ describe('POST /_railyard/faults', () => {
     expect(reply.status).toBe(503);
     const fired = lines.map((line) => JSON.parse(line)).find((entry) => entry.msg === 'fault rule fired');
     expect(fired).toMatchObject({ reqId: 'fault-log-1', faultRuleId: rule.id, effect: 'status', value: 503 });
+  });
+});
+
+describe('a fired fault rule, noted beside its request', () => {
+  it('keeps the answers rules make out of the exchange record, and the others in', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'railyard-record-')), 'exchanges.ndjson');
+    const t = await build({ config: { recordFile: file } });
+    const source = await fundedUsd(t, 100_000);
+    const destination = await externalAccount(t, 'USD_ACCOUNT');
+    await addFaultRule(t, { operationId: 'listCustomers', status: 502, times: 1 });
+    await addFaultRule(t, { operationId: 'createTransferOut', lostResponse: true, lostResponseStatus: 503, times: 1 });
+    expect((await t.api('GET', '/customers')).status).toBe(502);
+    const headers = { 'idempotency-key': 'recorded-1' };
+    expect((await transferOut(t, source.id, destination.id, 1_000, headers)).status).toBe(503);
+    expect((await t.api('GET', '/customers')).status).toBe(200);
+    expect((await transferOut(t, source.id, destination.id, 1_000, headers)).status).toBe(201);
+
+    const recorded = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+      .filter((line) => line.path.endsWith('/customers') || line.path.endsWith('/transfer-out'))
+      .map((line) => [line.method, line.path.split('/').at(-1), line.status]);
+    expect(recorded).toEqual([
+      ['GET', 'customers', 200],
+      ['POST', 'transfer-out', 201],
+    ]);
   });
 });
 
