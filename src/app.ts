@@ -26,7 +26,7 @@ import { OpenApiCollector } from './http/openapi.js';
 import { attachRecorder } from './http/recorder.js';
 import { isOperationSchema } from './http/route.js';
 import { checkUrl, rewriteBadlyEncodedUrl, ROUTER_PARAM_CHARS_MAX } from './http/url.js';
-import { createValidators, lazyValidator, nulFields } from './http/validation.js';
+import { createValidators, lazyValidator, markStrict, nulFields } from './http/validation.js';
 import { JobRunner } from './jobs/runner.js';
 import { beneficialOwnerRoutes } from './modules/beneficial-owners/routes.js';
 import { customerImportRoutes } from './modules/customer-imports/routes.js';
@@ -201,17 +201,20 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   };
 
   // An operation whose body is optional sees an absent body as {} (so it validates as one).
-  const optionalBody = async (request: import('fastify').FastifyRequest) => {
+  // A platform in strict mode has its body checked against the strict rules too (StrictRules).
+  const prepareBody = (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
     const schema = request.routeOptions.schema;
     if (request.body === undefined && isOperationSchema(schema) && schema['x-body-optional'] === true)
       request.body = {};
+    if (request.ctx?.settings.strictIdentifiers === true) markStrict(request.body);
+    done();
   };
 
   await app.register(
     async (grid) => {
       grid.addHook('onRequest', authHook);
       grid.addHook('preValidation', checkUrl);
-      grid.addHook('preValidation', optionalBody);
+      grid.addHook('preValidation', prepareBody);
       await grid.register(platformConfigRoutes);
       await grid.register(tokenRoutes);
       await grid.register(platformExternalAccountRoutes);

@@ -288,6 +288,8 @@ interface RuleContext {
   now: Date;
   supportedCurrencies: string[];
   umaDomain: string;
+  /** The platform is in strict mode (PlatformSettings.strictIdentifiers). */
+  strictIdentifiers: boolean;
 }
 
 /** The rules between fields that a schema cannot state, on a body of either type. */
@@ -307,8 +309,14 @@ function ruleErrors(body: CustomerInput, rules: RuleContext, mode: 'create' | 'u
   }
   const idType = str(body[idTypeField]);
   const identifier = str(body[identifierField]);
-  if ((idType === 'SSN' || idType === 'ITIN') && identifier !== undefined && !SSN_LIKE.test(identifier)) {
-    add(identifierField, `must be written ###-##-#### for ${idType}`, { pattern: SSN_LIKE.source });
+  // The reference gives the number as a plain string: its shape is a strict rule.
+  if (
+    rules.strictIdentifiers &&
+    (idType === 'SSN' || idType === 'ITIN') &&
+    identifier !== undefined &&
+    !SSN_LIKE.test(identifier)
+  ) {
+    add(identifierField, `must be written ###-##-#### for ${idType} (strict identifiers)`, { pattern: SSN_LIKE.source });
   }
   if (
     (idType === 'SSN' || idType === 'ITIN') &&
@@ -406,6 +414,7 @@ async function ruleContext(ctx: Ctx): Promise<RuleContext> {
     now: ctx.now,
     supportedCurrencies: config.supportedCurrencies.map((c) => c.currencyCode),
     umaDomain: config.umaDomain,
+    strictIdentifiers: ctx.settings.strictIdentifiers === true,
   };
 }
 
