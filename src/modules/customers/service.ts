@@ -316,7 +316,9 @@ function ruleErrors(body: CustomerInput, rules: RuleContext, mode: 'create' | 'u
     identifier !== undefined &&
     !SSN_LIKE.test(identifier)
   ) {
-    add(identifierField, `must be written ###-##-#### for ${idType} (strict identifiers)`, { pattern: SSN_LIKE.source });
+    add(identifierField, `must be written ###-##-#### for ${idType} (strict identifiers)`, {
+      pattern: SSN_LIKE.source,
+    });
   }
   if (
     (idType === 'SSN' || idType === 'ITIN') &&
