@@ -387,6 +387,41 @@ export function attachedFieldErrors(
   return found;
 }
 
+// ----------------------------------------------------------------------------- nesting
+
+/**
+ * How deep a JSON body may nest: no request of the reference comes near it, and every walk
+ * of a body (its canonical form for the Idempotency-Key, its JSON for the journal) stays far
+ * within the call stack below it.
+ */
+export const BODY_DEPTH_MAX = 512;
+
+/**
+ * Whether JSON text nests arrays and objects more than `max` levels deep, read without
+ * parsing it (so a body nested past the stack is refused before anything walks it). Text
+ * too short to nest that deep is not scanned.
+ */
+export function nestedDeeperThan(text: string, max = BODY_DEPTH_MAX): boolean {
+  if (text.length <= 2 * max) return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // a backslash escapes the next character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+  }
+  return false;
+}
+
 // ----------------------------------------------------------------------------- NUL characters
 
 export const NUL_MESSAGE = 'must not contain the NUL character (U+0000)';
