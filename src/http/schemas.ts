@@ -62,6 +62,7 @@ export interface StrictRules {
   pattern?: string;
   minLength?: number;
   minItems?: number;
+  uniqueItems?: boolean;
 }
 
 export const STRICT_KEYWORD = 'x-strict';

@@ -53,6 +53,8 @@ function strictProblem(rules: StrictRules, value: unknown): StrictProblem | null
   if (Array.isArray(value)) {
     if (rules.minItems !== undefined && value.length < rules.minItems)
       return { rule: 'minItems', limit: rules.minItems, problem: `must have at least ${rules.minItems} item(s)` };
+    if (rules.uniqueItems === true && new Set(value.map((item) => JSON.stringify(item))).size < value.length)
+      return { rule: 'uniqueItems', limit: 1, problem: 'must not repeat an item' };
     return null;
   }
   if (typeof value !== 'string') return null;
@@ -288,7 +290,7 @@ function describe(error: ErrorObject, root: Ajv): FieldError {
     }
     case STRICT_KEYWORD: {
       const { rule, limit, problem } = params as unknown as StrictProblem;
-      const constraint = rule === 'minItems' ? undefined : { [rule]: limit };
+      const constraint = rule === 'minItems' || rule === 'uniqueItems' ? undefined : { [rule]: limit };
       return { field: at || 'body', message: `${problem} (strict identifiers)`, ...(constraint ? { constraint } : {}) };
     }
     case 'minLength':

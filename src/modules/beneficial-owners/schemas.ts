@@ -28,7 +28,7 @@ export const BeneficialOwnerPersonalInfoUpdate = component(
   Type.Partial(Type.Object(personalInfoFields)),
 );
 
-const Roles = strictly(Type.Array(Type.Ref(BeneficialOwnerRole), { uniqueItems: true }), { minItems: 1 });
+const Roles = strictly(Type.Array(Type.Ref(BeneficialOwnerRole)), { minItems: 1, uniqueItems: true });
 const OwnershipPercentage = Type.Integer({ minimum: 0, maximum: 100 });
 
 export const BeneficialOwner = component(

@@ -165,7 +165,8 @@ const EndUserTermsAcceptanceMethod = component(
 const endUserTermsConsentFields = {
   acceptedAt: DateTime,
   ipAddress: strictly(Type.String({ maxLength: 45 }), NOT_EMPTY),
-  termsVersion: strictly(Type.String(), NOT_EMPTY),
+  // Must be the current version (customers/service.ts): END_USER_TERMS_VERSION_NOT_FOUND otherwise.
+  termsVersion: Type.String(),
   acceptanceMethod: Type.Ref(EndUserTermsAcceptanceMethod),
 };
 export const EndUserTermsConsentRequest = component(
@@ -269,7 +270,8 @@ const businessRequestFields = {
 const createFields = {
   platformCustomerId: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
   region: Type.Optional(CountryCode),
-  currencies: Type.Optional(Type.Array(strictly(Type.String(), { pattern: '^[A-Z0-9]{3,5}$' }))),
+  // Each must be a currency the platform supports (customers/service.ts), whatever its shape.
+  currencies: Type.Optional(Type.Array(Type.String())),
   email: Type.Optional(Email),
   phoneNumber: Type.Optional(PhoneNumber),
   umaAddress: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),

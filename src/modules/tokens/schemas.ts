@@ -30,7 +30,7 @@ export const ApiTokenCreateRequest = component(
   'ApiTokenCreateRequest',
   Type.Object({
     name: strictly(Type.String({ maxLength: 255 }), NOT_EMPTY),
-    permissions: strictly(Type.Array(Type.Ref(Permission), { uniqueItems: true }), { minItems: 1 }),
+    permissions: strictly(Type.Array(Type.Ref(Permission)), { minItems: 1, uniqueItems: true }),
   }),
 );
 
