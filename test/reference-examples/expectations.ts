@@ -95,7 +95,15 @@ export const REFERENCE_BREAKS: readonly ReferenceBreak[] = [
     field: 'currency',
     example: 'USD',
     problem: "fits USD accounts only; each account type holds its own currency (the type's name says which)",
-    sent: 'the currency of the account type (ACCOUNT_CURRENCY)',
+    sent: 'the currency of the account type (accountCurrency)',
+  },
+  {
+    where: 'updateCardById, named example updateFundingSources and the built body',
+    field: 'fundingSources',
+    example: 'two internal accounts',
+    problem:
+      "each must hold the card's currency (stated); the sandbox gives a customer one internal account per currency",
+    sent: 'the first one only (the named example freezeAndUpdateSources sends one as well)',
   },
 ];
 
