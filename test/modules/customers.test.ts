@@ -280,6 +280,11 @@ describe('POST /customers', () => {
     });
     expect(accepted.status).toBe(201);
     expect(accepted.body.endUserTermsConsent).toEqual(consent);
+    // V1, the version the reference's request bodies name, is taken too.
+    const v1 = await t.api('POST', '/customers', {
+      body: individualBody('Ada Obi', { endUserTermsConsent: { ...consent, termsVersion: 'V1' } }),
+    });
+    expect(v1.status, v1.text).toBe(201);
 
     const old = await t.api('POST', '/customers', {
       body: individualBody('Ada Obi', { endUserTermsConsent: { ...consent, termsVersion: '2019-01-01' } }),
