@@ -468,12 +468,15 @@ export async function markFailedAttempt(
 ): Promise<void> {
   const attempts = row.attempts + 1;
   const giveUp = kind === undefined || attempts >= kind.attemptsMax;
+  const retryDelayMs = giveUp ? 0 : kind!.retryDelayMs(attempts);
+  // The retry falls due as much later on the wall clock as on the platform's.
+  if (!giveUp) announceJobs(tx, platformNowMs - Number(row.clock_offset_ms) + retryDelayMs);
   await tx
     .updateTable('jobs')
     .set({
       status: giveUp ? 'FAILED' : 'PENDING',
       attempts,
-      due_at_ms: giveUp ? Number(row.due_at_ms) : platformNowMs + kind!.retryDelayMs(attempts),
+      due_at_ms: giveUp ? Number(row.due_at_ms) : platformNowMs + retryDelayMs,
       locked_by: null,
       locked_until_ms: null,
       last_error: error.slice(0, 2000),
