@@ -26,7 +26,14 @@ import { OpenApiCollector } from './http/openapi.js';
 import { attachRecorder } from './http/recorder.js';
 import { isOperationSchema } from './http/route.js';
 import { checkUrl, rewriteBadlyEncodedUrl, ROUTER_PARAM_CHARS_MAX } from './http/url.js';
-import { createValidators, lazyValidator, nulFields } from './http/validation.js';
+import {
+  BODY_DEPTH_MAX,
+  createValidators,
+  lazyValidator,
+  markStrict,
+  nestedDeeperThan,
+  nulFields,
+} from './http/validation.js';
 import { JobRunner } from './jobs/runner.js';
 import { beneficialOwnerRoutes } from './modules/beneficial-owners/routes.js';
 import { customerImportRoutes } from './modules/customer-imports/routes.js';
@@ -117,9 +124,15 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   // JSON bodies: an empty body counts as no body (clients send Content-Type on bodiless
   // POSTs); prototype-poisoning keys are rejected. Only JSON is accepted elsewhere.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
     if (text.trim() === '') return done(null, undefined);
+    if (nestedDeeperThan(text)) {
+      // Refused unread, so nothing walks it; an operation that takes no body just ignores it.
+      const schema = request.routeOptions.schema;
+      if (isOperationSchema(schema) && schema.body === undefined) return done(null, undefined);
+      return done(invalidInput([{ field: 'body', message: `nests deeper than ${BODY_DEPTH_MAX} levels` }]), undefined);
+    }
     try {
       const parsed: unknown = sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
       // JSON can carry U+0000 only as this escape, so most bodies skip the walk.
@@ -206,17 +219,20 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   };
 
   // An operation whose body is optional sees an absent body as {} (so it validates as one).
-  const optionalBody = async (request: import('fastify').FastifyRequest) => {
+  // A platform in strict mode has its body checked against the strict rules too (StrictRules).
+  const prepareBody = (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
     const schema = request.routeOptions.schema;
     if (request.body === undefined && isOperationSchema(schema) && schema['x-body-optional'] === true)
       request.body = {};
+    if (request.ctx?.settings.strictIdentifiers === true) markStrict(request.body);
+    done();
   };
 
   await app.register(
     async (grid) => {
       grid.addHook('onRequest', authHook);
       grid.addHook('preValidation', checkUrl);
-      grid.addHook('preValidation', optionalBody);
+      grid.addHook('preValidation', prepareBody);
       // The platform's fault rules: after authentication, before validation and the handler.
       installRequestFaults(grid, deps);
       await grid.register(platformConfigRoutes);

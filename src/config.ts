@@ -29,6 +29,8 @@ export interface Config {
   webhookTimeoutMs?: number | undefined;
   /** The origins an SCA passkey ceremony may run against (DEFAULT_PASSKEY_ORIGINS when unset). */
   passkeyOrigins?: string[] | undefined;
+  /** New platforms start in strict mode (`strictIdentifiers`; RAILYARD_STRICT_IDENTIFIERS=1). */
+  strictIdentifiers?: boolean | undefined;
 }
 
 /** Where an integrator's web app runs in development: the SCA passkey origins when none are configured. */
@@ -63,6 +65,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(
       `RAILYARD_WEBHOOK_TIMEOUT_MS must be an integer between 1 and 30000, got "${env.RAILYARD_WEBHOOK_TIMEOUT_MS}"`,
     );
+  }
+  const strictSetting = env.RAILYARD_STRICT_IDENTIFIERS || '0';
+  if (strictSetting !== '0' && strictSetting !== '1') {
+    throw new ConfigError(`RAILYARD_STRICT_IDENTIFIERS must be 0 or 1, got "${strictSetting}"`);
   }
   const clientId = env.GRID_CLIENT_ID || undefined;
   const clientSecret = env.GRID_CLIENT_SECRET || undefined;
@@ -101,5 +107,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     validateResponses: env.RAILYARD_VALIDATE_RESPONSES === '1',
     webhookTimeoutMs,
     passkeyOrigins,
+    strictIdentifiers: strictSetting === '1',
   };
 }

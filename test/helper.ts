@@ -69,7 +69,7 @@ export interface TestApp extends Tenant {
   /** Runs every job that is due now (tests do not run the background poll). */
   runDueJobs(): Promise<number>;
   /** Another platform on the same server, with its own credentials. */
-  newPlatform(options?: { counterpartyRules?: boolean }): Promise<Tenant>;
+  newPlatform(options?: PlatformOptions): Promise<Tenant>;
   close(): Promise<void>;
 }
 
@@ -124,10 +124,16 @@ export async function closeOpenApps(): Promise<void> {
   await Promise.all(openApps.splice(0).map((app) => app.close()));
 }
 
-export interface BuildOptions {
+/** Settings of a test platform (PlatformSettings). */
+export interface PlatformOptions {
+  counterpartyRules?: boolean;
+  /** Strict identifiers: the strict rules apply to its requests (off unless set). */
+  strictIdentifiers?: boolean;
+}
+
+export interface BuildOptions extends PlatformOptions {
   clock?: Clock;
   config?: Partial<Config>;
-  counterpartyRules?: boolean;
   /** Routes added under the Grid base path, for tests of kernel pieces. */
   extraRoutes?: FastifyPluginAsync;
   /** Where the app's pino log goes, at the level a server runs with (tests of what is logged). */
@@ -150,8 +156,8 @@ export async function build(options: BuildOptions = {}): Promise<TestApp> {
       ? { loggerInstance: pino({ level: 'info', base: { service: 'railyard' } }, options.logStream) }
       : {}),
   });
-  const addPlatform = async (counterpartyRules = false) => {
-    const created = await createPlatform(deps, { name: 'Test platform', counterpartyRules });
+  const addPlatform = async (settings: PlatformOptions) => {
+    const created = await createPlatform(deps, { name: 'Test platform', ...settings });
     return tenant(app, {
       platformId: created.platformId,
       tokenId: created.token.id,
@@ -159,13 +165,16 @@ export async function build(options: BuildOptions = {}): Promise<TestApp> {
       clientSecret: created.token.clientSecret!,
     });
   };
-  const main = await addPlatform(options.counterpartyRules);
+  const main = await addPlatform({
+    counterpartyRules: options.counterpartyRules,
+    strictIdentifiers: options.strictIdentifiers,
+  });
   let closed = false;
   const testApp: TestApp = {
     ...main,
     app,
     deps,
-    newPlatform: (o = {}) => addPlatform(o.counterpartyRules),
+    newPlatform: (o = {}) => addPlatform(o),
     async advanceClock(seconds) {
       const reply = await main.raw('POST', '/_railyard/clock/advance', { body: { seconds } });
       if (reply.status !== 200) throw new Error(`clock advance failed: ${reply.text}`);

@@ -148,6 +148,35 @@ function ClockBadge({ version }: { version: number }) {
   );
 }
 
+/**
+ * The platform's strict-identifiers setting in the header: on, requests are also refused for
+ * the check digits and shapes the reference does not state. A click switches it.
+ */
+function StrictToggle({ platform, onChanged }: { platform: Obj; onChanged: (platform: Obj) => void }) {
+  const [busy, setBusy] = useState(false);
+  const on = platform.strictIdentifiers === true;
+  const toggle = async () => {
+    setBusy(true);
+    try {
+      onChanged(await request('PATCH', `${ADMIN}/platform`, { strictIdentifiers: !on }));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <button
+      type="button"
+      class={`strict-toggle${on ? ' on' : ''}`}
+      aria-pressed={on}
+      disabled={busy}
+      title="Strict identifiers: also refuse check digits, checksums and shapes the reference does not state (IBAN, CLABE, ABA, addresses). Click to switch."
+      onClick={() => void toggle()}
+    >
+      Strict identifiers: {on ? 'on' : 'off'}
+    </button>
+  );
+}
+
 function Page({ route, onAdvanced }: { route: Route; onAdvanced: () => void }) {
   const { section, id, params } = route;
   switch (section) {
@@ -230,6 +259,7 @@ function App() {
             {platform?.name ?? '…'}
           </span>
         </div>
+        {platform !== undefined ? <StrictToggle platform={platform} onChanged={setPlatform} /> : null}
         <ClockBadge version={clockVersion} />
         <button type="button" class="secondary" onClick={() => signOut()}>
           Sign out

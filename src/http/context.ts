@@ -32,6 +32,11 @@ export interface PlatformSettings {
    * reads as on; off makes createInvitation answer INVITATIONS_NOT_CONFIGURED.
    */
   invitations?: boolean;
+  /**
+   * Strict identifiers: requests are also refused for the check digits, checksums and shapes
+   * the reference does not state (StrictRules in http/schemas.ts). Absent reads as off.
+   */
+  strictIdentifiers?: boolean;
 }
 
 /**

@@ -35,6 +35,46 @@ export function formats(): ReadonlyMap<string, FormatCheck> {
   return FORMATS;
 }
 
+type StandardFormat = RegExp | ((value: string) => boolean) | { validate: RegExp | ((value: string) => boolean) };
+
+/** The check of a format: one defined here, else a standard one of ajv-formats (date, email…). */
+export function formatCheck(name: string): FormatCheck | undefined {
+  const own = FORMATS.get(name);
+  if (own !== undefined) return own;
+  const standard = (fullFormats as Record<string, StandardFormat | undefined>)[name];
+  if (standard === undefined) return undefined;
+  const test = standard instanceof RegExp || typeof standard === 'function' ? standard : standard.validate;
+  const passes = test instanceof RegExp ? (value: string) => test.test(value) : test;
+  return (value) => (passes(value) ? null : `must be a valid ${name}`);
+}
+
+/**
+ * Rules railyard applies only for a platform in strict mode (`strictIdentifiers`): check
+ * digits, checksums, encodings and shapes that the reference does not state. A request is
+ * otherwise refused only for what the reference states, so fixtures built from its examples
+ * work unchanged; strict mode catches what a production bank or chain would bounce. The rules
+ * sit in the schema under STRICT_KEYWORD, so the OpenAPI document shows them, and the one
+ * validator applies them when the body is marked strict (markStrict, http/validation.ts).
+ */
+export interface StrictRules {
+  /** A format defined with defineFormat, whose check explains what is wrong. */
+  format?: string;
+  pattern?: string;
+  minLength?: number;
+  minItems?: number;
+  uniqueItems?: boolean;
+}
+
+export const STRICT_KEYWORD = 'x-strict';
+
+export function strictly<T extends TSchema>(schema: T, rules: StrictRules): T {
+  return { ...schema, [STRICT_KEYWORD]: rules };
+}
+
+/** The strict rules most often given: a text that is not empty, a country of two capitals. */
+export const NOT_EMPTY: StrictRules = { minLength: 1 };
+export const COUNTRY_SHAPE: StrictRules = { pattern: '^[A-Z]{2}$' };
+
 /** A string restricted to a list of values (an `enum`, so errors can name the allowed values). */
 export function StringEnum<const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) {
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });

@@ -6,7 +6,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { TSchema } from '@sinclair/typebox';
 import type { FieldError } from './errors.js';
-import { components, formats } from './schemas.js';
+import { components, formatCheck, formats, STRICT_KEYWORD, type StrictRules } from './schemas.js';
 
 // ajv-formats is published as CommonJS with a default export.
 type AddFormats = (ajv: Ajv) => Ajv;
@@ -28,6 +28,68 @@ function forAjv(schema: unknown): unknown {
   return out;
 }
 
+// ----------------------------------------------------------------------------- strict mode
+
+/** Marks a parsed body as sent by a platform in strict mode; see StrictRules. */
+const STRICT_BODY = Symbol('railyard.strictBody');
+
+/**
+ * Marks `body` so that validating it applies the strict rules of its schema. The mark is a
+ * symbol, invisible to JSON and to the services, so the body is otherwise the one sent.
+ */
+export function markStrict(body: unknown): void {
+  if (body !== null && typeof body === 'object')
+    Object.defineProperty(body, STRICT_BODY, { value: true, enumerable: false });
+}
+
+interface StrictProblem {
+  rule: keyof StrictRules;
+  limit: string | number;
+  problem: string;
+}
+
+/** What breaks the first strict rule `value` fails, or null. */
+function strictProblem(rules: StrictRules, value: unknown): StrictProblem | null {
+  if (Array.isArray(value)) {
+    if (rules.minItems !== undefined && value.length < rules.minItems)
+      return { rule: 'minItems', limit: rules.minItems, problem: `must have at least ${rules.minItems} item(s)` };
+    if (rules.uniqueItems === true && new Set(value.map((item) => JSON.stringify(item))).size < value.length)
+      return { rule: 'uniqueItems', limit: 1, problem: 'must not repeat an item' };
+    return null;
+  }
+  if (typeof value !== 'string') return null;
+  if (rules.minLength !== undefined && value.length < rules.minLength)
+    return {
+      rule: 'minLength',
+      limit: rules.minLength,
+      problem: rules.minLength === 1 ? 'must not be empty' : `must be at least ${rules.minLength} characters long`,
+    };
+  if (rules.pattern !== undefined && !new RegExp(rules.pattern, 'u').test(value))
+    return { rule: 'pattern', limit: rules.pattern, problem: `must match the pattern ${rules.pattern}` };
+  if (rules.format !== undefined) {
+    const problem = formatCheck(rules.format)?.(value) ?? null;
+    if (problem !== null) return { rule: 'format', limit: rules.format, problem };
+  }
+  return null;
+}
+
+type StrictKeywordCheck = ((
+  rules: StrictRules,
+  data: unknown,
+  parentSchema: unknown,
+  context: { rootData: unknown },
+) => boolean) & { errors?: Partial<ErrorObject>[] };
+
+/** The STRICT_KEYWORD keyword: passes unless the body is marked strict and a rule fails. */
+const strictKeyword: StrictKeywordCheck = function checkStrict(rules, data, _parentSchema, context) {
+  const root = context.rootData as Record<symbol, unknown> | null;
+  if (root === null || typeof root !== 'object' || root[STRICT_BODY] !== true) return true;
+  const found = strictProblem(rules, data);
+  if (found === null) return true;
+  strictKeyword.errors = [{ keyword: STRICT_KEYWORD, message: found.problem, params: { ...found } }];
+  return false;
+};
+
 function makeAjv(coerce: boolean): Ajv {
   const ajv = new Ajv({
     allErrors: true,
@@ -44,6 +106,7 @@ function makeAjv(coerce: boolean): Ajv {
   addFormats(ajv);
   for (const [name, check] of formats())
     ajv.addFormat(name, { type: 'string', validate: (value: string) => check(value) === null });
+  ajv.addKeyword({ keyword: STRICT_KEYWORD, schemaType: 'object', errors: true, validate: strictKeyword as never });
   for (const schema of components().values()) ajv.addSchema(forAjv(schema) as object);
   return ajv;
 }
@@ -225,6 +288,11 @@ function describe(error: ErrorObject, root: Ajv): FieldError {
         message: problem ?? `must be a valid ${String(params.format)}`,
       };
     }
+    case STRICT_KEYWORD: {
+      const { rule, limit, problem } = params as unknown as StrictProblem;
+      const constraint = rule === 'minItems' || rule === 'uniqueItems' ? undefined : { [rule]: limit };
+      return { field: at || 'body', message: `${problem} (strict identifiers)`, ...(constraint ? { constraint } : {}) };
+    }
     case 'minLength':
       return {
         field: at,
@@ -319,6 +387,41 @@ export function attachedFieldErrors(
       found.push(...toFieldErrors(validate.errors ?? [], validators.text));
   }
   return found;
+}
+
+// ----------------------------------------------------------------------------- nesting
+
+/**
+ * How deep a JSON body may nest: no request of the reference comes near it, and every walk
+ * of a body (its canonical form for the Idempotency-Key, its JSON for the journal) stays far
+ * within the call stack below it.
+ */
+export const BODY_DEPTH_MAX = 512;
+
+/**
+ * Whether JSON text nests arrays and objects more than `max` levels deep, read without
+ * parsing it (so a body nested past the stack is refused before anything walks it). Text
+ * too short to nest that deep is not scanned.
+ */
+export function nestedDeeperThan(text: string, max = BODY_DEPTH_MAX): boolean {
+  if (text.length <= 2 * max) return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // a backslash escapes the next character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+  }
+  return false;
 }
 
 // ----------------------------------------------------------------------------- NUL characters

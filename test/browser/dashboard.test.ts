@@ -123,6 +123,16 @@ describe.skipIf(skipReason !== undefined)('the dashboard in Chromium', () => {
     pageErrors.length = 0;
     expect(await page.evaluate(() => Object.keys(sessionStorage))).toEqual(['railyard.dashboard.credentials']);
 
+    // The header shows the platform's strict-identifiers setting, and a click switches it.
+    const strict = page.getByRole('button', { name: /Strict identifiers/ });
+    expect(await strict.textContent()).toBe('Strict identifiers: off');
+    await strict.click();
+    await poll(() => strict.getAttribute('aria-pressed')).toBe('true');
+    expect((await api('GET', '/_railyard/platform')).body.strictIdentifiers).toBe(true);
+    await strict.click();
+    await poll(() => strict.textContent()).toBe('Strict identifiers: off');
+    expect((await api('GET', '/_railyard/platform')).body.strictIdentifiers).toBe(false);
+
     // A customer made through the API appears on the open customers page without a reload.
     await open('customers');
     const customer = await api('POST', '/customers', individualBody('Ada Lovelace'));

@@ -34,7 +34,7 @@ import { databaseUrl } from '../helper.js';
 
 const SEED = /^\d+$/.test(process.env.SOAK_SEED ?? '') ? Number(process.env.SOAK_SEED) : randomInt(2 ** 31);
 /** Real time the final phase waits for every webhook delivery to end DELIVERED. */
-const DELIVERY_WAIT_MS = Number(process.env.SOAK_DELIVERY_WAIT_MS || 20_000);
+const DELIVERY_WAIT_MS = Number(process.env.SOAK_DELIVERY_WAIT_MS || 60_000);
 /** The platform's USD account: more than the whole run spends, so no write is refused. */
 const FUNDED = 50_000_000;
 const WORKERS = 6;
@@ -778,7 +778,12 @@ async function soak(label: string, store: Record<string, string>, servers: Serve
   }
 }
 
-const TEST_TIMEOUT_MS = 120_000 + DELIVERY_WAIT_MS;
+/**
+ * A guard against a hung run, not a speed target: the run's length is set by its work, and a
+ * machine busy with other jobs (load 15 on two cores was seen) can take several times its usual
+ * 30 to 60 s.
+ */
+const TEST_TIMEOUT_MS = 360_000 + DELIVERY_WAIT_MS;
 
 describe('SIGKILL at random moments under money traffic, on SQLite', () => {
   const servers: ServerProcess[] = [];

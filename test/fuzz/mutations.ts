@@ -7,6 +7,7 @@
 // another kind) or a query parameter. Which ones each operation gets is drawn from a seeded
 // generator, so a run is repeatable from its seed.
 
+import { randomUUID } from 'node:crypto';
 import type { Baseline, FilePart } from './baselines.js';
 
 /** JSON text written as is (numbers JSON can carry but JavaScript cannot: 1e309, 2^53 + 1). */
@@ -406,6 +407,26 @@ export function mutationsOf(
       (s) => (s.body = { ...body, files: Array.from({ length: 12 }, () => body.files[0]!).filter(Boolean) }),
     );
   }
+
+  // A JSON body with a member nested 10,000 deep, far past what any walk of it could take
+  // on the call stack, with an Idempotency-Key and without one (the key's request hash walks
+  // the body), on every operation: refused with a 4xx envelope, or ignored by an operation
+  // that takes no body; never a 5xx.
+  const deepText = (() => {
+    const depth = 10_000;
+    const nestedText =
+      '['.repeat(depth / 2) + '{"a":'.repeat(depth / 2) + '1' + '}'.repeat(depth / 2) + ']'.repeat(depth / 2);
+    const text = body?.kind === 'json' ? toJson(body.value) : '{}';
+    return text.startsWith('{') && text !== '{}'
+      ? text.replace(/^\{/, `{"deep":${nestedText},`)
+      : `{"deep":${nestedText}}`;
+  })();
+  for (const withKey of [true, false])
+    variant(`body: a member nested 10,000 deep, ${withKey ? 'with' : 'without'} an Idempotency-Key`, 'body', (s) => {
+      s.body = { kind: 'text', text: deepText, contentType: 'application/json' };
+      if (withKey) s.headers['idempotency-key'] = `deep-${randomUUID()}`;
+      else delete s.headers['idempotency-key'];
+    });
 
   // The body as a whole, for operations that take a JSON body (or may).
   if (options.takesJsonBody) {

@@ -8,11 +8,12 @@ import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { Type } from '@sinclair/typebox';
 import { BODY_LIMIT_BYTES } from '../../src/app.js';
+import { BODY_DEPTH_MAX } from '../../src/http/validation.js';
 import { DISCARDED_BODY_BYTES_MAX } from '../../src/http/error-handler.js';
 import { op } from '../../src/http/route.js';
 import { PATH_PARAM_CHARS_MAX } from '../../src/http/url.js';
 import { accountBody } from '../fixtures/accounts.js';
-import { customerWithAccounts } from '../fixtures/money.js';
+import { customerWithAccounts, fund } from '../fixtures/money.js';
 import { basic, build, type TestApp } from '../helper.js';
 
 const envelope = (status: number, code: string) => ({ status, code, message: expect.any(String) });
@@ -378,6 +379,56 @@ describe('numbers past the double range', () => {
     const reply = await t.api('GET', `/tokens?limit=${value}`);
     expect(reply.status).toBe(400);
     expect(reply.body.details.errors).toEqual([{ field: 'limit', message: 'must be a finite number' }]);
+  });
+});
+
+describe('a body nested deeper than any walk of it can go', () => {
+  const nestedText = (depth: number) =>
+    `${'['.repeat(Math.ceil(depth / 2))}${'{"a":'.repeat(Math.floor(depth / 2))}1${'}'.repeat(Math.floor(depth / 2))}${']'.repeat(Math.ceil(depth / 2))}`;
+
+  it(`is a 400 naming the body past ${BODY_DEPTH_MAX} levels, with and without an Idempotency-Key, and moves nothing`, async () => {
+    const t = await build();
+    const { usd, external } = await customerWithAccounts(t);
+    await fund(t, usd.id, 10_000);
+    const transfer = `{"source":{"accountId":"${usd.id}"},"destination":{"accountId":"${external.id}"},"amount":100`;
+    for (const headers of [{}, { 'idempotency-key': 'deep-1' }] as Record<string, string>[]) {
+      const deep = await t.api('POST', '/transfer-out', {
+        payload: `${transfer},"deep":${nestedText(10_000)}}`,
+        headers: { 'content-type': 'application/json', ...headers },
+      });
+      expect(deep.status).toBe(400);
+      expect(deep.body.details.errors).toEqual([
+        { field: 'body', message: `nests deeper than ${BODY_DEPTH_MAX} levels` },
+      ]);
+      const justOver = await t.api('POST', '/transfer-out', {
+        payload: `${transfer},"deep":${nestedText(BODY_DEPTH_MAX)}}`,
+        headers: { 'content-type': 'application/json', ...headers },
+      });
+      expect(justOver.status).toBe(400);
+    }
+    expect((await t.api('GET', '/transactions')).body.totalCount).toBe(0);
+    // At the limit (the outer object counts as one level), the member is just an unknown one.
+    const atLimit = await t.api('POST', '/transfer-out', {
+      payload: `${transfer},"deep":${nestedText(BODY_DEPTH_MAX - 1)}}`,
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'deep-2' },
+    });
+    expect(atLimit.status).toBe(201);
+    // Brackets inside strings are text, not nesting.
+    const bracketsInText = await t.api('POST', '/transfer-out', {
+      payload: `${transfer},"note":"${'[{'.repeat(2_000)}"}`,
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'deep-3' },
+    });
+    expect(bracketsInText.status).toBe(201);
+  });
+
+  it('is ignored by an operation that takes no body', async () => {
+    const t = await build();
+    const token = await t.api('POST', '/tokens', { body: { name: 'spare', permissions: ['VIEW'] } });
+    const deleted = await t.api('DELETE', `/tokens/${token.body.id}`, {
+      payload: `{"deep":${nestedText(10_000)}}`,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(deleted.status).toBe(204);
   });
 });
 

@@ -95,14 +95,20 @@ describe('POST /crypto/estimate-withdrawal-fee', () => {
       },
       { field: 'amount', message: 'must be a positive amount in the smallest unit of the currency' },
     ]);
-    const address = await estimate(t, {
-      internalAccountId: account.id,
-      currency: 'USDC',
-      cryptoNetwork: 'ETHEREUM',
-      amount: 5_000_000,
-      destinationAddress: solana(),
-    });
-    expect(address.body.details.errors.map((e: any) => e.field)).toEqual(['destinationAddress']);
+    // A Solana address on Ethereum breaks no rule of the reference: only strict mode refuses it.
+    const onEthereum = { currency: 'USDC', cryptoNetwork: 'ETHEREUM', amount: 5_000_000, destinationAddress: solana() };
+    const address = await estimate(t, { internalAccountId: account.id, ...onEthereum });
+    expect(address.status).toBe(200);
+    const strict = await t.newPlatform({ strictIdentifiers: true });
+    const strictAccount = await platformAccount(strict, 'USDC');
+    const strictAddress = await estimate(strict, { internalAccountId: strictAccount.id, ...onEthereum });
+    expect(strictAddress.status).toBe(400);
+    expect(strictAddress.body.details.errors).toEqual([
+      {
+        field: 'destinationAddress',
+        message: 'must be 0x followed by 40 hexadecimal characters on ETHEREUM (strict identifiers)',
+      },
+    ]);
     const currency = await estimate(t, {
       internalAccountId: account.id,
       currency: 'DOGE',

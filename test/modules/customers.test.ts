@@ -134,37 +134,45 @@ describe('POST /customers', () => {
 
   it('names every invalid field of an individual in one 400, schema and rules together, and creates nothing', async () => {
     const t = await build();
-    const reply = await t.api('POST', '/customers', {
-      body: {
-        customerType: 'INDIVIDUAL',
-        email: 'not-an-email',
-        phoneNumber: '0044 20 7946 0000',
-        birthDate: '2099-01-01',
-        nationality: 'United States',
-        address: { line1: '1 Main St', country: 'US' },
-        idType: 'SSN',
-        identifier: '123456789',
-        currencies: ['USD', 'EUR', 'USD'],
-        umaAddress: 'not an address',
-        pepStatus: 'MAYBE',
-        sourceOfWealthCategories: ['OTHER'],
-      },
-    });
+    const body = {
+      customerType: 'INDIVIDUAL',
+      email: 'not-an-email',
+      phoneNumber: '0044 20 7946 0000',
+      birthDate: '2099-01-01',
+      nationality: 'United States',
+      address: { line1: '1 Main St', country: 'US' },
+      idType: 'SSN',
+      identifier: '123456789',
+      currencies: ['USD', 'EUR', 'USD'],
+      umaAddress: 'not an address',
+      pepStatus: 'MAYBE',
+      sourceOfWealthCategories: ['OTHER'],
+    };
+    const reply = await t.api('POST', '/customers', { body });
     expect(reply.status).toBe(400);
     expect(reply.body).toMatchObject({ status: 400, code: 'INVALID_INPUT' });
-    expect(fieldsOf(reply)).toEqual([
+    const reference = [
       'address.postalCode',
       'birthDate',
       'currencies[1]',
       'currencies[2]',
       'email',
-      'identifier',
       'nationality',
       'pepStatus',
       'phoneNumber',
       'sourceOfWealthOtherDescription',
       'umaAddress',
-    ]);
+    ];
+    expect(fieldsOf(reply)).toEqual(reference);
+    // An SSN written without its dashes breaks no rule of the reference; strict mode refuses it.
+    const strict = await t.newPlatform({ strictIdentifiers: true });
+    const strictReply = await strict.api('POST', '/customers', { body });
+    expect(fieldsOf(strictReply)).toEqual([...reference, 'identifier'].sort());
+    expect(strictReply.body.details.errors.find((e: { field: string }) => e.field === 'identifier')).toEqual({
+      field: 'identifier',
+      constraint: { pattern: '^\\d{3}-\\d{2}-\\d{4}$' },
+      message: 'must be written ###-##-#### for SSN (strict identifiers)',
+    });
     const byField = Object.fromEntries(reply.body.details.errors.map((e: { field: string }) => [e.field, e]));
     expect(byField.email.constraint).toEqual({ format: 'email' });
     expect(byField.phoneNumber.constraint).toEqual({ pattern: '^\\+[1-9]\\d{1,14}$' });
@@ -173,33 +181,36 @@ describe('POST /customers', () => {
     expect((await t.api('GET', '/customers')).body.totalCount).toBe(0);
   });
 
-  it('names every invalid field of a business in one 400', async () => {
+  it('names every invalid field of a business in one 400; strict mode adds the strict ones', async () => {
     const t = await build();
-    const reply = await t.api('POST', '/customers', {
-      body: {
-        customerType: 'BUSINESS',
-        businessInfo: {
-          legalName: '',
-          country: 'USA',
-          incorporatedOn: '2099-12-01',
-          entityType: 'GUILD',
-          naicsCode: 'abc',
-          purposeOfAccount: 'OTHER',
-        },
-        address: { line1: '1 Dock Rd', postalCode: '02110' },
+    const body = {
+      customerType: 'BUSINESS',
+      businessInfo: {
+        legalName: '',
+        country: 'USA',
+        incorporatedOn: '2099-12-01',
+        entityType: 'GUILD',
+        naicsCode: 'abc',
+        purposeOfAccount: 'OTHER',
       },
-    });
+      address: { line1: '1 Dock Rd', postalCode: '02110' },
+    };
+    const reply = await t.api('POST', '/customers', { body });
     expect(reply.status).toBe(400);
-    expect(fieldsOf(reply)).toEqual([
+    const reference = [
       'address.country',
       'businessInfo.country',
       'businessInfo.entityType',
       'businessInfo.incorporatedOn',
-      'businessInfo.legalName',
       'businessInfo.naicsCode',
       'businessInfo.purposeOfAccountOtherDescription',
       'businessInfo.taxId',
-    ]);
+    ];
+    // The reference asks for a legalName, not for one that is not empty: only strict mode does.
+    expect(fieldsOf(reply)).toEqual(reference);
+    const strict = await t.newPlatform({ strictIdentifiers: true });
+    const strictReply = await strict.api('POST', '/customers', { body });
+    expect(fieldsOf(strictReply)).toEqual([...reference, 'businessInfo.legalName'].sort());
   });
 
   it('answers a missing or unknown customerType with the allowed values', async () => {
@@ -269,6 +280,11 @@ describe('POST /customers', () => {
     });
     expect(accepted.status).toBe(201);
     expect(accepted.body.endUserTermsConsent).toEqual(consent);
+    // V1, the version the reference's request bodies name, is taken too.
+    const v1 = await t.api('POST', '/customers', {
+      body: individualBody('Ada Obi', { endUserTermsConsent: { ...consent, termsVersion: 'V1' } }),
+    });
+    expect(v1.status, v1.text).toBe(201);
 
     const old = await t.api('POST', '/customers', {
       body: individualBody('Ada Obi', { endUserTermsConsent: { ...consent, termsVersion: '2019-01-01' } }),

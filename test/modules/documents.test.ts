@@ -132,14 +132,27 @@ describe('POST /documents', () => {
     );
     expect(reply.status).toBe(400);
     expect(fieldsOf(reply)).toEqual(['country', 'documentHolder', 'documentType', 'file', 'side']);
-    const identity = await t.api(
+    // The reference leaves an identity document's number and issuing authority optional:
+    // only strict mode asks for them (and for them not empty).
+    const customer = await createCustomer(t, individualBody('Jordan Rivera'));
+    const identityForm = (holder: string, extra: Record<string, string> = {}) =>
+      multipart({ documentHolder: holder, documentType: 'NATIONAL_ID', country: 'US', ...extra }, [
+        { fileName: 'id.png', data: PNG() },
+      ]);
+    expect((await t.api('POST', '/documents', identityForm(customer.id))).status).toBe(201);
+    expect((await t.api('POST', '/documents', identityForm(customer.id, { documentNumber: '' }))).status).toBe(201);
+    const strict = await t.newPlatform({ strictIdentifiers: true });
+    const strictCustomer = await createCustomer(strict, individualBody('Jordan Rivera'));
+    const identity = await strict.api('POST', '/documents', identityForm(strictCustomer.id));
+    expect(fieldsOf(identity)).toEqual(['documentNumber', 'issuingAuthority']);
+    const empty = await strict.api(
       'POST',
       '/documents',
-      multipart({ documentHolder: 'Customer:x', documentType: 'NATIONAL_ID', country: 'US' }, [
-        { fileName: 'id.png', data: PNG() },
-      ]),
+      identityForm(strictCustomer.id, { documentNumber: '', issuingAuthority: 'Service Canada' }),
     );
-    expect(fieldsOf(identity)).toEqual(['documentNumber', 'issuingAuthority']);
+    expect(empty.body.details.errors).toEqual([
+      { field: 'documentNumber', constraint: { minLength: 1 }, message: 'must not be empty (strict identifiers)' },
+    ]);
   });
 
   it('answers a JSON body with 400 naming the content type', async () => {
@@ -231,7 +244,7 @@ describe('GET, PUT and DELETE /documents/{documentId}, GET /documents', () => {
       multipart({ documentType: 'PASSPORT', country: 'US' }, [{ fileName: 'x', data: Buffer.from('hello') }]),
     );
     expect(badReplace.status).toBe(400);
-    expect(fieldsOf(badReplace)).toEqual(['documentNumber', 'file', 'issuingAuthority']);
+    expect(fieldsOf(badReplace)).toEqual(['file']);
 
     expect((await t.api('DELETE', `/documents/${second.id}`)).status).toBe(204);
     expect((await t.api('GET', `/documents/${second.id}`)).body).toMatchObject({

@@ -72,36 +72,48 @@ describe('POST /platform/external-accounts', () => {
     },
   );
 
-  it('lists every invalid field of a body in one response', async () => {
-    const t = await build();
-    const reply = await t.api('POST', PATH, {
-      body: {
-        currency: 'USD',
-        ownershipType: 'SOMEONE',
-        accountInfo: {
-          accountType: 'USD_ACCOUNT',
-          accountNumber: '',
-          routingNumber: '12345',
-          bankAccountType: 'BROKERAGE',
-          beneficiary: { beneficiaryType: 'INDIVIDUAL', birthDate: 'yesterday', address: { line1: '1 Main St' } },
-        },
+  it('lists every invalid field of a body in one response; strict mode adds the strict ones', async () => {
+    const body = {
+      currency: 'USD',
+      ownershipType: 'SOMEONE',
+      accountInfo: {
+        accountType: 'USD_ACCOUNT',
+        accountNumber: '',
+        routingNumber: '12345',
+        bankAccountType: 'BROKERAGE',
+        beneficiary: { beneficiaryType: 'INDIVIDUAL', birthDate: 'yesterday', address: { line1: '1 Main St' } },
       },
-    });
-    expect(reply.status).toBe(400);
-    expect(fieldsOf(reply)).toEqual([
+    };
+    const reference = [
       'accountInfo.accountNumber',
       'accountInfo.bankAccountType',
       'accountInfo.beneficiary.address.country',
       'accountInfo.beneficiary.address.postalCode',
-      'accountInfo.beneficiary.birthDate',
       'accountInfo.beneficiary.fullName',
       'accountInfo.routingNumber',
       'ownershipType',
-    ]);
+    ];
+    const t = await build();
+    const reply = await t.api('POST', PATH, { body });
+    expect(reply.status).toBe(400);
+    // The reference gives a beneficiary's birthDate as a plain string: only strict mode asks for a date.
+    expect(fieldsOf(reply)).toEqual(reference);
     const byField = Object.fromEntries(reply.body.details.errors.map((e: { field: string }) => [e.field, e]));
     expect(byField['accountInfo.routingNumber'].constraint).toMatchObject({ pattern: '^[0-9]{9}$', minLength: 9 });
     expect(byField['accountInfo.bankAccountType'].constraint).toEqual({ enum: ['CHECKING', 'SAVINGS'] });
-    expect(byField['accountInfo.beneficiary.birthDate'].constraint).toEqual({ format: 'date' });
+
+    const strict = await t.newPlatform({ strictIdentifiers: true });
+    const strictReply = await strict.api('POST', PATH, { body });
+    expect(strictReply.status).toBe(400);
+    expect(fieldsOf(strictReply)).toEqual([...reference, 'accountInfo.beneficiary.birthDate'].sort());
+    const strictByField = Object.fromEntries(
+      strictReply.body.details.errors.map((e: { field: string }) => [e.field, e]),
+    );
+    expect(strictByField['accountInfo.beneficiary.birthDate']).toEqual({
+      field: 'accountInfo.beneficiary.birthDate',
+      constraint: { format: 'date' },
+      message: 'must be a valid date (strict identifiers)',
+    });
   });
 
   it('names the allowed account types when accountType is unknown or missing', async () => {
@@ -166,26 +178,43 @@ describe('POST /platform/external-accounts', () => {
       'tron-address',
     ],
     [
-      'a Spark address without the Spark prefix',
-      'SPARK_WALLET',
-      (b: any) => ({ ...b, address: 'invalid_address' }),
-      'accountInfo.address',
-      'spark-address',
-    ],
-    [
       'a lightning address without a domain',
       'LIGHTNING',
       (b: any) => ({ ...b, lightningAddress: 'maria' }),
       'accountInfo.lightningAddress',
       'lightning-address',
     ],
-  ])('rejects %s', async (_name, accountType, mutate, field, format) => {
+  ])('accepts %s, which only strict mode refuses', async (_name, accountType, mutate, field, format) => {
     const t = await build();
     const body = accountBody(accountType);
-    const reply = await t.api('POST', PATH, { body: { ...body, accountInfo: mutate(body.accountInfo) } });
+    const mutated = { ...body, accountInfo: mutate(body.accountInfo) };
+    const accepted = await t.api('POST', PATH, { body: mutated });
+    expect(accepted.status).toBe(201);
+    expect(accepted.body.accountInfo).toMatchObject(mutated.accountInfo);
+
+    const strict = await t.newPlatform({ strictIdentifiers: true });
+    const reply = await strict.api('POST', PATH, { body: mutated });
     expect(reply.status).toBe(400);
-    const error = reply.body.details.errors.find((e: { field: string }) => e.field === field);
-    expect(error?.constraint?.format).toBe(format);
+    expect(reply.body.details.errors).toEqual([
+      { field, constraint: { format }, message: expect.stringMatching(/ \(strict identifiers\)$/) },
+    ]);
+    expect((await strict.api('GET', PATH)).body.totalCount).toBe(0);
+    // The same body with the value the check asks for passes in strict mode.
+    expect((await strict.api('POST', PATH, { body })).status).toBe(201);
+  });
+
+  it('refuses a Spark address that is not one in either mode, as the sandbox does', async () => {
+    const t = await build();
+    const strict = await t.newPlatform({ strictIdentifiers: true });
+    const body = accountBody('SPARK_WALLET');
+    for (const tenant of [t, strict]) {
+      const reply = await tenant.api('POST', PATH, {
+        body: { ...body, accountInfo: { ...body.accountInfo, address: 'invalid_address' } },
+      });
+      expect(reply.status).toBe(400);
+      const error = reply.body.details.errors.find((e: { field: string }) => e.field === 'accountInfo.address');
+      expect(error?.constraint).toEqual({ format: 'spark-address' });
+    }
   });
 
   it('rejects a currency the account type cannot hold, and a lightning destination given twice', async () => {

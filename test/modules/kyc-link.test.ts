@@ -80,14 +80,22 @@ describe('POST /customers/{customerId}/kyc-link', () => {
     expect(new Set(replies.map((r) => r.text)).size).toBe(1);
   });
 
-  it('answers 400 for a redirectUri that is not an http(s) URI, 404 for unknown, foreign and deleted customers', async () => {
+  it('answers 400 for a redirectUri that is not a URI (strict mode: not http(s)), 404 for unknown, foreign and deleted customers', async () => {
     const t = await build();
     const other = await t.newPlatform();
+    const strict = await t.newPlatform({ strictIdentifiers: true });
     const customer = await createCustomer(t, individualBody('Jordan Rivera 003'));
-    for (const redirectUri of ['not a uri', 'ftp://files.example.com/x']) {
-      const reply = await link(t, customer.id, { redirectUri });
-      expect(reply.status).toBe(400);
-      expect(reply.body.details.errors[0].field).toBe('redirectUri');
+    const reply = await link(t, customer.id, { redirectUri: 'not a uri' });
+    expect(reply.status).toBe(400);
+    expect(reply.body.details.errors[0].field).toBe('redirectUri');
+    // An app's own scheme (a mobile deep link) is a URI as the reference asks.
+    const deepLink = await link(t, customer.id, { redirectUri: 'myapp://kyc/done' });
+    expect(deepLink.status).toBe(201);
+    const strictCustomer = await createCustomer(strict, individualBody('Jordan Rivera 003'));
+    for (const redirectUri of ['not a uri', 'ftp://files.example.com/x', 'myapp://kyc/done']) {
+      const refused = await link(strict, strictCustomer.id, { redirectUri });
+      expect(refused.status).toBe(400);
+      expect(refused.body.details.errors[0].field).toBe('redirectUri');
     }
     expect((await link(t, 'Customer:nobody')).body).toMatchObject({ status: 404, code: 'USER_NOT_FOUND' });
     expect((await link(other, customer.id)).status).toBe(404);

@@ -111,8 +111,8 @@ describe('POST /stablecoins (registerStablecoin)', () => {
     expect((await t.api('GET', '/stablecoins')).body.totalCount).toBe(0);
   });
 
-  it('refuses a token registered already (409), replays its key, and checks the token identifier', async () => {
-    const t = await build();
+  it('refuses a token registered already (409), replays its key, and checks the token identifier (strict mode)', async () => {
+    const t = await build({ strictIdentifiers: true });
     const l = await link(t);
     const token = sparkToken();
     const headers = idem();
@@ -141,8 +141,8 @@ describe('POST /stablecoins (registerStablecoin)', () => {
 });
 
 describe('POST /stablecoins (registerStablecoin): one 400, retries, and the only link', () => {
-  it("names the schema's findings, the token identifier and the link in one 400, writing nothing", async () => {
-    const t = await build();
+  it("names the schema's findings, the token identifier (strict mode) and the link in one 400, writing nothing", async () => {
+    const t = await build({ strictIdentifiers: true });
     const invalid = await link(t, 'bad-002');
     const fields = (reply: any) => reply.body.details.errors.map((e: any) => e.field).sort();
     const schemaAndToken = await register(t, {

@@ -1,5 +1,14 @@
 import { Type } from '@sinclair/typebox';
-import { DateTime, PageOf, PageQuery, CreatedUpdatedQuery, StringEnum, component } from '../../http/schemas.js';
+import {
+  DateTime,
+  PageOf,
+  PageQuery,
+  CreatedUpdatedQuery,
+  StringEnum,
+  component,
+  NOT_EMPTY,
+  strictly,
+} from '../../http/schemas.js';
 import { Quote } from '../quotes/schemas.js';
 import { TransactionOneOf } from '../transactions/schemas.js';
 
@@ -118,7 +127,7 @@ export const AgentListResponse = PageOf('AgentListResponse', Type.Ref(Agent));
 export const AgentCreateRequest = component(
   'AgentCreateRequest',
   Type.Object({
-    name: Type.String({ minLength: 1, maxLength: 255 }),
+    name: strictly(Type.String({ maxLength: 255 }), NOT_EMPTY),
     customerId: Type.String({ minLength: 1 }),
     policy: Type.Ref(AgentPolicy),
   }),
@@ -137,7 +146,7 @@ export const AgentCreateResponse = component(
 export const AgentUpdateRequest = component(
   'AgentUpdateRequest',
   Type.Object({
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    name: Type.Optional(strictly(Type.String({ maxLength: 255 }), NOT_EMPTY)),
     isPaused: Type.Optional(Type.Boolean()),
   }),
 );

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { component, DateTime, PageOf, PageQuery, StringEnum } from '../../http/schemas.js';
+import { component, DateTime, NOT_EMPTY, PageOf, PageQuery, StringEnum, strictly } from '../../http/schemas.js';
 import { CountryCode, DateOnly, Email, IdentificationType, KycStatus, PhoneNumber } from '../customers/schemas.js';
 import { Address } from '../external-accounts/schemas.js';
 
@@ -9,16 +9,16 @@ export const BeneficialOwnerRole = component(
 );
 
 const personalInfoFields = {
-  firstName: Type.String({ minLength: 1 }),
+  firstName: strictly(Type.String(), NOT_EMPTY),
   middleName: Type.Optional(Type.String()),
-  lastName: Type.String({ minLength: 1 }),
+  lastName: strictly(Type.String(), NOT_EMPTY),
   birthDate: DateOnly,
   nationality: CountryCode,
   email: Type.Optional(Email),
   phoneNumber: Type.Optional(PhoneNumber),
   address: Type.Ref(Address),
   idType: Type.Ref(IdentificationType),
-  identifier: Type.String({ minLength: 1 }),
+  identifier: strictly(Type.String(), NOT_EMPTY),
   countryOfIssuance: Type.Optional(CountryCode),
 };
 
@@ -28,7 +28,7 @@ export const BeneficialOwnerPersonalInfoUpdate = component(
   Type.Partial(Type.Object(personalInfoFields)),
 );
 
-const Roles = Type.Array(Type.Ref(BeneficialOwnerRole), { minItems: 1, uniqueItems: true });
+const Roles = strictly(Type.Array(Type.Ref(BeneficialOwnerRole)), { minItems: 1, uniqueItems: true });
 const OwnershipPercentage = Type.Integer({ minimum: 0, maximum: 100 });
 
 export const BeneficialOwner = component(

@@ -40,25 +40,42 @@ function checkBitcoinAddress(address: string): string | null {
 const ETHEREUM: NetworkFee = { networkFee: 420_000_000_000_000, networkFeeAsset: 'ETH', totalFee: 1_260_000 };
 const SOLANA: NetworkFee = { networkFee: 5_000, networkFeeAsset: 'SOL', totalFee: 750 };
 
-/** Per currency, the networks it can be withdrawn on, with their fee and address format. */
-export const WITHDRAWAL_FEES: Record<string, Record<string, NetworkFee & { address: AddressCheck }>> = {
+/**
+ * How a network's destination address is checked: `always` where the sandbox docs say an
+ * invalid address is refused (Spark), `strict` (strict identifiers only) for the encodings
+ * the reference does not state.
+ */
+type Destination = { always: AddressCheck } | { strict: AddressCheck };
+
+/** Per currency, the networks it can be withdrawn on, with their fee and address check. */
+export const WITHDRAWAL_FEES: Record<string, Record<string, NetworkFee & { address: Destination }>> = {
   USDC: {
-    SOLANA: { ...SOLANA, address: checkSolanaAddress },
-    ETHEREUM: { ...ETHEREUM, address: checkEvmAddress },
-    BASE: { networkFee: 2_000_000_000_000, networkFeeAsset: 'ETH', totalFee: 6_000, address: checkEvmAddress },
-    POLYGON: { networkFee: 4_000_000_000_000_000, networkFeeAsset: 'POL', totalFee: 2_000, address: checkEvmAddress },
+    SOLANA: { ...SOLANA, address: { strict: checkSolanaAddress } },
+    ETHEREUM: { ...ETHEREUM, address: { strict: checkEvmAddress } },
+    BASE: {
+      networkFee: 2_000_000_000_000,
+      networkFeeAsset: 'ETH',
+      totalFee: 6_000,
+      address: { strict: checkEvmAddress },
+    },
+    POLYGON: {
+      networkFee: 4_000_000_000_000_000,
+      networkFeeAsset: 'POL',
+      totalFee: 2_000,
+      address: { strict: checkEvmAddress },
+    },
   },
   USDT: {
-    TRON: { networkFee: 1_000_000, networkFeeAsset: 'TRX', totalFee: 120_000, address: checkTronAddress },
-    ETHEREUM: { ...ETHEREUM, address: checkEvmAddress },
-    SOLANA: { ...SOLANA, address: checkSolanaAddress },
+    TRON: { networkFee: 1_000_000, networkFeeAsset: 'TRX', totalFee: 120_000, address: { strict: checkTronAddress } },
+    ETHEREUM: { ...ETHEREUM, address: { strict: checkEvmAddress } },
+    SOLANA: { ...SOLANA, address: { strict: checkSolanaAddress } },
   },
   BTC: {
-    BITCOIN: { networkFee: 1_410, networkFeeAsset: 'BTC', totalFee: 1_410, address: checkBitcoinAddress },
-    SPARK: { networkFee: 0, networkFeeAsset: 'BTC', totalFee: 0, address: checkSparkAddress },
+    BITCOIN: { networkFee: 1_410, networkFeeAsset: 'BTC', totalFee: 1_410, address: { strict: checkBitcoinAddress } },
+    SPARK: { networkFee: 0, networkFeeAsset: 'BTC', totalFee: 0, address: { always: checkSparkAddress } },
   },
   USDB: {
-    SPARK: { networkFee: 0, networkFeeAsset: 'BTC', totalFee: 0, address: checkSparkAddress },
+    SPARK: { networkFee: 0, networkFeeAsset: 'BTC', totalFee: 0, address: { always: checkSparkAddress } },
   },
 };
 
@@ -95,8 +112,19 @@ export async function estimateCryptoWithdrawalFee(ctx: Ctx, body: EstimateInput)
     });
   }
   if (fee !== undefined) {
-    const problem = fee.address(body.destinationAddress);
-    if (problem !== null) errors.add('destinationAddress', `${problem} on ${body.cryptoNetwork}`);
+    const destination = fee.address;
+    const strictOnly = 'strict' in destination;
+    const check = strictOnly
+      ? ctx.settings.strictIdentifiers === true
+        ? destination.strict
+        : undefined
+      : destination.always;
+    const problem = check?.(body.destinationAddress) ?? null;
+    if (problem !== null)
+      errors.add(
+        'destinationAddress',
+        `${problem} on ${body.cryptoNetwork}${strictOnly ? ' (strict identifiers)' : ''}`,
+      );
   }
   if (body.amount <= 0) errors.add('amount', 'must be a positive amount in the smallest unit of the currency');
   if (!errors.empty) {

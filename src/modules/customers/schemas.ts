@@ -4,9 +4,11 @@ import {
   CreatedUpdatedQuery,
   DateTime,
   DiscriminatedUnion,
+  NOT_EMPTY,
   PageOf,
   PageQuery,
   StringEnum,
+  strictly,
 } from '../../http/schemas.js';
 import { Address } from '../external-accounts/schemas.js';
 
@@ -162,8 +164,9 @@ const EndUserTermsAcceptanceMethod = component(
 
 const endUserTermsConsentFields = {
   acceptedAt: DateTime,
-  ipAddress: Type.String({ minLength: 1, maxLength: 45 }),
-  termsVersion: Type.String({ minLength: 1 }),
+  ipAddress: strictly(Type.String({ maxLength: 45 }), NOT_EMPTY),
+  // Must be the current version (customers/service.ts): END_USER_TERMS_VERSION_NOT_FOUND otherwise.
+  termsVersion: Type.String(),
   acceptanceMethod: Type.Ref(EndUserTermsAcceptanceMethod),
 };
 export const EndUserTermsConsentRequest = component(
@@ -186,13 +189,13 @@ const Description = Type.String({ minLength: 1, maxLength: 500 });
 /** The fields of businessInfo; `required` differs between create, update and response. */
 function businessInfoObject(required: readonly string[]): TSchema {
   const properties: Record<string, TSchema> = {
-    legalName: Type.String({ minLength: 1 }),
+    legalName: strictly(Type.String(), NOT_EMPTY),
     doingBusinessAs: Type.String(),
     country: CountryCode,
-    registrationNumber: Type.String({ minLength: 1 }),
+    registrationNumber: strictly(Type.String(), NOT_EMPTY),
     incorporatedOn: DateOnly,
     entityType: Type.Ref(EntityType),
-    taxId: Type.String({ minLength: 1 }),
+    taxId: strictly(Type.String(), NOT_EMPTY),
     countriesOfOperation: Countries,
     businessType: Type.Ref(BusinessType),
     purposeOfAccount: Type.Ref(PurposeOfAccount),
@@ -238,7 +241,7 @@ const eddFields = {
 /** An individual's own fields as every response shows them (never `identifier`). */
 const individualFields = {
   kycStatus: Type.Optional(Type.Ref(KycStatus)),
-  fullName: Type.Optional(Type.String({ minLength: 1 })),
+  fullName: Type.Optional(strictly(Type.String(), NOT_EMPTY)),
   birthDate: Type.Optional(DateOnly),
   nationality: Type.Optional(CountryCode),
   address: Type.Optional(Type.Ref(Address)),
@@ -254,9 +257,9 @@ const individualFields = {
  */
 const individualRequestFields = {
   ...individualFields,
-  identifier: Type.Optional(Type.String({ minLength: 1 })),
+  identifier: Type.Optional(strictly(Type.String(), NOT_EMPTY)),
   taxIdType: Type.Optional(Type.Ref(IdentificationType)),
-  taxIdentifier: Type.Optional(Type.String({ minLength: 1 })),
+  taxIdentifier: Type.Optional(strictly(Type.String(), NOT_EMPTY)),
 };
 
 const businessRequestFields = {
@@ -267,7 +270,8 @@ const businessRequestFields = {
 const createFields = {
   platformCustomerId: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
   region: Type.Optional(CountryCode),
-  currencies: Type.Optional(Type.Array(Type.String({ pattern: '^[A-Z0-9]{3,5}$' }))),
+  // Each must be a currency the platform supports (customers/service.ts), whatever its shape.
+  currencies: Type.Optional(Type.Array(Type.String())),
   email: Type.Optional(Email),
   phoneNumber: Type.Optional(PhoneNumber),
   umaAddress: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),

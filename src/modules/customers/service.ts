@@ -35,8 +35,14 @@ import * as store from './store.js';
 export type CustomerRow = store.CustomerRow;
 export type CustomerView = Record<string, unknown> & { id: string; customerType: 'INDIVIDUAL' | 'BUSINESS' };
 
-/** The version of the End User Terms railyard serves; consents must name it. */
+/** The version of the End User Terms railyard serves (GET /customers/end-user-terms). */
 export const END_USER_TERMS_VERSION = '2025-10-13';
+
+/**
+ * The versions a consent may name: the current one, and `V1`, the identifier the reference's
+ * own request bodies use for it, so a fixture built from the reference is taken unchanged.
+ */
+export const END_USER_TERMS_VERSIONS: readonly string[] = [END_USER_TERMS_VERSION, 'V1'];
 
 /**
  * Customers whose region is in the European Economic Area verify their email and phone
@@ -288,6 +294,8 @@ interface RuleContext {
   now: Date;
   supportedCurrencies: string[];
   umaDomain: string;
+  /** The platform is in strict mode (PlatformSettings.strictIdentifiers). */
+  strictIdentifiers: boolean;
 }
 
 /** The rules between fields that a schema cannot state, on a body of either type. */
@@ -307,8 +315,16 @@ function ruleErrors(body: CustomerInput, rules: RuleContext, mode: 'create' | 'u
   }
   const idType = str(body[idTypeField]);
   const identifier = str(body[identifierField]);
-  if ((idType === 'SSN' || idType === 'ITIN') && identifier !== undefined && !SSN_LIKE.test(identifier)) {
-    add(identifierField, `must be written ###-##-#### for ${idType}`, { pattern: SSN_LIKE.source });
+  // The reference gives the number as a plain string: its shape is a strict rule.
+  if (
+    rules.strictIdentifiers &&
+    (idType === 'SSN' || idType === 'ITIN') &&
+    identifier !== undefined &&
+    !SSN_LIKE.test(identifier)
+  ) {
+    add(identifierField, `must be written ###-##-#### for ${idType} (strict identifiers)`, {
+      pattern: SSN_LIKE.source,
+    });
   }
   if (
     (idType === 'SSN' || idType === 'ITIN') &&
@@ -385,10 +401,10 @@ function ruleErrors(body: CustomerInput, rules: RuleContext, mode: 'create' | 'u
 function throwIfInvalid(errors: FieldError[], body: CustomerInput): void {
   if (!isObject(body) && errors.length === 0) errors.push({ field: 'body', message: 'must be a JSON object' });
   const terms = isObject(body) && isObject(body.endUserTermsConsent) ? body.endUserTermsConsent : undefined;
-  const termsWrong = typeof terms?.termsVersion === 'string' && terms.termsVersion !== END_USER_TERMS_VERSION;
+  const termsWrong = typeof terms?.termsVersion === 'string' && !END_USER_TERMS_VERSIONS.includes(terms.termsVersion);
   const termsError: FieldError = {
     field: 'endUserTermsConsent.termsVersion',
-    constraint: { enum: [END_USER_TERMS_VERSION] },
+    constraint: { enum: [...END_USER_TERMS_VERSIONS] },
     message: `is not a version of the End User Terms; the current one is ${END_USER_TERMS_VERSION}`,
   };
   if (termsWrong && errors.length === 0) {
@@ -406,6 +422,7 @@ async function ruleContext(ctx: Ctx): Promise<RuleContext> {
     now: ctx.now,
     supportedCurrencies: config.supportedCurrencies.map((c) => c.currencyCode),
     umaDomain: config.umaDomain,
+    strictIdentifiers: ctx.settings.strictIdentifiers === true,
   };
 }
 

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { component, DateTime, PageOf, PageQuery, StringEnum } from '../../http/schemas.js';
+import { component, DateTime, NOT_EMPTY, PageOf, PageQuery, StringEnum, strictly } from '../../http/schemas.js';
 import { CountryCode } from '../customers/schemas.js';
 
 export const DOCUMENT_TYPES = [
@@ -58,8 +58,8 @@ const metadataFields = {
   documentType: Type.Ref(DocumentType),
   side: Type.Optional(Side),
   country: CountryCode,
-  documentNumber: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-  issuingAuthority: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  documentNumber: Type.Optional(strictly(Type.String({ maxLength: 255 }), NOT_EMPTY)),
+  issuingAuthority: Type.Optional(strictly(Type.String({ maxLength: 255 }), NOT_EMPTY)),
 };
 export const DocumentReplaceFields = Type.Object(metadataFields);
 export const DocumentUploadFields = Type.Object({

@@ -6,7 +6,7 @@ import { toPage, type PageRequest } from '../../db/pagination.js';
 import type { Ctx } from '../../http/context.js';
 import { apiError, invalidInput, type FieldError } from '../../http/errors.js';
 import type { MultipartForm, UploadedFile } from '../../http/multipart.js';
-import { createValidators, toFieldErrors } from '../../http/validation.js';
+import { createValidators, markStrict, toFieldErrors } from '../../http/validation.js';
 import { newId } from '../../ids.js';
 import { findOwner } from '../beneficial-owners/service.js';
 import { activeCustomer } from '../customers/service.js';
@@ -18,7 +18,7 @@ export type DocumentMeta = store.DocumentMeta;
 /** The largest file a document may carry. */
 export const DOCUMENT_BYTES_MAX = 10 * 1024 * 1024;
 
-/** Identity documents; they also need their number and issuing authority. */
+/** Identity documents; in strict mode they also need their number and issuing authority. */
 export const IDENTITY_DOCUMENT_TYPES: readonly DocumentTypeValue[] = ['PASSPORT', 'DRIVERS_LICENSE', 'NATIONAL_ID'];
 
 // ----------------------------------------------------------------------------- presenting
@@ -55,20 +55,25 @@ interface CheckedUpload {
   contentType: string;
 }
 
-function fieldErrors(schema: TSchema, fields: Record<string, string>): FieldError[] {
+function fieldErrors(schema: TSchema, fields: Record<string, string>, strict: boolean): FieldError[] {
   const validators = createValidators();
   const validate = validators.compile(schema, 'body');
-  return validate(fields) ? [] : toFieldErrors(validate.errors ?? [], validators.body);
+  const checked = { ...fields };
+  if (strict) markStrict(checked);
+  return validate(checked) ? [] : toFieldErrors(validate.errors ?? [], validators.body);
 }
 
 /** Every problem of an upload form at once: its fields, then its file. */
-function checkForm(form: MultipartForm | null, schema: TSchema): CheckedUpload {
+function checkForm(ctx: Ctx, form: MultipartForm | null, schema: TSchema): CheckedUpload {
   if (form === null) throw invalidInput([{ field: 'Content-Type', message: 'must be multipart/form-data' }]);
-  const errors: FieldError[] = [...form.problems, ...fieldErrors(schema, form.fields)];
+  const strict = ctx.settings.strictIdentifiers === true;
+  const errors: FieldError[] = [...form.problems, ...fieldErrors(schema, form.fields, strict)];
   const type = form.fields.documentType as DocumentTypeValue | undefined;
-  if (type !== undefined && IDENTITY_DOCUMENT_TYPES.includes(type)) {
+  // The reference leaves both optional for every type: asking for them is a strict rule.
+  if (strict && type !== undefined && IDENTITY_DOCUMENT_TYPES.includes(type)) {
     for (const field of ['documentNumber', 'issuingAuthority']) {
-      if (form.fields[field] === undefined) errors.push({ field, message: `is required for a ${type}` });
+      if (form.fields[field] === undefined)
+        errors.push({ field, message: `is required for a ${type} (strict identifiers)` });
     }
   }
   const files = form.files.filter((f) => f.fieldName === 'file');
@@ -121,7 +126,7 @@ async function holderCustomerId(q: Queryable, platformId: string, holderId: stri
 // ----------------------------------------------------------------------------- operations
 
 export async function uploadDocument(ctx: Ctx, form: MultipartForm | null) {
-  const upload = checkForm(form, DocumentUploadFields);
+  const upload = checkForm(ctx, form, DocumentUploadFields);
   const holderId = upload.fields.documentHolder!;
   return ctx.db.transaction(async (tx) => {
     const customerId = await holderCustomerId(tx, ctx.platformId, holderId);
@@ -155,7 +160,7 @@ async function loadDocument(q: Queryable, ctx: Ctx, id: string): Promise<Documen
 /** A new file and details for a document; a quality problem found on the old file is gone with it. */
 export async function replaceDocument(ctx: Ctx, id: string, form: MultipartForm | null) {
   await loadDocument(ctx.db.k, ctx, id);
-  const upload = checkForm(form, DocumentReplaceFields);
+  const upload = checkForm(ctx, form, DocumentReplaceFields);
   return ctx.db.transaction(async (tx) => {
     const row = await loadDocument(tx, ctx, id);
     const changes = { ...fileColumns(upload), quality_issue: null, updated_at: iso(ctx.now) };

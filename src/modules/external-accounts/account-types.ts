@@ -3,6 +3,8 @@
 // schemas (schemas.ts), the identifier rules (duplicates, sandbox suffixes) and the
 // OpenAPI document are all generated from this one table.
 
+import type { StrictRules } from '../../http/schemas.js';
+
 export type AccountKind = 'BANK' | 'WALLET' | 'LIGHTNING';
 
 export interface FieldDef {
@@ -11,8 +13,14 @@ export interface FieldDef {
   minLength?: number;
   maxLength?: number;
   enum?: readonly string[];
-  /** A named format checked by the validator (see formats registered in http/validation.ts). */
+  /**
+   * A named format (formats.ts) every request is checked against. Only where the reference or
+   * the sandbox docs state the rule: the Spark address shape (an invalid Spark address is
+   * refused in the sandbox); the rest are strict rules.
+   */
   format?: string;
+  /** Rules applied only for platforms in strict mode (StrictRules in http/schemas.ts). */
+  strict?: StrictRules;
   /** How the value is compared when detecting duplicates. */
   normalize?: 'upper' | 'lower';
 }
@@ -66,7 +74,7 @@ const provider: FieldDef = { minLength: 1, maxLength: 255 };
 const iban = (pattern: string, length?: number): FieldDef => ({
   pattern,
   ...(length ? { minLength: length, maxLength: length } : { minLength: 15, maxLength: 34 }),
-  format: 'iban',
+  strict: { format: 'iban' },
   normalize: 'upper',
 });
 const req = (def: FieldDef): FieldDef => ({ ...def, required: true });
@@ -142,7 +150,7 @@ const bankOrPhone = (currency: string, fields: Record<string, FieldDef>, primary
 function wallet(
   accountType: string,
   schemaPrefix: string,
-  format: string,
+  address: Pick<FieldDef, 'format' | 'strict'>,
   currencies: readonly string[],
   normalize?: 'lower',
 ): AccountTypeDef {
@@ -151,12 +159,14 @@ function wallet(
     kind: 'WALLET',
     schemaPrefix,
     currencies,
-    fields: { address: { required: true, format, ...(normalize ? { normalize } : {}) } },
+    fields: { address: { required: true, ...address, ...(normalize ? { normalize } : {}) } },
     beneficiary: {},
     primary: ['address'],
     identity: ['address'],
   };
 }
+
+const EVM_ADDRESS: Pick<FieldDef, 'strict'> = { strict: { format: 'evm-address' } };
 
 export const ACCOUNT_TYPES: readonly AccountTypeDef[] = [
   bank(
@@ -305,7 +315,7 @@ export const ACCOUNT_TYPES: readonly AccountTypeDef[] = [
   mobileMoney('MWK'),
   bank(
     'MXN',
-    { clabeNumber: req({ ...digits(18), format: 'clabe' }) },
+    { clabeNumber: req({ ...digits(18), strict: { format: 'clabe' } }) },
     { rails: ['SPEI'], primary: ['clabeNumber'], identity: ['clabeNumber'] },
   ),
   swiftBank('MYR'),
@@ -359,11 +369,11 @@ export const ACCOUNT_TYPES: readonly AccountTypeDef[] = [
     'USD',
     {
       accountNumber: req(accountNumber),
-      routingNumber: req({ ...digits(9), format: 'aba-routing' }),
+      routingNumber: req({ ...digits(9), strict: { format: 'aba-routing' } }),
       bankName: { minLength: 1, maxLength: 140 },
       bankAccountType,
       intermediaryBankName: { minLength: 1, maxLength: 140 },
-      intermediaryRoutingNumber: { ...digits(9), format: 'aba-routing' },
+      intermediaryRoutingNumber: { ...digits(9), strict: { format: 'aba-routing' } },
       fiToFiInformation: { maxLength: 210 },
     },
     {
@@ -408,27 +418,27 @@ export const ACCOUNT_TYPES: readonly AccountTypeDef[] = [
     ),
     currencies: 'ANY_FIAT',
   },
-  wallet('BASE_WALLET', 'BaseWallet', 'evm-address', ['USDC', 'USDT'], 'lower'),
-  wallet('ETHEREUM_WALLET', 'EthereumWallet', 'evm-address', ['USDC', 'USDT'], 'lower'),
+  wallet('BASE_WALLET', 'BaseWallet', EVM_ADDRESS, ['USDC', 'USDT'], 'lower'),
+  wallet('ETHEREUM_WALLET', 'EthereumWallet', EVM_ADDRESS, ['USDC', 'USDT'], 'lower'),
   {
     accountType: 'LIGHTNING',
     kind: 'LIGHTNING',
     schemaPrefix: 'Lightning',
     currencies: ['BTC'],
     fields: {
-      invoice: { format: 'bolt11', normalize: 'lower' },
-      bolt12: { format: 'bolt12', normalize: 'lower' },
-      lightningAddress: { format: 'lightning-address', normalize: 'lower' },
+      invoice: { strict: { format: 'bolt11' }, normalize: 'lower' },
+      bolt12: { strict: { format: 'bolt12' }, normalize: 'lower' },
+      lightningAddress: { strict: { format: 'lightning-address' }, normalize: 'lower' },
     },
     primary: ['lightningAddress', 'bolt12', 'invoice'],
     identity: ['lightningAddress', 'bolt12', 'invoice'],
     exactlyOne: ['invoice', 'bolt12', 'lightningAddress'],
   },
-  wallet('POLYGON_WALLET', 'PolygonWallet', 'evm-address', ['USDC', 'USDT'], 'lower'),
-  wallet('PLASMA_WALLET', 'PlasmaWallet', 'evm-address', ['USDT'], 'lower'),
-  wallet('SOLANA_WALLET', 'SolanaWallet', 'solana-address', ['USDC', 'USDT']),
-  wallet('SPARK_WALLET', 'SparkWallet', 'spark-address', ['BTC', 'USDB'], 'lower'),
-  wallet('TRON_WALLET', 'TronWallet', 'tron-address', ['USDT']),
+  wallet('POLYGON_WALLET', 'PolygonWallet', EVM_ADDRESS, ['USDC', 'USDT'], 'lower'),
+  wallet('PLASMA_WALLET', 'PlasmaWallet', EVM_ADDRESS, ['USDT'], 'lower'),
+  wallet('SOLANA_WALLET', 'SolanaWallet', { strict: { format: 'solana-address' } }, ['USDC', 'USDT']),
+  wallet('SPARK_WALLET', 'SparkWallet', { format: 'spark-address' }, ['BTC', 'USDB'], 'lower'),
+  wallet('TRON_WALLET', 'TronWallet', { strict: { format: 'tron-address' } }, ['USDT']),
 ];
 
 const BY_TYPE = new Map(ACCOUNT_TYPES.map((def) => [def.accountType, def]));

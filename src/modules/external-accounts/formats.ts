@@ -1,5 +1,8 @@
 // Checks of identifier formats that a pattern cannot express: check digits and address
 // encodings. Each returns null when the value is acceptable, or a message for the client.
+// The reference states none of them, so they are strict rules (StrictRules in
+// http/schemas.ts), applied only for platforms in strict mode; but the Spark address shape,
+// which the sandbox docs say the hosted service checks.
 
 import { createHash } from 'node:crypto';
 import { defineFormat } from '../../http/schemas.js';

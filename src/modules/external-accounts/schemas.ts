@@ -1,5 +1,15 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { component, DateTime, DiscriminatedUnion, PageOf, PageQuery, StringEnum } from '../../http/schemas.js';
+import {
+  component,
+  DateTime,
+  DiscriminatedUnion,
+  PageOf,
+  PageQuery,
+  COUNTRY_SHAPE,
+  NOT_EMPTY,
+  StringEnum,
+  strictly,
+} from '../../http/schemas.js';
 import { ACCOUNT_TYPES, type AccountTypeDef, type FieldDef } from './account-types.js';
 import './formats.js';
 
@@ -23,16 +33,17 @@ export const BENEFICIARY_VERIFICATION_STATUSES = [
 ] as const;
 export const OWNERSHIP_TYPES = ['FIRST_PARTY', 'THIRD_PARTY'] as const;
 
+// The reference describes Address.country as an ISO 3166-1 alpha-2 code.
 const CountryCode = Type.String({ pattern: '^[A-Z]{2}$', minLength: 2, maxLength: 2 });
 
 export const Address = component(
   'Address',
   Type.Object({
-    line1: Type.String({ minLength: 1 }),
+    line1: strictly(Type.String(), NOT_EMPTY),
     line2: Type.Optional(Type.String()),
     city: Type.Optional(Type.String()),
     state: Type.Optional(Type.String()),
-    postalCode: Type.String({ minLength: 1 }),
+    postalCode: strictly(Type.String(), NOT_EMPTY),
     country: CountryCode,
   }),
 );
@@ -41,7 +52,8 @@ function fieldSchema(def: FieldDef): TSchema {
   const options: Record<string, unknown> = {};
   for (const key of ['pattern', 'minLength', 'maxLength', 'format'] as const)
     if (def[key] !== undefined) options[key] = def[key];
-  return def.enum ? StringEnum(def.enum, options) : Type.String(options);
+  const schema = def.enum ? StringEnum(def.enum, options) : Type.String(options);
+  return def.strict ? strictly(schema, def.strict) : schema;
 }
 
 function objectOf(
@@ -57,25 +69,26 @@ function objectOf(
   return Type.Object(properties);
 }
 
+// The reference gives a beneficiary's fields as plain strings: their shapes are strict rules.
 const individualBase: Record<string, FieldDef> = {
-  fullName: { required: true, minLength: 1 },
-  birthDate: { format: 'date' },
-  nationality: { pattern: '^[A-Z]{2}$' },
-  email: { format: 'email' },
+  fullName: { required: true, strict: NOT_EMPTY },
+  birthDate: { strict: { format: 'date' } },
+  nationality: { strict: COUNTRY_SHAPE },
+  email: { strict: { format: 'email' } },
   phoneNumber: {},
-  countryOfResidence: { pattern: '^[A-Z]{2}$' },
+  countryOfResidence: { strict: COUNTRY_SHAPE },
 };
 
 export const BusinessBeneficiary = component(
   'BusinessBeneficiary',
   objectOf(
     {
-      legalName: { required: true, minLength: 1 },
+      legalName: { required: true, strict: NOT_EMPTY },
       registrationNumber: {},
       taxId: {},
-      email: { format: 'email' },
+      email: { strict: { format: 'email' } },
       phoneNumber: {},
-      countryOfResidence: { pattern: '^[A-Z]{2}$' },
+      countryOfResidence: { strict: COUNTRY_SHAPE },
     },
     { beneficiaryType: StringEnum(['BUSINESS']), address: Type.Ref(Address) },
     ['beneficiaryType'],
@@ -85,7 +98,7 @@ export const BusinessBeneficiary = component(
 export const WalletIndividualBeneficiary = component(
   'WalletIndividualBeneficiary',
   objectOf(
-    { fullName: { required: true, minLength: 1 }, countryOfResidence: { required: true, pattern: '^[A-Z]{2}$' } },
+    { fullName: { required: true, strict: NOT_EMPTY }, countryOfResidence: { required: true, strict: COUNTRY_SHAPE } },
     { beneficiaryType: StringEnum(['INDIVIDUAL']) },
     ['beneficiaryType'],
   ),
@@ -123,7 +136,7 @@ function infoSchema(def: AccountTypeDef, response: boolean): TSchema {
     fixed.beneficiary = beneficiaryUnion(def);
     if (def.kind === 'BANK') required.push('beneficiary');
   }
-  if (def.kind === 'WALLET') fixed.vaspName = Type.String({ minLength: 1 });
+  if (def.kind === 'WALLET') fixed.vaspName = strictly(Type.String(), NOT_EMPTY);
   if (response && def.paymentRails) {
     fixed.paymentRails = Type.Array(StringEnum(def.paymentRails));
     required.push('paymentRails');

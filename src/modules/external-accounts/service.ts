@@ -84,7 +84,7 @@ function isSelfCustodyWallet(def: AccountTypeDef, info: AccountInfo): boolean {
 }
 
 function walletNetwork(def: AccountTypeDef): WalletNetwork {
-  if (def.fields.address?.format === 'evm-address') return 'EVM';
+  if (def.fields.address?.strict?.format === 'evm-address') return 'EVM';
   if (def.accountType === 'SOLANA_WALLET') return 'SOLANA';
   return 'OTHER';
 }

@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import { component, DateTime, StringEnum } from '../../http/schemas.js';
+import { component, DateTime, StringEnum, NOT_EMPTY, strictly } from '../../http/schemas.js';
 import { CurrencyAmount } from '../internal-accounts/schemas.js';
 
 export const UmaInvitationCreateRequest = component(
   'UmaInvitationCreateRequest',
   Type.Object({
     inviterUma: Type.String({ minLength: 1, maxLength: 255 }),
-    firstName: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    firstName: Type.Optional(strictly(Type.String({ maxLength: 100 }), NOT_EMPTY)),
     amountToSend: Type.Optional(Type.Integer({ format: 'int64', minimum: 1, maximum: 1_000_000_000_000 })),
     expiresAt: Type.Optional(DateTime),
   }),

@@ -126,6 +126,7 @@ export const RailyardPlatform = Type.Object({
   name: Type.String(),
   counterpartyRules: Type.Boolean(),
   invitations: Type.Boolean(),
+  strictIdentifiers: Type.Boolean(),
   clock: Type.Object({ now: DateTime, offsetSeconds: Type.Number() }),
   webhookPublicKey: Type.String(),
   createdAt: DateTime,
@@ -135,4 +136,5 @@ export const RailyardPlatformUpdate = Type.Object({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   counterpartyRules: Type.Optional(Type.Boolean()),
   invitations: Type.Optional(Type.Boolean()),
+  strictIdentifiers: Type.Optional(Type.Boolean()),
 });

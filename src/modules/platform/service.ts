@@ -76,6 +76,8 @@ export interface CreatedPlatform {
 export interface CreatePlatformInput {
   name: string;
   counterpartyRules?: boolean | undefined;
+  /** Strict identifiers (PlatformSettings); the server's default (RAILYARD_STRICT_IDENTIFIERS) when unset. */
+  strictIdentifiers?: boolean | undefined;
   clientId?: string | undefined;
   clientSecret?: string | undefined;
 }
@@ -90,7 +92,11 @@ export async function createPlatform(deps: Deps, input: CreatePlatformInput): Pr
       id: platformId,
       name: input.name,
       config: JSON.stringify(defaultConfig()),
-      settings: JSON.stringify({ ...DEFAULT_SETTINGS, counterpartyRules: input.counterpartyRules ?? false }),
+      settings: JSON.stringify({
+        ...DEFAULT_SETTINGS,
+        counterpartyRules: input.counterpartyRules ?? false,
+        strictIdentifiers: input.strictIdentifiers ?? deps.config.strictIdentifiers === true,
+      }),
       clock_offset_ms: 0,
       webhook_private_key: keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
       webhook_public_key: keys.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
@@ -315,6 +321,7 @@ function presentRailyardPlatform(row: store.PlatformRow, clock: Clock) {
     name: row.name,
     counterpartyRules: settings.counterpartyRules,
     invitations: settings.invitations !== false,
+    strictIdentifiers: settings.strictIdentifiers === true,
     clock: { now: iso(platformNow(clock, offsetMs)), offsetSeconds: offsetMs / 1000 },
     webhookPublicKey: row.webhook_public_key,
     createdAt: row.created_at,
@@ -327,13 +334,14 @@ export async function getRailyardPlatform(ctx: Ctx) {
 
 export async function updateRailyardPlatform(
   ctx: Ctx,
-  patch: { name?: string; counterpartyRules?: boolean; invitations?: boolean },
+  patch: { name?: string; counterpartyRules?: boolean; invitations?: boolean; strictIdentifiers?: boolean },
 ) {
   const row = await ctx.db.transaction(async (tx) => {
     const current = await loadPlatform(tx, ctx.platformId, true);
     const settings = { ...(JSON.parse(current.settings) as PlatformSettings) };
     if (patch.counterpartyRules !== undefined) settings.counterpartyRules = patch.counterpartyRules;
     if (patch.invitations !== undefined) settings.invitations = patch.invitations;
+    if (patch.strictIdentifiers !== undefined) settings.strictIdentifiers = patch.strictIdentifiers;
     const changes = { name: patch.name ?? current.name, settings: JSON.stringify(settings), updated_at: iso(ctx.now) };
     await store.updatePlatform(tx, ctx.platformId, changes);
     return { ...current, ...changes };

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { component, DateTime, DiscriminatedUnion, StringEnum } from '../../http/schemas.js';
+import { component, DateTime, DiscriminatedUnion, StringEnum, NOT_EMPTY, strictly } from '../../http/schemas.js';
 import { SCA_FACTORS, ScaChallenge } from '../quotes/schemas.js';
 
 export type ScaFactorName = (typeof SCA_FACTORS)[number];
@@ -137,7 +137,7 @@ export interface ProofInput {
 
 export const ScaLoginCompleteRequest = component(
   'ScaLoginCompleteRequest',
-  Type.Object({ factor: Type.Ref(ScaFactor), endUserIpAddress: Type.String({ minLength: 1 }), ...proofFields }),
+  Type.Object({ factor: Type.Ref(ScaFactor), endUserIpAddress: strictly(Type.String(), NOT_EMPTY), ...proofFields }),
 );
 
 export const ScaLoginComplete = component(
@@ -210,8 +210,8 @@ export const TwoFactorResetCompleteRequest = component(
   Type.Object({
     mobile: Type.Optional(
       Type.Object({
-        countryCode: Type.String({ pattern: '^\\+?[0-9]{1,4}$' }),
-        number: Type.String({ pattern: '^[0-9]{4,14}$' }),
+        countryCode: strictly(Type.String(), { pattern: '^\\+?[0-9]{1,4}$' }),
+        number: strictly(Type.String(), { pattern: '^[0-9]{4,14}$' }),
       }),
     ),
   }),

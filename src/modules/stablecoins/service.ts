@@ -273,10 +273,16 @@ async function checkRegistration(
 ): Promise<store.LinkRow | undefined> {
   const body = plainObject(input) ?? {};
   const token = body.networkTokenIdentifier;
-  if (typeof token === 'string' && !findings.has('networkTokenIdentifier') && !SPARK_TOKEN_IDENTIFIER.test(token))
+  // The reference gives the identifier as a plain string: its Spark shape is a strict rule.
+  if (
+    ctx.settings.strictIdentifiers === true &&
+    typeof token === 'string' &&
+    !findings.has('networkTokenIdentifier') &&
+    !SPARK_TOKEN_IDENTIFIER.test(token)
+  )
     findings.add(
       'networkTokenIdentifier',
-      'must be a Spark token identifier (bech32m text starting btkn1, btknrt1, btknt1 or btkns1)',
+      'must be a Spark token identifier (bech32m text starting btkn1, btknrt1, btknt1 or btkns1) (strict identifiers)',
     );
   const named = body.stablecoinProviderAccountId;
   if (named !== undefined && (typeof named !== 'string' || findings.has('stablecoinProviderAccountId')))

@@ -1,6 +1,15 @@
 import { Type } from '@sinclair/typebox';
 import { PERMISSIONS } from '../../http/context.js';
-import { component, CreatedUpdatedQuery, DateTime, PageOf, PageQuery, StringEnum } from '../../http/schemas.js';
+import {
+  component,
+  CreatedUpdatedQuery,
+  DateTime,
+  PageOf,
+  PageQuery,
+  StringEnum,
+  NOT_EMPTY,
+  strictly,
+} from '../../http/schemas.js';
 
 export const Permission = component('Permission', StringEnum(PERMISSIONS));
 
@@ -20,8 +29,8 @@ export const ApiToken = component(
 export const ApiTokenCreateRequest = component(
   'ApiTokenCreateRequest',
   Type.Object({
-    name: Type.String({ minLength: 1, maxLength: 255 }),
-    permissions: Type.Array(Type.Ref(Permission), { minItems: 1, uniqueItems: true }),
+    name: strictly(Type.String({ maxLength: 255 }), NOT_EMPTY),
+    permissions: strictly(Type.Array(Type.Ref(Permission)), { minItems: 1, uniqueItems: true }),
   }),
 );
 

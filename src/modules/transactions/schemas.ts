@@ -1,5 +1,14 @@
 import { Type } from '@sinclair/typebox';
-import { component, DateTime, DiscriminatedUnion, PageOf, PageQuery, StringEnum } from '../../http/schemas.js';
+import {
+  component,
+  DateTime,
+  DiscriminatedUnion,
+  NOT_EMPTY,
+  PageOf,
+  PageQuery,
+  StringEnum,
+  strictly,
+} from '../../http/schemas.js';
 import { CurrencyAmount } from '../internal-accounts/schemas.js';
 
 export const TRANSACTION_STATUSES = [
@@ -238,7 +247,7 @@ export const CardMerchant = component(
   Type.Object({
     // The reference sets no format on these (an MCC is four digits, a country two letters,
     // by its descriptions); only lengths are bounded, as for every stored text.
-    descriptor: Type.String({ minLength: 1, maxLength: 1000 }),
+    descriptor: strictly(Type.String({ maxLength: 1000 }), NOT_EMPTY),
     mcc: Type.Optional(Type.String({ maxLength: 1000 })),
     country: Type.Optional(Type.String({ maxLength: 1000 })),
   }),

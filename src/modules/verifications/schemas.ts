@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { component, DateTime, PageOf, PageQuery, StringEnum } from '../../http/schemas.js';
+import { component, DateTime, PageOf, PageQuery, StringEnum, strictly } from '../../http/schemas.js';
 import { DocumentType } from '../documents/schemas.js';
 
 export const VERIFICATION_STATUSES = [
@@ -79,7 +79,7 @@ export const VerificationIdParams = Type.Object({ verificationId: Type.String() 
 export const KycProvider = component('KycProvider', StringEnum(['SUMSUB']));
 export const KycLinkCreateRequest = component(
   'KycLinkCreateRequest',
-  Type.Object({ redirectUri: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://' })) }),
+  Type.Object({ redirectUri: Type.Optional(strictly(Type.String({ format: 'uri' }), { pattern: '^https?://' })) }),
 );
 export const KycLinkResponse = component(
   'KycLinkResponse',

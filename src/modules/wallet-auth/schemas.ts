@@ -109,6 +109,7 @@ export const PasskeyCredentialCreateRequest = component(
   Type.Object({
     type: StringEnum(['PASSKEY']),
     accountId,
+    // The reference states the length in its description (1 to 100 characters, NICKNAME in wallet.ts).
     nickname: Type.String({ minLength: 1, maxLength: 100 }),
     challenge: Type.String({ minLength: 1 }),
     attestation: Type.Ref(PasskeyAttestation),
