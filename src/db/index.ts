@@ -227,31 +227,37 @@ async function currentSchema(k: Kysely<Database>): Promise<string | undefined> {
   return result.rows[0]?.schema ?? undefined;
 }
 
+/** How long a request may wait for one of the pool's connections. */
+const POOL_WAIT_MAX_MS = 30_000;
+
 async function openPostgres(options: DbOptions): Promise<Omit<Db, 'notifier'>> {
   const url = options.databaseUrl!;
   const schema = options.pgSchema;
   if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`bad schema name ${schema}`);
   const driver = pgDriver();
+  // The first connection, on its own with a short limit: a server that cannot be reached
+  // stops the start at once with one line.
+  const probe = new driver.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+  try {
+    await probe.connect();
+    if (schema) await probe.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+  } catch (err) {
+    throw new DbConnectError(`cannot connect to PostgreSQL at ${redactUrl(url)}: ${describePgError(err)}`);
+  } finally {
+    await probe.end().catch(() => {});
+  }
   const pool = new driver.Pool({
     Client: deferringClient(driver, options.pgPrepared !== false),
     connectionString: url,
     max: options.pgPoolMax ?? 20,
-    connectionTimeoutMillis: 5000,
+    // pg-pool applies this limit to a request's wait for a free connection too, and on a busy
+    // machine with many requests at once that wait is long but not a failure (it was a 500
+    // after 5 s under load): the limit stands for a server that stopped answering.
+    connectionTimeoutMillis: POOL_WAIT_MAX_MS,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
   // An idle client that loses its server must not crash the process.
   pool.on('error', () => {});
-  try {
-    const client = await pool.connect();
-    try {
-      if (schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
-    } finally {
-      client.release();
-    }
-  } catch (err) {
-    await pool.end().catch(() => {});
-    throw new DbConnectError(`cannot connect to PostgreSQL at ${redactUrl(url)}: ${describePgError(err)}`);
-  }
   const k = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     dialect: 'postgres',

@@ -23,6 +23,14 @@ interface Outcome {
   amount: number;
 }
 
+/** A server's log lines at level error, shortened. */
+const errorLines = (log: string) =>
+  log
+    .split('\n')
+    .filter((line) => line.includes('"level":50'))
+    .map((line) => line.slice(0, 600))
+    .join('\n');
+
 function checkOutcomes(outcomes: Outcome[]) {
   for (const o of outcomes) {
     if (o.status !== 201) {
@@ -167,6 +175,11 @@ describe.skipIf(!databaseUrl)('two server instances sharing one PostgreSQL datab
         return { ...reply, amount: amountOf(i) };
       }),
     );
+    // A 5xx is a failure of its own: shown with the servers' error lines, which say why.
+    expect(
+      outcomes.filter((o) => o.status >= 500).map((o) => o.body),
+      servers.map((s) => errorLines(s.output())).join('\n'),
+    ).toEqual([]);
     const { accepted, paid } = checkOutcomes(outcomes);
     const account = (await b.request('GET', '/platform/internal-accounts?currency=USD')).body.data[0];
     expect(account.balance.amount).toBe(FUNDED - paid);
