@@ -27,6 +27,7 @@ import * as m0014 from './migrations/0014_card_simulations.js';
 import * as m0015 from './migrations/0015_stablecoins.js';
 import * as m0016 from './migrations/0016_list_counts.js';
 import * as m0017 from './migrations/0017_counts_at_commit.js';
+import * as m0022 from './migrations/0022_snapshots.js';
 
 // Migrations are code (bundled with the server), applied in name order on every start, on
 // either store. Kysely's migrator takes a lock, so instances starting together apply each
@@ -49,7 +50,14 @@ const MIGRATIONS: Record<string, Migration> = {
   '0015_stablecoins': m0015,
   '0016_list_counts': m0016,
   '0017_counts_at_commit': m0017,
+  '0022_snapshots': m0022,
 };
+
+/**
+ * The last migration: the version of the schema a store has once it is up to date (a
+ * snapshot records the version it was saved under, see src/sandbox/snapshots/).
+ */
+export const SCHEMA_VERSION: string = Object.keys(MIGRATIONS).sort().at(-1)!;
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 

@@ -4,11 +4,15 @@
 // - Requests: the platform's requests on this process are let finish first, and new ones wait
 //   until it has committed (http/platform-gate.ts).
 // - Transactions: on the embedded store transactions run one at a time, so no request or job
-//   of any platform interleaves with it. On PostgreSQL it first takes an ACCESS EXCLUSIVE
-//   lock on every table it changes: it waits for every transaction that has read or written
-//   them (on any instance) to end, and holds back every new one until it commits. The price is
-//   a pause of the store's traffic (all platforms) for its milliseconds; a lock not granted
-//   within LOCK_WAIT_MS answers 409 CONFLICT and changes nothing.
+//   of any platform interleaves with it. On PostgreSQL it first takes an EXCLUSIVE lock on
+//   every table it changes: once it has them, no transaction that has written them or locked
+//   rows of them (on any instance) is still running, and every new one that does waits until
+//   it commits. So a payment or a job of the platform is wholly before or wholly after it.
+//   Plain reads are not held back: they see the state before until it commits (one
+//   statement sees one state; this process's reads of the platform wait at its gate, above).
+//   The price is a pause of the store's writes (all platforms) for its milliseconds. It asks
+//   for the locks in attempts short enough never to deadlock with anyone (lockTables says
+//   why); locks not all had within LOCK_WAIT_MS answer 409 CONFLICT and change nothing.
 // - Work outside transactions (a webhook try waiting for its receiver's answer, a CSV import
 //   between two rows, the approval webhook of an incoming payment) holds a lease on its job
 //   row. A job of the platform under a live lease makes it wait, up to JOBS_WAIT_MS, for it to
@@ -27,6 +31,10 @@ export const JOBS_WAIT_MS = 5_000;
 /** How long the work waits for the table locks on PostgreSQL. */
 export const LOCK_WAIT_MS = 5_000;
 const JOBS_POLL_MS = 50;
+/** How long one attempt at the table locks may wait in all (see lockTables). */
+const LOCK_ATTEMPT_MS = 300;
+/** The pause before the next attempt at the locks: a few ms, drawn, so that two resets do not keep meeting. */
+const lockRetryMs = () => 5 + Math.random() * 20;
 
 export interface ExclusiveOptions {
   /** The tables the transaction changes (locked on PostgreSQL). */
@@ -67,6 +75,52 @@ async function runningJobs(tx: Tx, deps: Deps, platformId: string): Promise<{ id
   return live.map((row) => ({ id: row.id, kind: row.kind }));
 }
 
+/**
+ * Takes an EXCLUSIVE lock on each table, waiting in PostgreSQL's lock queue (so that new
+ * writers queue behind it and the tables drain) for at most LOCK_ATTEMPT_MS in all, and never
+ * longer than half the server's deadlock_timeout. Past that the statement fails with 55P03,
+ * which lets go of every lock taken so far, and the caller starts over a moment later.
+ *
+ * note: a plain LOCK TABLE of many tables takes them one after the other, each as long as it
+ * takes; a transaction holding one it has not reached yet and waiting for one it has forms a
+ * deadlock, and PostgreSQL aborts whichever of the two looks first, after deadlock_timeout of
+ * waiting: often a request of another platform or another instance, which then failed with a
+ * 500. Here every transaction that waits for one of these locks began to wait after the
+ * attempt began, so the attempt has given up before any of them looks for a deadlock; and
+ * once the locks are held, this transaction waits for nothing more. EXCLUSIVE rather than
+ * ACCESS EXCLUSIVE: plain reads (which take ACCESS SHARE) neither wait for it nor hold it up,
+ * so a steady flow of reads of several tables at once cannot keep it from its locks (with
+ * ACCESS EXCLUSIVE, four clients listing in a loop kept a restore out for 5 s). One
+ * statement (a DO block) does it all, in one round trip.
+ */
+async function lockTables(tx: Tx, tables: string[]): Promise<void> {
+  const names = [...new Set(tables)].sort();
+  for (const name of names) if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`unexpected table name ${name}`);
+  const list = names.map((name) => `'${name}'`).join(', ');
+  await sql
+    .raw(`DO $$
+DECLARE
+  name text;
+  started timestamptz := clock_timestamp();
+  budget interval;
+  remaining interval;
+BEGIN
+  SELECT least(interval '${LOCK_ATTEMPT_MS} milliseconds', setting::int * interval '1 millisecond' / 2) INTO budget
+    FROM pg_settings WHERE pg_settings.name = 'deadlock_timeout';
+  FOREACH name IN ARRAY ARRAY[${list}]::text[] LOOP
+    remaining := budget - (clock_timestamp() - started);
+    IF remaining < interval '1 millisecond' THEN
+      RAISE EXCEPTION 'railyard: the tables stayed in use' USING ERRCODE = 'lock_not_available';
+    END IF;
+    PERFORM set_config('lock_timeout', ceil(extract(epoch FROM remaining) * 1000)::int || 'ms', true);
+    EXECUTE format('LOCK TABLE %I IN EXCLUSIVE MODE', name);
+  END LOOP;
+  PERFORM set_config('lock_timeout', '${LOCK_WAIT_MS}ms', true);
+END
+$$`)
+    .execute(tx);
+}
+
 async function once<T>(
   deps: Deps,
   platformId: string,
@@ -75,11 +129,7 @@ async function once<T>(
 ): Promise<T> {
   const { db } = deps;
   return db.transaction(async (tx) => {
-    if (db.dialect === 'postgres') {
-      await sql.raw(`SET LOCAL lock_timeout = '${LOCK_WAIT_MS}ms'`).execute(tx);
-      const tables = [...options.tables].sort();
-      await sql`LOCK TABLE ${sql.join(tables.map((t) => sql.table(t)))} IN ACCESS EXCLUSIVE MODE`.execute(tx);
-    }
+    if (db.dialect === 'postgres') await lockTables(tx, options.tables);
     const platform = await tx
       .selectFrom('platforms')
       .select('clock_offset_ms')
@@ -104,17 +154,22 @@ export async function platformExclusive<T>(
   work: (tx: Tx, platform: PlatformState) => Promise<T>,
 ): Promise<T> {
   const attempt = async (): Promise<T> => {
-    const deadline = performance.now() + (options.jobsWaitMs ?? JOBS_WAIT_MS);
+    const started = performance.now();
+    const deadline = started + (options.jobsWaitMs ?? JOBS_WAIT_MS);
     for (;;) {
       try {
         return await once(deps, platformId, options, work);
       } catch (err) {
-        if ((err as { code?: string }).code === '55P03')
-          throw apiError(
-            'CONFLICT',
-            `The store stayed busy for ${LOCK_WAIT_MS} ms; nothing was ${options.done}, try again`,
-            { reason: 'STORE_BUSY' },
-          );
+        if ((err as { code?: string }).code === '55P03') {
+          if (performance.now() - started >= LOCK_WAIT_MS)
+            throw apiError(
+              'CONFLICT',
+              `The store stayed busy for ${LOCK_WAIT_MS} ms; nothing was ${options.done}, try again`,
+              { reason: 'STORE_BUSY' },
+            );
+          await sleep(lockRetryMs());
+          continue;
+        }
         if (!(err instanceof JobsRunning)) throw err;
         if (performance.now() >= deadline)
           throw apiError(

@@ -18,9 +18,10 @@ import { ownedBy, platformTables } from './platform-tables.js';
 
 /**
  * What a reset keeps: the platform's row (name, configuration, settings, sandbox clock,
- * webhook signing keys), its API tokens, and its embedded-wallet signing organization.
+ * webhook signing keys), its API tokens, its embedded-wallet signing organization, and its
+ * snapshots (a reset is a way back to empty, a snapshot one to a saved state: both stay open).
  */
-export const KEPT_TABLES: ReadonlySet<string> = new Set(['platforms', 'api_tokens', 'wallet_orgs']);
+export const KEPT_TABLES: ReadonlySet<string> = new Set(['platforms', 'api_tokens', 'wallet_orgs', 'snapshots']);
 
 /**
  * Ledger accounts that stay: the platform's system accounts (the world outside railyard,
