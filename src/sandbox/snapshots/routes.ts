@@ -1,6 +1,6 @@
 // The snapshot endpoints: under /_railyard/snapshots for the platform whose credentials call
-// them, and under /_railyard/server/platforms/{platformId}/snapshots for the `railyard
-// snapshot` command, with the server admin token (server-admin.ts registers those).
+// them, and under /_railyard/server/snapshots for any platform by id, with the server admin
+// token, for the `railyard snapshot` command (server-admin.ts registers those).
 
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
@@ -100,91 +100,99 @@ export const snapshotRoutes: FastifyPluginAsyncTypebox = async (app) => {
 };
 
 const serverTag = 'Railyard server';
-const PlatformParams = Type.Object({ platformId: Type.String({ minLength: 1, maxLength: 256 }) });
-const PlatformNameParams = Type.Composite([PlatformParams, SnapshotNameParams]);
+const PlatformId = Type.String({ minLength: 1, maxLength: 256, description: 'The platform to act on' });
+const PlatformQuery = Type.Object({ platformId: PlatformId });
 const needsToken = '(needs the server admin token as a Bearer token)';
 
-/** The same for any platform, by id: what `railyard snapshot` asks of a running server. */
+/**
+ * The same for any platform, named by id (in the body, or the query when there is none), as
+ * the other server-admin endpoints do: what `railyard snapshot` asks of a running server.
+ */
 export const serverSnapshotRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
-    '/platforms/:platformId/snapshots',
+    '/snapshots',
     {
       schema: op({
         operationId: 'railyardServerListSnapshots',
         tag: serverTag,
         summary: `A platform's snapshots ${needsToken}`,
         permission: null,
-        params: PlatformParams,
+        querystring: PlatformQuery,
         success: { 200: SnapshotList },
         errors: [400, 401, 404, 500],
       }),
     },
     async (request) => {
       const { deps } = request.server;
-      await requirePlatform(deps, request.params.platformId);
-      return { data: await listSnapshots(deps, request.params.platformId) };
+      await requirePlatform(deps, request.query.platformId);
+      return { data: await listSnapshots(deps, request.query.platformId) };
     },
   );
 
   app.post(
-    '/platforms/:platformId/snapshots',
+    '/snapshots',
     {
       schema: op({
         operationId: 'railyardServerSaveSnapshot',
         tag: serverTag,
         summary: `Save a platform's state under a name ${needsToken}`,
         permission: null,
-        params: PlatformParams,
-        body: SnapshotCreate,
+        body: Type.Object(
+          { platformId: PlatformId, name: SnapshotCreate.properties.name, replace: SnapshotCreate.properties.replace },
+          { additionalProperties: false },
+        ),
         success: { 201: Snapshot },
         errors: [400, 401, 404, 409, 500],
       }),
     },
     async (request, reply) => {
-      const saved = await saveSnapshot(request.server.deps, request.params.platformId, request.body);
-      request.log.info({ platformId: request.params.platformId, snapshot: saved.name }, 'snapshot saved');
+      const { platformId, ...input } = request.body;
+      const saved = await saveSnapshot(request.server.deps, platformId, input);
+      request.log.info({ platformId, snapshot: saved.name }, 'snapshot saved');
       reply.code(201);
       return saved;
     },
   );
 
   app.post(
-    '/platforms/:platformId/snapshots/:name/restore',
+    '/snapshots/:name/restore',
     {
       schema: op({
         operationId: 'railyardServerRestoreSnapshot',
         tag: serverTag,
         summary: `Bring a platform back to a snapshot ${needsToken}`,
         permission: null,
-        params: PlatformNameParams,
+        params: SnapshotNameParams,
+        body: Type.Object({ platformId: PlatformId }, { additionalProperties: false }),
         success: { 200: SnapshotRestore },
         errors: [400, 401, 404, 409, 500],
       }),
     },
     async (request) => {
-      const { platformId, name } = request.params;
-      const result = await restoreSnapshot(request.server.deps, platformId, name, { log: request.log });
-      request.log.info({ platformId, snapshot: name, restored: result.restored }, 'snapshot restored');
+      const { platformId } = request.body;
+      const result = await restoreSnapshot(request.server.deps, platformId, request.params.name, { log: request.log });
+      request.log.info({ platformId, snapshot: result.name, restored: result.restored }, 'snapshot restored');
       return result;
     },
   );
 
   app.delete(
-    '/platforms/:platformId/snapshots/:name',
+    '/snapshots/:name',
     {
       schema: op({
         operationId: 'railyardServerDeleteSnapshot',
         tag: serverTag,
         summary: `Delete a snapshot of a platform ${needsToken}`,
         permission: null,
-        params: PlatformNameParams,
+        params: SnapshotNameParams,
+        querystring: PlatformQuery,
         success: { 204: null },
         errors: [400, 401, 404, 500],
       }),
     },
     async (request, reply) => {
-      await requirePlatform(request.server.deps, request.params.platformId);
-      await deleteSnapshot(request.server.deps, request.params.platformId, request.params.name);
+      await requirePlatform(request.server.deps, request.query.platformId);
+      await deleteSnapshot(request.server.deps, request.query.platformId, request.params.name);
       reply.code(204);
     },
   );
