@@ -22,6 +22,7 @@ import { AccountPage, ExternalAccountsPage, InternalAccountsPage } from './pages
 import { ClockPage } from './pages/clock.js';
 import { CustomerPage, CustomersPage } from './pages/customers.js';
 import { AgentsPage, CardsPage, StablecoinsPage } from './pages/products.js';
+import { SnapshotsPage } from './pages/snapshots.js';
 import { TransactionPage, TransactionsPage } from './pages/transactions.js';
 import { DeliveryPage, WebhooksPage } from './pages/webhooks.js';
 import { Problem, usePoll } from './ui.js';
@@ -33,6 +34,7 @@ const SECTIONS = [
   ['external-accounts', 'External accounts'],
   ['webhooks', 'Webhooks'],
   ['clock', 'Clock'],
+  ['snapshots', 'Snapshots'],
   ['agents', 'Agents'],
   ['cards', 'Cards'],
   ['stablecoins', 'Stablecoins'],
@@ -161,6 +163,8 @@ function Page({ route, onAdvanced }: { route: Route; onAdvanced: () => void }) {
       return id ? <DeliveryPage deliveryId={id} /> : <WebhooksPage params={params} />;
     case 'clock':
       return <ClockPage onAdvanced={onAdvanced} />;
+    case 'snapshots':
+      return <SnapshotsPage onRestored={onAdvanced} />;
     case 'agents':
       return <AgentsPage />;
     case 'cards':
