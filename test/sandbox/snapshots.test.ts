@@ -4,7 +4,7 @@
 // check, the event log, the webhook deliveries, the clock) and row by row in the store; the
 // jobs due then run again on time, once per timeline; credentials stay those of now; other
 // platforms are untouched; the refusals; and a snapshot that outlives a restart and a later
-// migration that adds a column.
+// migration that adds a column, and one from a later version refused.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -329,7 +329,7 @@ describe('GET, POST and DELETE /_railyard/snapshots', () => {
 });
 
 describe('a snapshot and the store', () => {
-  it('survives a restart, and restores by column name after a later migration adds a column', async () => {
+  it('survives a restart, restores by column name in a later version, and is refused by an earlier one', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'railyard-snapshots-'));
     dirs.push(dataDir);
     let t = await build({ config: { dataDir } });
@@ -353,14 +353,16 @@ describe('a snapshot and the store', () => {
     const content = JSON.parse(stored.content);
     content.tables.customers.columns.push('retired_column');
     for (const row of content.tables.customers.rows) row.push('old value');
+    // Saved by the version before: its schema is an earlier migration's.
     await t.deps.db.k
       .updateTable('snapshots')
-      .set({ content: JSON.stringify(content) })
+      .set({ content: JSON.stringify(content), schema_version: '0001_foundation' })
       .where('platform_id', '=', t.platformId)
       .execute();
     t = await t.restart();
 
-    expect((await t.raw('GET', '/_railyard/snapshots')).body.data.map((s: any) => s.name)).toEqual(['kept']);
+    const listed = (await t.raw('GET', '/_railyard/snapshots')).body.data;
+    expect(listed.map((s: any) => [s.name, s.schemaVersion])).toEqual([['kept', '0001_foundation']]);
     await restore(t, 'kept');
     expect(await apiView(t)).toEqual(before);
     const rows = await t.deps.db.k
@@ -369,5 +371,21 @@ describe('a snapshot and the store', () => {
       .where('platform_id', '=', t.platformId)
       .execute();
     expect(rows).toEqual([{ id: customer.id, nickname: 'none' }]);
+
+    // One saved by a later version than this one is refused, and nothing changes.
+    await createCustomer(t, individualBody('Stays Put'));
+    const now = await apiView(t);
+    await t.deps.db.k
+      .updateTable('snapshots')
+      .set({ schema_version: '9999_later' })
+      .where('platform_id', '=', t.platformId)
+      .execute();
+    const refused = await t.raw('POST', '/_railyard/snapshots/kept/restore');
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({
+      code: 'CONFLICT',
+      details: { reason: 'SNAPSHOT_FROM_LATER_VERSION', schemaVersion: '9999_later' },
+    });
+    expect(await apiView(t)).toEqual(now);
   }, 60_000);
 });
