@@ -173,7 +173,12 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   const authHook = (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
     const admitted = (): boolean => {
       const closed = gate.admit(request, request.ctx.platformId);
-      if (closed === undefined) return true;
+      if (closed === undefined) {
+        // A client gone before its request was admitted (it waited at the gate) had its abort
+        // already: counted now, the request would hold up the platform's next restore for good.
+        if (request.raw.socket?.destroyed === true) gate.leave(request);
+        return true;
+      }
       // The platform's state is being replaced: authenticate again once it is done.
       void closed.then(() => authHook(request, reply, done));
       return false;

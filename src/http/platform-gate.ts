@@ -24,6 +24,8 @@ type Admitted = FastifyRequest & { [ADMITTED]?: string };
 interface Closed {
   /** Settles when the gate opens again. */
   opened: Promise<void>;
+  /** How many requests have come to the closed gate. */
+  arrived: number;
   /** Set while the work waits for the platform's running requests to end. */
   drained?: () => void;
 }
@@ -39,10 +41,18 @@ export class PlatformGate {
    */
   admit(request: FastifyRequest, platformId: string): Promise<void> | undefined {
     const closed = this.closed.get(platformId);
-    if (closed !== undefined) return closed.opened;
+    if (closed !== undefined) {
+      closed.arrived++;
+      return closed.opened;
+    }
     (request as Admitted)[ADMITTED] = platformId;
     this.running.set(platformId, (this.running.get(platformId) ?? 0) + 1);
     return undefined;
+  }
+
+  /** What the gate of `platformId` counts: requests running, and requests that came while it was closed (if it is). */
+  state(platformId: string): { running: number; arrived: number | undefined } {
+    return { running: this.running.get(platformId) ?? 0, arrived: this.closed.get(platformId)?.arrived };
   }
 
   /** The request has ended (answered, or its client went away); a second call does nothing. */
@@ -76,7 +86,7 @@ export class PlatformGate {
     for (let other = this.closed.get(platformId); other !== undefined; other = this.closed.get(platformId))
       await other.opened;
     let open!: () => void;
-    const closed: Closed = { opened: new Promise<void>((resolve) => (open = resolve)) };
+    const closed: Closed = { opened: new Promise<void>((resolve) => (open = resolve)), arrived: 0 };
     this.closed.set(platformId, closed);
     try {
       if ((this.running.get(platformId) ?? 0) > 0) {

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { createCustomer, individualBody } from '../fixtures/customers.js';
 import { expectBalancedBooks, externalAccount, fund, platformAccount, transferOut } from '../fixtures/money.js';
-import { build, type Tenant } from '../helper.js';
+import { basic, build, type Tenant } from '../helper.js';
 import { rowsOf } from './support.js';
 
 const RESTORES = 8;
@@ -127,4 +127,37 @@ describe('restores under concurrent requests', () => {
     await expectBalancedBooks(other);
     expect((await rowsOf(t, other.platformId)).transactions).toHaveLength(otherPaid);
   }, 180_000);
+});
+
+describe('the platform gate and a client that leaves', () => {
+  it('does not count a request whose client left while it waited for a restore to end', async () => {
+    const t = await build();
+    const origin = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const gate = t.deps.gate!;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const exclusive = gate.exclusive(t.platformId, undefined, undefined, () => held);
+
+    // A request of the platform arrives at the closed gate; its client gives up.
+    const controller = new AbortController();
+    const left = fetch(`${origin}/grid/2025-10-13/customers`, {
+      headers: { authorization: basic(t.clientId, t.clientSecret) },
+      signal: controller.signal,
+    }).catch((err: Error) => err.name);
+    await expect.poll(() => gate.state(t.platformId).arrived, { timeout: 15_000 }).toBe(1);
+    controller.abort();
+    expect(await left).toBe('AbortError');
+    // Its socket is closed on the server's side before the gate opens.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    release();
+    await exclusive;
+
+    // Admitted once the gate opened, it is not left counted as running.
+    await expect.poll(() => gate.state(t.platformId).running, { timeout: 15_000 }).toBe(0);
+    const reply = await fetch(`${origin}/grid/2025-10-13/customers`, {
+      headers: { authorization: basic(t.clientId, t.clientSecret) },
+    });
+    expect(reply.status).toBe(200);
+    expect(gate.state(t.platformId).running).toBe(0);
+  });
 });

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 // Snapshots of a platform's state (POST /_railyard/snapshots, src/sandbox/snapshots/). A
 // snapshot is one row: its rows of every snapshotted table as JSON, with their column names,
 // and the migration the store had reached when it was saved, so that a later version can
-// restore it by column name (docs/snapshots.md, "Snapshots and upgrades").
+// restore it by column name (docs/snapshots.md, "Across restarts and versions").
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
