@@ -7,6 +7,7 @@
 //   BENCH_DURATION=10 BENCH_CONNECTIONS=50 npm run bench
 //   npm run bench -- quotes      (the parts whose name has the word: the quote scenarios and their floors)
 //   npm run bench -- idle        (an idle server's CPU on each store: bench/idle.ts)
+//   npm run bench -- snapshots   (snapshot restore on both stores: bench/snapshots.ts)
 //   DATABASE_URL=postgres://… npm run bench     (the same scenarios on PostgreSQL)
 
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -18,6 +19,7 @@ import { IDLE_COLLECT_INTERVAL_MS, IDLE_SETTLE_INTERVALS } from '../src/memory.j
 import { idlePart } from './idle.js';
 import { benchLists } from './lists.js';
 import { postgresPart } from './postgres.js';
+import { SNAPSHOT_SCENARIO, snapshotPart } from './snapshots.js';
 import { printWebhookLatency, WEBHOOK_SCENARIO, webhookLatency } from './webhooks.js';
 import {
   connections,
@@ -356,6 +358,10 @@ async function main(): Promise<void> {
     return;
   }
   if (await benchLists(filter)) return;
+  if (filter === SNAPSHOT_SCENARIO) {
+    if (!(await snapshotPart())) process.exitCode = 1;
+    return;
+  }
   // First, while nothing else runs: how long a start takes.
   const startup = !filter || filter === 'startup' ? await measureStartup() : undefined;
   if (startup !== undefined) {
@@ -510,6 +516,7 @@ async function main(): Promise<void> {
   }
   if (!filter && !(await postgresPart())) process.exitCode = 1;
   if (!filter && !(await idlePart())) process.exitCode = 1;
+  if (!filter && !(await snapshotPart())) process.exitCode = 1;
 }
 
 await main();

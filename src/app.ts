@@ -23,6 +23,7 @@ import {
 } from './http/error-handler.js';
 import { invalidInput } from './http/errors.js';
 import { OpenApiCollector } from './http/openapi.js';
+import { PlatformGate } from './http/platform-gate.js';
 import { attachRecorder } from './http/recorder.js';
 import { isOperationSchema } from './http/route.js';
 import { checkUrl, rewriteBadlyEncodedUrl, ROUTER_PARAM_CHARS_MAX } from './http/url.js';
@@ -102,6 +103,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   app.decorate('deps', deps);
   deps.jobs ??= new JobRunner(deps, app.log);
   const jobs = deps.jobs;
+  deps.gate ??= new PlatformGate();
+  const gate = deps.gate;
   // Closing the server lets running jobs finish after the last request is answered.
   app.addHook('onClose', async () => jobs.stop());
   const validators = createValidators();
@@ -159,6 +162,16 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
 
   app.decorateRequest('ctx', null as unknown as Ctx);
   app.decorateRequest('faultRules', null);
+  // A request of a platform counts as running from its authentication to its end, so that a
+  // restore or reset of the platform runs between requests (http/platform-gate.ts).
+  app.addHook('onResponse', (request, _reply, done) => {
+    gate.leave(request);
+    done();
+  });
+  app.addHook('onRequestAbort', (request, done) => {
+    gate.leave(request);
+    done();
+  });
   const attach = (request: FastifyRequest, principal: Principal, needed: Permission, declares403: boolean) => {
     checkPermission(principal, needed, declares403);
     request.faultRules = principal.faultRules;
@@ -174,7 +187,19 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   };
   // A callback hook, so a request whose credentials are already verified (the common case)
   // passes without a promise round-trip.
-  const authHook = (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
+  const authHook = (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
+    const admitted = (): boolean => {
+      const closed = gate.admit(request, request.ctx.platformId);
+      if (closed === undefined) {
+        // A client gone before its request was admitted (it waited at the gate) had its abort
+        // already: counted now, the request would hold up the platform's next restore for good.
+        if (request.raw.socket?.destroyed === true) gate.leave(request);
+        return true;
+      }
+      // The platform's state is being replaced: authenticate again once it is done.
+      void closed.then(() => authHook(request, reply, done));
+      return false;
+    };
     const schema = request.routeOptions.schema;
     if (!isOperationSchema(schema) || schema['x-permission'] === null) return done();
     if (schema['x-auth'] === 'agent') {
@@ -190,7 +215,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
           log: request.log,
         };
         request.faultRules = agent.faultRules;
-        done();
+        if (admitted()) done();
       }, done);
       return;
     }
@@ -200,7 +225,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       const cached = cachedPrincipal(deps, request.headers.authorization);
       if (cached !== undefined) {
         attach(request, cached, needed, declares403);
-        return done();
+        if (admitted()) done();
+        return;
       }
     } catch (err) {
       return done(err as Error);
@@ -209,7 +235,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       (principal) => {
         try {
           attach(request, principal, needed, declares403);
-          done();
+          if (admitted()) done();
         } catch (err) {
           done(err as Error);
         }

@@ -1,8 +1,9 @@
 // The railyard command: `start` (the default) runs the server; `migrate` prepares the
 // store; `platform create` adds a tenant with its own credentials; `reset` and `seed` wipe a
-// platform's data or fill it with a demo set. The commands that change data work whether or
-// not a server runs on the store: through the running server's admin endpoints when one
-// answers (src/sandbox/server-file.ts), directly on the store otherwise.
+// platform's data or fill it with a demo set; `snapshot` saves, restores, lists and deletes
+// its snapshots. The commands that change data work whether or not a server runs on the
+// store: through the running server's admin endpoints when one answers
+// (src/sandbox/server-file.ts), directly on the store otherwise.
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -18,10 +19,18 @@ import { collectGarbageWhenIdle } from './memory.js';
 import { fullCollection } from './full-collection.js';
 import { compactSenderHeap } from './events/sender.js';
 import type { Deps } from './http/context.js';
-import { bootstrap, createPlatform, webhookPublicKey, type BootstrapResult } from './modules/platform/service.js';
+import {
+  bootstrap,
+  createPlatform,
+  requirePlatform,
+  webhookPublicKey,
+  type BootstrapResult,
+} from './modules/platform/service.js';
 import { resetPlatform } from './sandbox/reset.js';
 import { SEED_DEFAULT, SEED_SIZE_DEFAULT, SEED_SIZE_MAX, seedPlatform } from './sandbox/seed.js';
 import { enableServerAdmin } from './sandbox/server-admin.js';
+import { SNAPSHOT_NAME_PATTERN } from './sandbox/snapshots/schemas.js';
+import { deleteSnapshot, listSnapshots, restoreSnapshot, saveSnapshot } from './sandbox/snapshots/service.js';
 import {
   callServer,
   findRunningServer,
@@ -342,6 +351,56 @@ async function seed(config: Config, args: string[]): Promise<void> {
   printJson(summary);
 }
 
+const SNAPSHOT_USAGE =
+  'railyard snapshot save|restore|delete [--platform ID] NAME, or railyard snapshot list [--platform ID]';
+
+async function snapshot(config: Config, args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { platform: { type: 'string' }, replace: { type: 'boolean' } },
+    allowPositionals: true,
+    strict: true,
+  });
+  const [action, name, ...extra] = positionals;
+  const named = action === 'save' || action === 'restore' || action === 'delete';
+  if (!(named || action === 'list') || extra.length > 0 || (named ? name === undefined : name !== undefined))
+    fail(`usage: ${SNAPSHOT_USAGE}`);
+  if (values.replace !== undefined && action !== 'save') fail('--replace goes with snapshot save only');
+  if (name !== undefined && !new RegExp(SNAPSHOT_NAME_PATTERN).test(name))
+    fail(`a snapshot name is 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit: "${name}"`);
+  const snapshotName = name ?? '';
+  const path = `/snapshots/${encodeURIComponent(snapshotName)}`;
+  const result = await onServerOrStore(
+    config,
+    async (server) => {
+      const platformId = platformOf(values.platform, server);
+      const query = `?platformId=${encodeURIComponent(platformId)}`;
+      if (action === 'list') return answered(await callServer(server, 'GET', `/snapshots${query}`), 200);
+      if (action === 'save') {
+        const body = { platformId, name: snapshotName, ...(values.replace ? { replace: true } : {}) };
+        return answered(await callServer(server, 'POST', '/snapshots', body), 201);
+      }
+      if (action === 'restore')
+        return answered(await callServer(server, 'POST', `${path}/restore`, { platformId }), 200);
+      answered(await callServer(server, 'DELETE', `${path}${query}`), 204);
+      return { name: snapshotName, deleted: true };
+    },
+    async (deps) => {
+      const platformId = values.platform ?? (await bootstrapAndSave(deps)).platformId;
+      if (action === 'list') {
+        await requirePlatform(deps, platformId);
+        return { data: await listSnapshots(deps, platformId) };
+      }
+      if (action === 'save') return saveSnapshot(deps, platformId, { name: snapshotName, replace: values.replace });
+      if (action === 'restore') return restoreSnapshot(deps, platformId, snapshotName);
+      await requirePlatform(deps, platformId);
+      await deleteSnapshot(deps, platformId, snapshotName);
+      return { name: snapshotName, deleted: true };
+    },
+  );
+  printJson(result);
+}
+
 const USAGE = `usage: railyard [start]                 run the server (the default)
        railyard migrate                 create or upgrade the store, then exit
        railyard platform create [--name NAME] [--counterparty-rules]
@@ -350,9 +409,14 @@ const USAGE = `usage: railyard [start]                 run the server (the defau
                                         and configuration (default: the platform start prints)
        railyard seed [--platform ID] [--seed N] [--size N]
                                         fill a platform with a demo data set (seed ${SEED_DEFAULT}, size ${SEED_SIZE_DEFAULT})
+       railyard snapshot save [--platform ID] [--replace] NAME
+       railyard snapshot restore|delete [--platform ID] NAME
+       railyard snapshot list [--platform ID]
+                                        save a platform's whole state under a name, bring it
+                                        back, delete it, or list the saved ones
 The commands that change data work whether or not a server runs: through it when it answers
 (its address and admin token are in DATA_DIR/server.json), on the store otherwise.
-See docs/reset-and-seed.md.`;
+See docs/reset-and-seed.md and docs/snapshots.md.`;
 
 async function main(argv: string[]): Promise<void> {
   let config: Config;
@@ -369,6 +433,7 @@ async function main(argv: string[]): Promise<void> {
     else if (command === 'platform' && rest[0] === 'create') await platformCreate(config, rest.slice(1));
     else if (command === 'reset') await reset(config, rest);
     else if (command === 'seed') await seed(config, rest);
+    else if (command === 'snapshot') await snapshot(config, rest);
     else if (command === 'help' || command === '--help' || command === '-h') process.stdout.write(`${USAGE}\n`);
     else fail(`unknown command "${argv.join(' ')}"\n${USAGE}`);
   } catch (err) {

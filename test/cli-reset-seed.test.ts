@@ -1,7 +1,7 @@
-// The commands that change data (`platform create`, `reset`, `seed`) as a user runs them: real
-// processes against a real server process, while it runs (through its admin endpoints, found
-// by its runtime file) and once it has stopped (on the store itself). On the embedded store by
-// default; on PostgreSQL when DATABASE_URL is set (in a schema of its own).
+// The commands that change data (`platform create`, `reset`, `seed`, `snapshot`) as a user runs
+// them: real processes against a real server process, while it runs (through its admin
+// endpoints, found by its runtime file) and once it has stopped (on the store itself). On the
+// embedded store by default; on PostgreSQL when DATABASE_URL is set (in a schema of its own).
 
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -14,7 +14,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 
 const MAIN = join(__dirname, '../dist/main.js');
 const databaseUrl = process.env.DATABASE_URL || undefined;
-const schema = `cli_${randomBytes(5).toString('hex')}`;
+const schemas: string[] = [];
 const children: ChildProcessWithoutNullStreams[] = [];
 
 afterEach(() => {
@@ -25,14 +25,16 @@ afterAll(async () => {
   if (databaseUrl === undefined) return;
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
-  await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  for (const schema of schemas.splice(0)) await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
   await client.end();
 });
 
-/** The store's settings: a data directory, and on PostgreSQL a URL whose search_path is our schema. */
+/** A new store's settings: a data directory, and on PostgreSQL a URL whose search_path is a schema of its own. */
 async function storeEnv(): Promise<Record<string, string>> {
   const env: Record<string, string> = { DATA_DIR: mkdtempSync(join(tmpdir(), 'railyard-cli-')) };
   if (databaseUrl !== undefined) {
+    const schema = `cli_${randomBytes(5).toString('hex')}`;
+    schemas.push(schema);
     const client = new pg.Client({ connectionString: databaseUrl });
     await client.connect();
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
@@ -116,6 +118,18 @@ function run(env: Record<string, string>, args: string[]) {
   return { json: JSON.parse(result.stdout), stderr: result.stderr };
 }
 
+/** A command that must fail: its exit status and what it printed on stderr. */
+function refused(env: Record<string, string>, args: string[]): string {
+  const result = spawnSync(process.execPath, [MAIN, ...args], {
+    env: cleanEnv(env),
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  if (result.status !== 1)
+    throw new Error(`railyard ${args.join(' ')} exited ${result.status}, not 1:\n${result.stdout}`);
+  return result.stderr;
+}
+
 async function get(root: string, path: string, credentials: { clientId: string; clientSecret: string }) {
   const reply = await fetch(`${root}${path}`, {
     headers: {
@@ -125,9 +139,27 @@ async function get(root: string, path: string, credentials: { clientId: string; 
   return { status: reply.status, body: (await reply.json()) as any };
 }
 
+async function addCustomer(root: string, credentials: { clientId: string; clientSecret: string }, fullName: string) {
+  const reply = await fetch(`${root}/grid/2025-10-13/customers`, {
+    method: 'POST',
+    headers: {
+      authorization: `Basic ${Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString('base64')}`,
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify({
+      customerType: 'INDIVIDUAL',
+      platformCustomerId: `cli-${randomBytes(4).toString('hex')}-000`,
+      fullName,
+    }),
+  });
+  expect(reply.status).toBe(201);
+}
+
+const names = (list: { data: { fullName: string }[] }) => list.data.map((c) => c.fullName).sort();
+
 const customersPath = '/grid/2025-10-13/customers?limit=100';
 
-describe('railyard platform create, reset and seed', () => {
+describe('railyard platform create, reset, seed and snapshot', () => {
   // note: one server and six commands in all: each process start costs about a second of CI.
   it('work while the server runs (through it) and once it has stopped (on the store)', async () => {
     const env = await storeEnv();
@@ -186,5 +218,46 @@ describe('railyard platform create, reset and seed', () => {
     const wipedOffline = run(env, ['reset']);
     expect(wipedOffline.stderr).not.toContain('through the running server');
     expect(wipedOffline.json).toMatchObject({ platformId: server.platformId, removed: { customers: 9 } });
+  }, 180_000);
+
+  it('snapshot save, list, restore and delete work while the server runs and once it has stopped', async () => {
+    const env = await storeEnv();
+    let server = await startServer(env);
+    const tenant = run(env, ['platform', 'create', '--name', 'Snapshotted']).json;
+    const platform = ['--platform', tenant.platformId];
+    await addCustomer(server.root, tenant, 'Saved Sam');
+
+    const saved = run(env, ['snapshot', 'save', ...platform, 'first']);
+    expect(saved.stderr).toContain('through the running server');
+    expect(saved.json).toMatchObject({ name: 'first', rows: { customers: 1 } });
+    await addCustomer(server.root, tenant, 'Later Lou');
+    expect(run(env, ['snapshot', 'list', ...platform]).json.data.map((s: any) => s.name)).toEqual(['first']);
+    expect(refused(env, ['snapshot', 'save', ...platform, 'first'])).toMatch(/409 CONFLICT.*exists/);
+    expect(run(env, ['snapshot', 'save', ...platform, '--replace', 'first']).json.rows.customers).toBe(2);
+    await addCustomer(server.root, tenant, 'Gone Gus');
+    const restored = run(env, ['snapshot', 'restore', ...platform, 'first']);
+    expect(restored.stderr).toContain('through the running server');
+    expect(restored.json).toMatchObject({ name: 'first', platformId: tenant.platformId, restored: { customers: 2 } });
+    expect(names((await get(server.root, customersPath, tenant)).body)).toEqual(['Later Lou', 'Saved Sam']);
+    expect(refused(env, ['snapshot', 'save', ...platform, 'bad name'])).toContain('a snapshot name is');
+    expect(refused(env, ['snapshot', 'restore', ...platform])).toContain('usage:');
+
+    // Stopped: the same commands on the store; without --platform, the platform start prints.
+    await stop(server);
+    expect(run(env, ['snapshot', 'save', 'default-one']).json.name).toBe('default-one');
+    const offline = run(env, ['snapshot', 'list', ...platform]);
+    expect(offline.stderr).not.toContain('through the running server');
+    expect(offline.json.data.map((s: any) => s.name)).toEqual(['first']);
+    expect(run(env, ['snapshot', 'restore', ...platform, 'first']).json.restored.customers).toBe(2);
+    expect(run(env, ['snapshot', 'delete', ...platform, 'first']).json).toEqual({ name: 'first', deleted: true });
+    expect(refused(env, ['snapshot', 'restore', ...platform, 'first'])).toContain('REFERENCE_NOT_FOUND');
+
+    // Started again: what the commands did on the store is there, the snapshots too.
+    server = await startServer(env);
+    expect(names((await get(server.root, customersPath, tenant)).body)).toEqual(['Later Lou', 'Saved Sam']);
+    expect((await get(server.root, '/_railyard/snapshots', server)).body.data.map((s: any) => s.name)).toEqual([
+      'default-one',
+    ]);
+    expect((await get(server.root, '/_railyard/snapshots', tenant)).body.data).toEqual([]);
   }, 180_000);
 });

@@ -71,6 +71,11 @@ export interface TestApp extends Tenant {
   /** Another platform on the same server, with its own credentials. */
   newPlatform(options?: PlatformOptions): Promise<Tenant>;
   close(): Promise<void>;
+  /**
+   * Stops the app and starts a new one on the same store (a data directory, or PostgreSQL),
+   * as a server restart does; the new one serves the same platform.
+   */
+  restart(): Promise<TestApp>;
 }
 
 export function basic(username: string, password: string): string {
@@ -143,6 +148,16 @@ export interface BuildOptions extends PlatformOptions {
 export async function build(options: BuildOptions = {}): Promise<TestApp> {
   const config = testConfig(options.config);
   const pgSchema = config.databaseUrl ? `t_${randomBytes(6).toString('hex')}` : undefined;
+  return open(options, config, pgSchema, undefined);
+}
+
+/** The app on the store of `config` (and `pgSchema`); with `main`, that platform rather than a new one. */
+async function open(
+  options: BuildOptions,
+  config: Config,
+  pgSchema: string | undefined,
+  main: Credentials | undefined,
+): Promise<TestApp> {
   const db = await openDb({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, pgSchema, pgPoolMax: 10 });
   const deps: Deps = {
     config,
@@ -165,28 +180,45 @@ export async function build(options: BuildOptions = {}): Promise<TestApp> {
       clientSecret: created.token.clientSecret!,
     });
   };
-  const main = await addPlatform({
-    counterpartyRules: options.counterpartyRules,
-    strictIdentifiers: options.strictIdentifiers,
-  });
+  const first =
+    main === undefined
+      ? await addPlatform({
+          counterpartyRules: options.counterpartyRules,
+          strictIdentifiers: options.strictIdentifiers,
+        })
+      : tenant(app, main);
   let closed = false;
+  const shut = async (dropStore: boolean) => {
+    if (closed) return;
+    closed = true;
+    const at = openApps.indexOf(testApp);
+    if (at >= 0) openApps.splice(at, 1);
+    await app.close();
+    await db.close();
+    if (dropStore && pgSchema && config.databaseUrl) await dropPgSchema(config.databaseUrl, pgSchema);
+  };
   const testApp: TestApp = {
-    ...main,
+    ...first,
     app,
     deps,
     newPlatform: (o = {}) => addPlatform(o),
     async advanceClock(seconds) {
-      const reply = await main.raw('POST', '/_railyard/clock/advance', { body: { seconds } });
+      const reply = await first.raw('POST', '/_railyard/clock/advance', { body: { seconds } });
       if (reply.status !== 200) throw new Error(`clock advance failed: ${reply.text}`);
       return reply.body;
     },
     runDueJobs: () => deps.jobs!.runDue(),
-    async close() {
-      if (closed) return;
-      closed = true;
-      await app.close();
-      await db.close();
-      if (pgSchema && config.databaseUrl) await dropPgSchema(config.databaseUrl, pgSchema);
+    close: () => shut(true),
+    async restart() {
+      if (config.dataDir === ':memory:' && !config.databaseUrl)
+        throw new Error('restart needs a store that outlives the app');
+      await shut(false);
+      return open(options, config, pgSchema, {
+        platformId: first.platformId,
+        tokenId: first.tokenId,
+        clientId: first.clientId,
+        clientSecret: first.clientSecret,
+      });
     },
   };
   openApps.push(testApp);

@@ -199,7 +199,7 @@ function Page({ route, onAdvanced }: { route: Route; onAdvanced: () => void }) {
     case 'stablecoins':
       return <StablecoinsPage />;
     case 'testing':
-      return <TestingPage />;
+      return <TestingPage onRestored={onAdvanced} />;
     default:
       return (
         <section>

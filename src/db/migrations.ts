@@ -28,6 +28,7 @@ import * as m0015 from './migrations/0015_stablecoins.js';
 import * as m0016 from './migrations/0016_list_counts.js';
 import * as m0017 from './migrations/0017_counts_at_commit.js';
 import * as m0021 from './migrations/0021_faults.js';
+import * as m0022 from './migrations/0022_snapshots.js';
 import * as m0023 from './migrations/0023_event_order.js';
 
 // Migrations are code (bundled with the server), applied in name order on every start, on
@@ -52,8 +53,15 @@ const MIGRATIONS: Record<string, Migration> = {
   '0016_list_counts': m0016,
   '0017_counts_at_commit': m0017,
   '0021_faults': m0021,
+  '0022_snapshots': m0022,
   '0023_event_order': m0023,
 };
+
+/**
+ * The last migration: the version of the schema a store has once it is up to date (a
+ * snapshot records the version it was saved under, see src/sandbox/snapshots/).
+ */
+export const SCHEMA_VERSION: string = Object.keys(MIGRATIONS).sort().at(-1)!;
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 

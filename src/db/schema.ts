@@ -485,6 +485,7 @@ export interface Database {
   stablecoin_operations: StablecoinOperationsTable;
   fault_rules: FaultRulesTable;
   webhook_fault_rules: WebhookFaultRulesTable;
+  snapshots: SnapshotsTable;
 }
 
 export interface FaultRulesTable {
@@ -822,4 +823,23 @@ export interface StablecoinOperationsTable {
   scenario: string;
   created_at: string;
   updated_at: string;
+}
+
+/** A saved state of one platform (src/sandbox/snapshots/). */
+export interface SnapshotsTable {
+  platform_id: string;
+  name: string;
+  /** The last migration applied when it was saved. */
+  schema_version: string;
+  format: number;
+  /** The platform's sandbox time at the save (epoch ms). */
+  clock_ms: Int64;
+  /** JSON: rows by table. */
+  row_counts: string;
+  size_bytes: number;
+  /** JSON: the rows (src/sandbox/snapshots/store.ts). */
+  content: string;
+  /** Wall-clock ms of the save. */
+  saved_at_ms: Int64;
+  created_at: string;
 }

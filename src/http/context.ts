@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
 import type { JobRunner } from '../jobs/runner.js';
 import type { AuthCache } from './auth.js';
+import type { PlatformGate } from './platform-gate.js';
 
 export const PERMISSIONS = ['VIEW', 'TRANSACT', 'MANAGE'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
@@ -17,6 +18,8 @@ export interface Deps {
   authCache?: AuthCache | undefined;
   /** The job runner of this process (set by buildApp). */
   jobs?: JobRunner | undefined;
+  /** The requests this process serves, by platform (set by buildApp; see platform-gate.ts). */
+  gate?: PlatformGate | undefined;
 }
 
 /** Railyard's own per-platform switches (not part of the reference's PlatformConfig). */

@@ -270,6 +270,16 @@ function whenCommitted(
   afterRollback(tx, () => settle(undefined));
 }
 
+/**
+ * For a transaction that writes job rows other than through schedule() (a snapshot's restore
+ * puts back the jobs it saved): once it commits, this process's runner looks for due work
+ * again, as it does after a commit that scheduled some.
+ */
+export function jobsWritten(tx: Queryable): void {
+  const runner = RUNNERS.get(tx.getExecutor().adapter);
+  if (runner !== undefined) afterCommit(tx, () => runner.wake());
+}
+
 export function jobKind(kind: string): JobKind<unknown> | undefined {
   return KINDS.get(kind);
 }

@@ -32,7 +32,7 @@ export const resetRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }),
     },
     async (request) => {
-      const result = await resetPlatform(request.ctx.deps, request.ctx.platformId);
+      const result = await resetPlatform(request.ctx.deps, request.ctx.platformId, { request, log: request.log });
       request.log.info({ platformId: result.platformId, removed: result.removed }, 'platform reset');
       return result;
     },

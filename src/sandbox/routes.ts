@@ -22,6 +22,7 @@ import { getSimulation } from '../modules/cards/simulations.js';
 import { describeInvitation } from '../modules/invitations/service.js';
 import { resetRoutes } from './reset-routes.js';
 import { serverAdminRoutes } from './server-admin.js';
+import { snapshotRoutes } from './snapshots/routes.js';
 
 const tag = 'Railyard';
 const Clock = Type.Object({ now: DateTime, offsetSeconds: Type.Number() });
@@ -51,6 +52,7 @@ export const railyardRoutes: FastifyPluginAsyncTypebox = async (app) => {
     done(null, undefined),
   );
   await app.register(resetRoutes);
+  await app.register(snapshotRoutes);
   await app.register(serverAdminRoutes, { prefix: '/server' });
 
   app.get(

@@ -1,9 +1,10 @@
 // Railyard's server-admin endpoints, under /_railyard/server: what the `railyard` command asks
-// of a running server for work that is not one platform's own (adding a platform, resetting
-// or seeding any platform by id). They take no platform's credentials but the server admin
-// token: a random secret the server draws at start, keeps in memory, and writes only to its
-// runtime file (server-file.ts, mode 0600) for the command to read. A server that was given
-// no token (tests, or a store in memory) answers every request here 401.
+// of a running server for work that is not one platform's own (adding a platform, resetting,
+// seeding or snapshotting any platform by id; the snapshot ones are in snapshots/routes.ts).
+// They take no platform's credentials but the server admin token: a random secret the server
+// draws at start, keeps in memory, and writes only to its runtime file (server-file.ts, mode
+// 0600) for the command to read. A server that was given no token (tests, or a store in
+// memory) answers every request here 401.
 
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -11,10 +12,11 @@ import { Type } from '@sinclair/typebox';
 import type { Deps } from '../http/context.js';
 import { apiError } from '../http/errors.js';
 import { op } from '../http/route.js';
-import { createPlatform } from '../modules/platform/service.js';
+import { createPlatform, requirePlatform } from '../modules/platform/service.js';
 import { resetPlatform } from './reset.js';
 import { ResetResultSchema } from './reset-routes.js';
 import { SEED_SIZE_MAX, SeedSummarySchema, seedPlatform } from './seed.js';
+import { serverSnapshotRoutes } from './snapshots/routes.js';
 
 const tag = 'Railyard server';
 
@@ -62,13 +64,9 @@ const CreatedPlatform = Type.Object({
   tokenId: Type.String(),
 });
 
-async function requirePlatform(deps: Deps, platformId: string): Promise<void> {
-  const row = await deps.db.k.selectFrom('platforms').select('id').where('id', '=', platformId).executeTakeFirst();
-  if (row === undefined) throw apiError('REFERENCE_NOT_FOUND', `No platform ${platformId}`);
-}
-
 export const serverAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.addHook('onRequest', async (request) => checkToken(request.server.deps, request.headers.authorization));
+  await app.register(serverSnapshotRoutes);
 
   app.get(
     '/info',

@@ -1,9 +1,10 @@
 // The dashboard in a real browser: headless Chromium (Debian's `chromium` package) driven by
 // playwright-core against a real server process on an ephemeral port. It signs in, watches a
 // customer and a transfer made through the API appear, opens a transaction's timeline, replays
-// a webhook, advances the clock until a pending payment completes, and approves an agent's
-// action; on the Testing page it adds fault rules, sees one fire, and removes them. Screenshots of the main pages at 1280 and 390 px wide go to .ci-work/screenshots/
-// (git-ignored) for a reviewer to look at.
+// a webhook, advances the clock until a pending payment completes, approves an agent's
+// action, and saves, restores and deletes a snapshot; on the Testing page it adds fault rules,
+// sees one fire, and removes them. Screenshots of the main pages at 1280 and 390 px wide go to
+// .ci-work/screenshots/ (git-ignored) for a reviewer to look at.
 //
 // Without /usr/bin/chromium the test fails when CI is set and is skipped otherwise (install it
 // with `apt-get install chromium`). RAILYARD_BROWSER_TEST=skip skips it on purpose (CI's Node
@@ -107,7 +108,7 @@ describe.skipIf(skipReason !== undefined)('the dashboard in Chromium', () => {
   };
   const row = (text: string | RegExp) => page.getByRole('row').filter({ hasText: text });
 
-  it('follows the sandbox live: customers, transfers, timelines, webhooks, the clock and approvals', async () => {
+  it('follows the sandbox live: customers, transfers, timelines, webhooks, the clock, approvals and snapshots', async () => {
     const api = server.request;
 
     // Sign in: a wrong secret is refused, the right one opens the platform.
@@ -241,6 +242,26 @@ describe.skipIf(skipReason !== undefined)('the dashboard in Chromium', () => {
     await waiting.getByRole('button', { name: 'Approve' }).click();
     await poll(() => page.locator('.done').first().textContent()).toMatch(/APPROVED/);
     await poll(() => waiting.textContent()).toMatch(/No action is waiting/);
+
+    // A snapshot saved from its page, a customer added after it, and a restore that takes the
+    // platform back: the customer is gone from the API's list; then the snapshot is deleted.
+    await open('testing');
+    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('before-tess');
+    await page.getByRole('button', { name: 'Save snapshot' }).click();
+    await poll(() => page.locator('.done').first().textContent()).toMatch(/Saved before-tess/);
+    const snapshots = page.getByRole('table', { name: 'Saved snapshots, the latest first' });
+    await snapshots.getByRole('row').filter({ hasText: 'before-tess' }).waitFor();
+    const customerNames = async () =>
+      (await api('GET', '/customers?limit=100')).body.data.map((c: { fullName: string }) => c.fullName);
+    expect((await api('POST', '/customers', individualBody('Temporary Tess'))).status).toBe(201);
+    expect(await customerNames()).toContain('Temporary Tess');
+    await screenshots('testing', 'testing-snapshots');
+    await page.getByRole('button', { name: 'Restore before-tess' }).click();
+    await poll(() => page.locator('.done').first().textContent()).toMatch(/Restored before-tess: \d+ rows put back/);
+    expect(await customerNames()).toEqual(['Ada Lovelace']);
+    await page.getByRole('button', { name: 'Delete before-tess' }).click();
+    await poll(() => snapshots.textContent()).toMatch(/No snapshot yet/);
+    expect((await api('GET', '/_railyard/snapshots')).body.data).toEqual([]);
 
     // Screenshots of the main pages at both widths.
     await screenshots('transactions');

@@ -1351,6 +1351,14 @@ export const BASELINES: Record<string, BaselineRow> = {
   railyardListInternalAccountEntries: {
     make: (w) => ({ params: { accountId: w.platformUsd.id }, query: { limit: '5' } }),
   },
+  railyardListSnapshots: { make: () => ({}) },
+  railyardSaveSnapshot: { make: () => ({ body: { name: uniqueId('fuzz') } }), renew: 'always' },
+  railyardDeleteSnapshot: {
+    make: async (w) => ({ params: { name: await savedSnapshot(w.tenant) } }),
+    renew: 'success',
+  },
+  // Brings the world's platform back to the moment of the make: after every other operation.
+  railyardRestoreSnapshot: { make: async (w) => ({ params: { name: await savedSnapshot(w.tenant) } }), last: true },
   // Wipes the world's platform: after every other operation.
   railyardResetPlatform: { make: () => ({}), last: true },
   // Fault rules: last too (and after the reset), as a mutation may turn the baseline's rule,
@@ -1406,6 +1414,32 @@ export const BASELINES: Record<string, BaselineRow> = {
   railyardServerResetPlatform: {
     make: async (w) => ({ headers: serverAdminHeaders(w), body: { platformId: (await w.t.newPlatform()).platformId } }),
   },
+  railyardServerListSnapshots: {
+    make: (w) => ({ headers: serverAdminHeaders(w), query: { platformId: w.tenant.platformId } }),
+  },
+  railyardServerSaveSnapshot: {
+    make: (w) => ({
+      headers: serverAdminHeaders(w),
+      body: { platformId: w.tenant.platformId, name: uniqueId('fuzz') },
+    }),
+    renew: 'always',
+  },
+  railyardServerRestoreSnapshot: {
+    // A platform of its own: the world's stays as it is.
+    make: async (w) => {
+      const tenant = await w.t.newPlatform();
+      const name = await savedSnapshot(tenant);
+      return { headers: serverAdminHeaders(w), params: { name }, body: { platformId: tenant.platformId } };
+    },
+  },
+  railyardServerDeleteSnapshot: {
+    make: async (w) => ({
+      headers: serverAdminHeaders(w),
+      params: { name: await savedSnapshot(w.tenant) },
+      query: { platformId: w.tenant.platformId },
+    }),
+    renew: 'success',
+  },
   railyardServerSeedPlatform: {
     // A platform of its own each time: a seed number is taken once per platform.
     make: async (w) => ({
@@ -1415,6 +1449,19 @@ export const BASELINES: Record<string, BaselineRow> = {
     renew: 'success',
   },
 };
+
+/** A new snapshot of the tenant's platform; its name. The fuzzed saves may have used up the platform's quota: then room is made. */
+async function savedSnapshot(tenant: Tenant): Promise<string> {
+  const name = uniqueId('fuzz');
+  let reply = await tenant.raw('POST', '/_railyard/snapshots', { body: { name } });
+  if (reply.status === 409 && reply.body?.details?.reason === 'SNAPSHOTS_MAX') {
+    for (const snapshot of jsonOf(await tenant.raw('GET', '/_railyard/snapshots'), 'GET /_railyard/snapshots').data)
+      await tenant.raw('DELETE', `/_railyard/snapshots/${snapshot.name}`);
+    reply = await tenant.raw('POST', '/_railyard/snapshots', { body: { name } });
+  }
+  jsonOf(reply, 'POST /_railyard/snapshots', 201);
+  return name;
+}
 
 const SERVER_ADMIN_TOKEN = 'fuzz-server-admin-token';
 

@@ -160,6 +160,12 @@ export async function bootstrap(deps: Deps): Promise<BootstrapResult> {
 }
 
 /** The platform's row; `forUpdate`: locked for a change made from what it holds (see store.findPlatformForUpdate). */
+/** 404 REFERENCE_NOT_FOUND unless the platform exists (for work on a platform named by id, not by credentials). */
+export async function requirePlatform(deps: Deps, platformId: string): Promise<void> {
+  if ((await store.findPlatform(deps.db.k, platformId)) === undefined)
+    throw apiError('REFERENCE_NOT_FOUND', `No platform ${platformId}`);
+}
+
 async function loadPlatform(q: Queryable, platformId: string, forUpdate = false): Promise<store.PlatformRow> {
   const row = await (forUpdate ? store.findPlatformForUpdate(q, platformId) : store.findPlatform(q, platformId));
   // The platform of an authenticated request always exists.
