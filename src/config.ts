@@ -29,7 +29,16 @@ export interface Config {
   webhookTimeoutMs?: number | undefined;
   /** The origins an SCA passkey ceremony may run against (DEFAULT_PASSKEY_ORIGINS when unset). */
   passkeyOrigins?: string[] | undefined;
+  /**
+   * How many of each platform's latest requests the request journal keeps
+   * (JOURNAL_SIZE_DEFAULT when unset; 0 keeps none).
+   */
+  journalSize?: number | undefined;
 }
+
+/** The request journal's window per platform when RAILYARD_JOURNAL_SIZE is unset. */
+export const JOURNAL_SIZE_DEFAULT = 10_000;
+export const JOURNAL_SIZE_MAX = 1_000_000;
 
 /** Where an integrator's web app runs in development: the SCA passkey origins when none are configured. */
 export const DEFAULT_PASSKEY_ORIGINS = ['http://localhost:3000', 'https://localhost:3000'];
@@ -72,6 +81,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (clientSecret !== undefined && clientSecret.length < 16) {
     throw new ConfigError('GRID_CLIENT_SECRET must be at least 16 characters long');
   }
+  const journalSize = parseJournalSize(env.RAILYARD_JOURNAL_SIZE);
   const passkeyOrigins = env.RAILYARD_PASSKEY_ORIGINS
     ? env.RAILYARD_PASSKEY_ORIGINS.split(',').map((origin) => origin.trim())
     : undefined;
@@ -101,5 +111,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     validateResponses: env.RAILYARD_VALIDATE_RESPONSES === '1',
     webhookTimeoutMs,
     passkeyOrigins,
+    journalSize,
   };
+}
+
+function parseJournalSize(text: string | undefined): number {
+  if (text === undefined || text === '') return JOURNAL_SIZE_DEFAULT;
+  const size = Number(text);
+  if (!/^\d+$/.test(text) || size > JOURNAL_SIZE_MAX)
+    throw new ConfigError(
+      `RAILYARD_JOURNAL_SIZE must be an integer from 0 (no journal) to ${JOURNAL_SIZE_MAX}, got "${text}"`,
+    );
+  return size;
 }

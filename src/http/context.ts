@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
 import type { JobRunner } from '../jobs/runner.js';
 import type { AuthCache } from './auth.js';
+import type { RequestJournal } from './journal.js';
 
 export const PERMISSIONS = ['VIEW', 'TRANSACT', 'MANAGE'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
@@ -17,6 +18,8 @@ export interface Deps {
   authCache?: AuthCache | undefined;
   /** The job runner of this process (set by buildApp). */
   jobs?: JobRunner | undefined;
+  /** Where this process keeps the requests it answers, for the request journal (set by buildApp unless its size is 0). */
+  journal?: RequestJournal | undefined;
 }
 
 /** Railyard's own per-platform switches (not part of the reference's PlatformConfig). */

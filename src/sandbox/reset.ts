@@ -218,6 +218,9 @@ export async function resetPlatform(
   options: { jobsWaitMs?: number } = {},
 ): Promise<ResetResult> {
   const plan = await planFor(deps.db);
+  // The requests this server answered and has not written yet go now, so none of them comes
+  // back into the journal after the wipe.
+  await deps.journal?.flush();
   const deadline = performance.now() + (options.jobsWaitMs ?? JOBS_WAIT_MS);
   for (;;) {
     try {

@@ -1351,6 +1351,18 @@ export const BASELINES: Record<string, BaselineRow> = {
   railyardListInternalAccountEntries: {
     make: (w) => ({ params: { accountId: w.platformUsd.id }, query: { limit: '5' } }),
   },
+  railyardListRequests: {
+    make: () => ({
+      query: { limit: '5', operationId: 'createTransferOut', status: '201', since: '2020-01-01T00:00:00Z' },
+    }),
+  },
+  railyardGetRequest: {
+    make: async (w) => {
+      const latest = jsonOf(await w.tenant.raw('GET', '/_railyard/requests?limit=1'), 'GET /_railyard/requests');
+      return { params: { requestId: latest.data[0].id } };
+    },
+  },
+  railyardRequestsReport: { make: () => ({}) },
   // Wipes the world's platform: after every other operation.
   railyardResetPlatform: { make: () => ({}), last: true },
 
