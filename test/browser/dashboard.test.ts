@@ -1,8 +1,8 @@
 // The dashboard in a real browser: headless Chromium (Debian's `chromium` package) driven by
 // playwright-core against a real server process on an ephemeral port. It signs in, watches a
 // customer and a transfer made through the API appear, opens a transaction's timeline, replays
-// a webhook, advances the clock until a pending payment completes, and approves an agent's
-// action. Screenshots of the main pages at 1280 and 390 px wide go to .ci-work/screenshots/
+// a webhook, advances the clock until a pending payment completes, approves an agent's
+// action, and reads the request journal and its report. Screenshots of the main pages at 1280 and 390 px wide go to .ci-work/screenshots/
 // (git-ignored) for a reviewer to look at.
 //
 // Without /usr/bin/chromium the test fails when CI is set and is skipped otherwise (install it
@@ -232,6 +232,33 @@ describe.skipIf(skipReason !== undefined)('the dashboard in Chromium', () => {
     await poll(() => page.locator('.done').first().textContent()).toMatch(/APPROVED/);
     await poll(() => waiting.textContent()).toMatch(/No action is waiting/);
 
+    // The request journal: the app's requests (not the dashboard's), a refusal found by its
+    // code, its bodies, and the report's finding of a payout sent without an Idempotency-Key.
+    const refused = await api('POST', '/transfer-out', { source: { accountId: usd.id }, amount: 0 });
+    expect(refused.status).toBe(400);
+    await open('requests');
+    await row('createTransferOut').first().waitFor();
+    const dashboardRequests = await api('GET', '/_railyard/requests?operationId=listCustomers');
+    expect(dashboardRequests.body.totalCount).toBe(0);
+    await page.getByLabel('Error code').fill('INVALID_INPUT');
+    await page.getByLabel('Error code').press('Tab');
+    await poll(() =>
+      page
+        .getByRole('table', { name: /^Requests/ })
+        .getByRole('row')
+        .count(),
+    ).toBe(2);
+    await row('INVALID_INPUT').getByRole('link').click();
+    await page.getByRole('heading', { name: 'Bodies' }).waitFor();
+    expect(await page.getByRole('figure', { name: 'Request body' }).textContent()).toContain('"amount": 0');
+    expect(await page.getByRole('figure', { name: 'Response body' }).textContent()).toContain('INVALID_INPUT');
+    await open('requests/report');
+    const unkeyed = page.getByRole('table', { name: 'Payments sent without an Idempotency-Key' });
+    await unkeyed.getByRole('row').filter({ hasText: 'createTransferOut' }).waitFor();
+    expect(await page.getByRole('table', { name: 'Answers per operation' }).textContent()).toMatch(
+      /createTransferOut.*400 × 1/,
+    );
+
     // Screenshots of the main pages at both widths.
     await screenshots('transactions');
     await screenshots(`transactions/${encodeURIComponent(payout)}`, 'transaction');
@@ -242,6 +269,8 @@ describe.skipIf(skipReason !== undefined)('the dashboard in Chromium', () => {
     await screenshots('webhooks');
     await screenshots(`webhooks/${encodeURIComponent(completed.id)}`, 'delivery');
     await screenshots('clock');
+    await screenshots('requests');
+    await screenshots('requests/report', 'report');
 
     // The account page shows the postings behind the balance it reports.
     await open(`accounts/${encodeURIComponent(usd.id)}`);
