@@ -214,6 +214,14 @@ describe('start-up errors', () => {
     [{ GRID_CLIENT_ID: 'only-the-id' }, 'railyard: GRID_CLIENT_ID and GRID_CLIENT_SECRET must be set together'],
     [{ RAILYARD_PG_PREPARED: 'yes' }, 'railyard: RAILYARD_PG_PREPARED must be 0 or 1, got "yes"'],
     [
+      { RAILYARD_ADMIN_TOKEN: 'too-short' },
+      'railyard: RAILYARD_ADMIN_TOKEN must be 16 to 512 printable ASCII characters without spaces (it is sent as a Bearer token), got 9 characters',
+    ],
+    [
+      { RAILYARD_ADMIN_TOKEN: 'long enough but has spaces' },
+      'railyard: RAILYARD_ADMIN_TOKEN must be 16 to 512 printable ASCII characters without spaces (it is sent as a Bearer token), got 26 characters with a space or another character outside that range',
+    ],
+    [
       { RAILYARD_JOURNAL_SIZE: '10k' },
       'railyard: RAILYARD_JOURNAL_SIZE must be an integer from 0 (no journal) to 1000000, got "10k"',
     ],
