@@ -40,7 +40,7 @@ const FLOOR_RATIO_MIN = 0.5;
 const MANY_ACCOUNTS_RPS_MIN = 1000;
 const SEQUENTIAL_P50_MAX_MS = 3;
 
-interface Postgres {
+export interface Postgres {
   url: string;
   stop(): void;
 }
@@ -57,7 +57,7 @@ function freePort(): Promise<number> {
 }
 
 /** A PostgreSQL server of the bench's own, or why there is none. */
-async function startPostgres(): Promise<Postgres | string> {
+export async function startPostgres(): Promise<Postgres | string> {
   const root = '/usr/lib/postgresql';
   const versions = existsSync(root) ? readdirSync(root).sort((a, b) => Number(a) - Number(b)) : [];
   const bin = versions.length > 0 ? join(root, versions[versions.length - 1]!, 'bin') : undefined;

@@ -10,6 +10,8 @@ import { groupCommit } from './group-commit.js';
 import { type Checkpointer, checkpointOnThread } from './checkpointer.js';
 import { applyStoreSettings, holdDataDirectory } from './sqlite-setup.js';
 import { migrateToLatest } from './migrations.js';
+import { afterCommit, afterRollback, collectEndings, runTransaction } from './endings.js';
+import { Notifier, pgChannelOf, type PostgresLink, registerNotifier } from './notify.js';
 import { loadSqlite } from './sqlite-driver.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -32,6 +34,8 @@ export interface Db {
   close(): Promise<void>;
   /** The embedded store on disk: the thread that checkpoints its log (see checkpointer.ts). */
   readonly checkpointer?: Checkpointer | undefined;
+  /** Wake-ups between the store's users (see notify.ts). */
+  readonly notifier: Notifier;
 }
 
 export interface TransactionOptions {
@@ -63,16 +67,6 @@ const PG_RETRYABLE = new Set(['40001', '40P01']);
 /** The PostgreSQL driver, loaded only when a PostgreSQL store is opened. */
 const pgDriver = onFirstUse<typeof pg>('pg');
 
-// Work to do once a transaction has committed (waking the job runner for work due now), or
-// once it has rolled back. On PostgreSQL it is kept per transaction object, so each attempt
-// of a retried transaction has its own. The embedded store's group commit keeps them per
-// grouped transaction itself (see group-commit.ts), registered here by adapter.
-interface Endings {
-  committed: (() => void)[];
-  rolledBack: (() => void)[];
-}
-const ENDINGS = new WeakMap<object, Endings>();
-const ENDING_COLLECTORS = new WeakMap<object, (q: Queryable, ending: keyof Endings, fn: () => void) => boolean>();
 const TRANSACTION_SCOPES = new WeakMap<object, (q: Queryable) => object | undefined>();
 
 /**
@@ -85,54 +79,6 @@ export function transactionScope(q: Queryable): object | undefined {
   return TRANSACTION_SCOPES.get(q.getExecutor().adapter)?.(q);
 }
 
-/**
- * Runs `fn` after the transaction `q` commits; outside a transaction (the statement has
- * already committed) it runs on the next tick. Callbacks must not throw.
- */
-export function afterCommit(q: Queryable, fn: () => void): void {
-  if (!onEnding(q, 'committed', fn)) queueMicrotask(fn);
-}
-
-/**
- * Runs `fn` after the transaction `q` rolls back (this attempt of it, when it is retried), or
- * fails to commit; never outside a transaction. Callbacks must not throw.
- */
-export function afterRollback(q: Queryable, fn: () => void): void {
-  onEnding(q, 'rolledBack', fn);
-}
-
-/** Keeps `fn` for the end of the transaction `q` runs in; false outside one. */
-function onEnding(q: Queryable, ending: keyof Endings, fn: () => void): boolean {
-  if (ENDING_COLLECTORS.get(q.getExecutor().adapter)?.(q, ending, fn) === true) return true;
-  if (!q.isTransaction) return false;
-  let endings = ENDINGS.get(q);
-  if (endings === undefined) {
-    endings = { committed: [], rolledBack: [] };
-    ENDINGS.set(q, endings);
-  }
-  endings[ending].push(fn);
-  return true;
-}
-
-/** Runs fn in a transaction of k, then the callbacks registered for how it ended. */
-async function runTransaction<T>(k: Kysely<Database>, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  let attempt: Tx | undefined;
-  let result: T;
-  try {
-    result = await k.transaction().execute(async (tx) => {
-      attempt = tx;
-      return fn(tx);
-    });
-  } catch (err) {
-    const endings = attempt === undefined ? undefined : ENDINGS.get(attempt);
-    if (endings !== undefined) for (const callback of endings.rolledBack) callback();
-    throw err;
-  }
-  const endings = attempt === undefined ? undefined : ENDINGS.get(attempt);
-  if (endings !== undefined) for (const callback of endings.committed) callback();
-  return result;
-}
-
 export async function openDb(options: DbOptions): Promise<Db> {
   const db = options.databaseUrl ? await openPostgres(options) : openSqlite(options);
   // note: on PostgreSQL the migration tables live in the schema the tables go to: the one
@@ -141,10 +87,39 @@ export async function openDb(options: DbOptions): Promise<Db> {
   // in any schema and could find another installation's.
   const schema = options.databaseUrl ? (options.pgSchema ?? (await currentSchema(db.k))) : undefined;
   await migrateToLatest(db.k, schema);
-  return db;
+  const notifier = new Notifier(
+    options.databaseUrl === undefined ? undefined : postgresLink(db.k, options.databaseUrl, schema ?? 'public'),
+  );
+  registerNotifier(db.k, notifier);
+  return {
+    ...db,
+    notifier,
+    async close() {
+      // What waits to be sent goes before the pool does.
+      await notifier.close();
+      await db.close();
+    },
+  };
 }
 
-function openSqlite(options: DbOptions): Db {
+/** How notifications reach the other processes on a PostgreSQL store (see notify.ts). */
+function postgresLink(k: Kysely<Database>, url: string, schema: string): PostgresLink {
+  return {
+    channel: pgChannelOf(schema),
+    async connect() {
+      const client = new (pgDriver().Client)({ connectionString: url, keepAlive: true });
+      // A connection that fails after it was made reports it as an event; unheard, it would end the process.
+      client.on('error', () => {});
+      await client.connect();
+      return client;
+    },
+    async send(channel, payload) {
+      await sql`SELECT pg_notify(${channel}, ${payload})`.execute(k);
+    },
+  };
+}
+
+function openSqlite(options: DbOptions): Omit<Db, 'notifier'> {
   let file = ':memory:';
   if (options.dataDir !== ':memory:') {
     const dir = resolve(options.dataDir);
@@ -172,10 +147,7 @@ function openSqlite(options: DbOptions): Db {
   const cached = withStatementCache(database);
   const k = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) });
   const batches = groupCommit(k, (text) => cached.prepare(text));
-  ENDING_COLLECTORS.set(
-    k.getExecutor().adapter,
-    (q, ending, fn) => q === batches.activeConnection && batches.onEnd(ending === 'committed', fn),
-  );
+  collectEndings(k, (q, committed, fn) => q === batches.activeConnection && batches.onEnd(committed, fn));
   TRANSACTION_SCOPES.set(k.getExecutor().adapter, (q) => (q === batches.activeConnection ? batches.scope : undefined));
   registerDirect(k, {
     run(q, text, parameters) {
@@ -255,7 +227,7 @@ async function currentSchema(k: Kysely<Database>): Promise<string | undefined> {
   return result.rows[0]?.schema ?? undefined;
 }
 
-async function openPostgres(options: DbOptions): Promise<Db> {
+async function openPostgres(options: DbOptions): Promise<Omit<Db, 'notifier'>> {
   const url = options.databaseUrl!;
   const schema = options.pgSchema;
   if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`bad schema name ${schema}`);
@@ -339,4 +311,4 @@ export async function dropPgSchema(databaseUrl: string, schema: string): Promise
   }
 }
 
-export { sql };
+export { afterCommit, afterRollback, sql };

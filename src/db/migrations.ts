@@ -28,6 +28,7 @@ import * as m0015 from './migrations/0015_stablecoins.js';
 import * as m0016 from './migrations/0016_list_counts.js';
 import * as m0017 from './migrations/0017_counts_at_commit.js';
 import * as m0020 from './migrations/0020_request_journal.js';
+import * as m0023 from './migrations/0023_event_order.js';
 
 // Migrations are code (bundled with the server), applied in name order on every start, on
 // either store. Kysely's migrator takes a lock, so instances starting together apply each
@@ -51,6 +52,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0016_list_counts': m0016,
   '0017_counts_at_commit': m0017,
   '0020_request_journal': m0020,
+  '0023_event_order': m0023,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -73,7 +73,7 @@ export function createdUpdatedBounds(filters: {
 }
 
 /** The page size a request asks for, within the reference's bounds. */
-function pageLimit(page: PageRequest): number {
+export function pageLimit(page: PageRequest): number {
   return Math.min(Math.max(page.limit ?? PAGE_SIZE_DEFAULT, 1), PAGE_SIZE_MAX);
 }
 

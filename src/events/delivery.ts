@@ -416,19 +416,20 @@ export async function sendTestWebhook(ctx: Ctx) {
   return { url, response_status: status, response_body: body };
 }
 
-function presentDelivery(row: store.DeliveryWithJob) {
+/** Where a delivery stands: its status, tries, and the times of its last and next try. */
+function deliveryState(row: store.DeliveryWithJob) {
   const nextAttemptDue = row.status === 'PENDING' && row.job_status === 'PENDING' && row.job_due_at_ms !== null;
   return {
-    id: row.id,
-    type: row.type,
-    resourceId: row.resource_id,
     status: row.status as DeliveryStatus,
     attemptCount: row.attempts,
-    createdAt: row.created_at,
     ...(row.last_attempt_at !== null ? { lastAttemptAt: row.last_attempt_at } : {}),
     ...(nextAttemptDue ? { nextAttemptAt: iso(new Date(Number(row.job_due_at_ms))) } : {}),
     ...(row.delivered_at !== null ? { deliveredAt: row.delivered_at } : {}),
   };
+}
+
+function presentDelivery(row: store.DeliveryWithJob) {
+  return { id: row.id, type: row.type, resourceId: row.resource_id, createdAt: row.created_at, ...deliveryState(row) };
 }
 
 function presentAttempt(row: store.AttemptRow) {
@@ -443,6 +444,16 @@ function presentAttempt(row: store.AttemptRow) {
     ...(row.error !== null ? { error: row.error } : {}),
     latencyMs: row.latency_ms,
   };
+}
+
+/**
+ * Where the webhook of each event of `eventIds` stands (its delivery's status, tries, and the
+ * times of its last and next try), for the events that have one: those recorded while the
+ * platform had an endpoint.
+ */
+export async function deliveryStates(q: Queryable, platformId: string, eventIds: string[]) {
+  const rows = await store.deliveriesWithJob(q, platformId, eventIds);
+  return new Map(rows.map((row) => [row.id, deliveryState(row)] as const));
 }
 
 export async function listDeliveries(ctx: Ctx, filters: store.DeliveryFilters, page: PageRequest) {

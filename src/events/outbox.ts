@@ -9,7 +9,7 @@ import { newId } from '../ids.js';
 import { writeText } from '../json.js';
 import { preparedInsert } from '../db/prepared.js';
 import { scheduleDelivery } from './delivery.js';
-import { insertEvent, webhookTarget, type EventRow, type WebhookTarget } from './store.js';
+import { announceEvent, insertEvent, webhookTarget, type EventRow, type WebhookTarget } from './store.js';
 
 /** Every webhook type of the reference (`WebhookType`). */
 export const WEBHOOK_TYPES = [
@@ -106,6 +106,7 @@ export async function recordEvents(tx: Queryable, events: EventInput[]): Promise
     tx,
     rows.map((r) => [r.id, r.platform_id, r.type, r.resource_id, r.data, r.created_at]),
   );
+  for (const platformId of new Set(rows.map((row) => row.platform_id))) announceEvent(tx, platformId);
   // The platform's webhook target is read once per platform, not once per event.
   const targets = new Map<string, WebhookTarget>();
   for (const [i, row] of rows.entries()) {

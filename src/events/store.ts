@@ -6,6 +6,7 @@
 import { sql } from 'kysely';
 import type { DialectName, Queryable, Tx } from '../db/index.js';
 import { paginate, type PageRequest } from '../db/pagination.js';
+import { notify } from '../db/notify.js';
 import { platformCore } from '../db/platform-row.js';
 import { prepare, preparedInsert } from '../db/prepared.js';
 import { parseShared } from '../json.js';
@@ -50,8 +51,17 @@ const insertEventStatement = prepare<EventRow>(
   { deferred: true },
 );
 
+/** The notification channel of recorded events (db/notify.ts): the payload is the platform's id. */
+export const EVENTS_CHANNEL = 'events';
+
+/** Once `q`'s transaction commits, whoever waits for the platform's events hears of one. */
+export function announceEvent(q: Queryable, platformId: string): void {
+  notify(q, EVENTS_CHANNEL, platformId);
+}
+
 export async function insertEvent(q: Queryable, row: EventRow): Promise<void> {
   await insertEventStatement.run(q, row);
+  announceEvent(q, row.platform_id);
 }
 
 const eventById = prepare<{ id: string }, EventRow>((k, param) =>
@@ -207,19 +217,25 @@ export async function listDeliveries(q: Queryable, platformId: string, filters: 
   >;
 }
 
-export async function findDeliveryWithJob(
-  q: Queryable,
-  platformId: string,
-  id: string,
-): Promise<DeliveryWithJob | undefined> {
+/** The platform's deliveries of the events `ids` (an event without one has none). */
+export async function deliveriesWithJob(q: Queryable, platformId: string, ids: string[]): Promise<DeliveryWithJob[]> {
+  if (ids.length === 0) return [];
   return q
     .selectFrom('webhook_deliveries')
     .leftJoin('jobs', 'jobs.id', 'webhook_deliveries.job_id')
     .selectAll('webhook_deliveries')
     .select(['jobs.status as job_status', 'jobs.due_at_ms as job_due_at_ms'])
     .where('webhook_deliveries.platform_id', '=', platformId)
-    .where('webhook_deliveries.id', '=', id)
-    .executeTakeFirst();
+    .where('webhook_deliveries.id', 'in', ids)
+    .execute();
+}
+
+export async function findDeliveryWithJob(
+  q: Queryable,
+  platformId: string,
+  id: string,
+): Promise<DeliveryWithJob | undefined> {
+  return (await deliveriesWithJob(q, platformId, [id]))[0];
 }
 
 /**

@@ -4,8 +4,9 @@
 // twice at the same time; on the embedded store one process owns everything.
 
 import { sql } from 'kysely';
-import { iso } from '../clock.js';
+import { iso, systemClock } from '../clock.js';
 import { afterCommit, afterRollback, type DialectName, type Queryable, type Tx } from '../db/index.js';
+import { notify } from '../db/notify.js';
 import { prepare } from '../db/prepared.js';
 import type { Deps } from '../http/context.js';
 import { newId } from '../ids.js';
@@ -77,6 +78,10 @@ export interface RunnerHandle {
   instanceId: string;
   /** Look for due work now (called after a commit that scheduled some). */
   wake(): void;
+  /** A job committed to fall due at this wall-clock moment: wake then at the latest. */
+  dueAt(wallMs: number): void;
+  /** True while the runner works in the background (it then hears of this process's work). */
+  inBackground(): boolean;
   /**
    * True when the runner takes this external job now (it runs in the background, has room,
    * and no earlier job of the same order key waits for a claim or is about to); false
@@ -105,6 +110,24 @@ const RUNNERS = new WeakMap<object, RunnerHandle>();
 /** Called by a JobRunner for the store it runs jobs of. */
 export function registerRunner(db: Queryable, runner: RunnerHandle): void {
   RUNNERS.set(db.getExecutor().adapter, runner);
+}
+
+/** The notification channel of new work (db/notify.ts): a wall-clock due time, or `now`. */
+export const JOBS_CHANNEL = 'jobs';
+
+/**
+ * Tells the runners of the store, once `q`'s transaction commits, that work falls due at
+ * `wallDueMs` (wall clock), or that they should look now (`now`: work due now, or due times
+ * that moved, as when a platform's clock advances). The runner of this process hears it
+ * directly; the other processes on PostgreSQL hear it only while no runner works in the
+ * background here: one that does runs this process's work itself, and a notification for
+ * each job scheduled under load would have every other instance look at the store for work
+ * already taken.
+ */
+export function announceJobs(q: Queryable, wallDueMs: number | 'now'): void {
+  const runner = RUNNERS.get(q.getExecutor().adapter);
+  if (runner !== undefined) afterCommit(q, () => (wallDueMs === 'now' ? runner.wake() : runner.dueAt(wallDueMs)));
+  if (runner?.inBackground() !== true) notify(q, JOBS_CHANNEL, String(wallDueMs));
 }
 
 export interface ScheduleInput<Payload> {
@@ -209,6 +232,14 @@ export function defineJob<Payload>(
         whenCommitted(tx, runner!, orderKey, false, () => runner!.adopt(row, input.runHere!.prepared));
       } else if (dueNow && runner !== undefined) {
         whenCommitted(tx, runner, orderKey, true, () => runner.wake());
+      }
+      if (!dueNow) {
+        // Due later on the platform's clock: as much later on the wall clock.
+        const wallNowMs = runner?.wallNowMs() ?? systemClock.nowMs();
+        announceJobs(tx, wallNowMs + (input.dueAt.getTime() - input.now.getTime()));
+      } else if (runner?.inBackground() !== true) {
+        // Woken above if it runs here; the other processes' runners hear of it (announceJobs).
+        notify(tx, JOBS_CHANNEL, 'now');
       }
       return id;
     },
@@ -317,6 +348,38 @@ async function claimDue(
 }
 
 /**
+ * The wall-clock moment at which the next job can be claimed, or undefined when no job waits:
+ * the earliest due time of a pending job, each platform's offset taken off (its clock runs
+ * ahead of the wall clock by that much), and on PostgreSQL also when the lease of a job
+ * another instance runs lapses (claimNext then takes it over). One statement: a look at the
+ * index per platform, and at the running jobs.
+ */
+export async function nextClaimableAtMs(
+  q: Queryable,
+  dialect: DialectName,
+  instanceId: string,
+): Promise<number | undefined> {
+  const pending = sql`(SELECT MIN(d.at) FROM (
+      SELECT (SELECT MIN(j.due_at_ms) FROM jobs j WHERE j.platform_id = p.id AND j.status = 'PENDING') - p.clock_offset_ms AS at
+      FROM platforms p) d)`;
+  // One process owns the embedded store: a running job there is this process's own.
+  const lapsing =
+    dialect === 'postgres'
+      ? sql`(SELECT MIN(GREATEST(j.locked_until_ms + 1, j.due_at_ms - p.clock_offset_ms))
+          FROM jobs j JOIN platforms p ON p.id = j.platform_id
+          WHERE j.status = 'RUNNING' AND j.locked_by IS DISTINCT FROM ${instanceId})`
+      : sql`NULL`;
+  const row = (
+    await sql<{ pending: string | null; lapsing: string | null }>`
+      SELECT CAST(${pending} AS TEXT) AS ${sql.ref('pending')}, CAST(${lapsing} AS TEXT) AS ${sql.ref('lapsing')}`.execute(
+      q,
+    )
+  ).rows[0];
+  const times = [row?.pending, row?.lapsing].filter((at): at is string => at != null).map(Number);
+  return times.length === 0 ? undefined : Math.min(...times);
+}
+
+/**
  * How many of the platform's state changes due by `dueByMs` (its clock) are not over yet: jobs
  * of the transaction kinds, pending (whether or not a transaction on any instance has claimed
  * them). Work over the network (external kinds: webhook deliveries, imports) is not counted:
@@ -405,12 +468,15 @@ export async function markFailedAttempt(
 ): Promise<void> {
   const attempts = row.attempts + 1;
   const giveUp = kind === undefined || attempts >= kind.attemptsMax;
+  const retryDelayMs = giveUp ? 0 : kind!.retryDelayMs(attempts);
+  // The retry falls due as much later on the wall clock as on the platform's.
+  if (!giveUp) announceJobs(tx, platformNowMs - Number(row.clock_offset_ms) + retryDelayMs);
   await tx
     .updateTable('jobs')
     .set({
       status: giveUp ? 'FAILED' : 'PENDING',
       attempts,
-      due_at_ms: giveUp ? Number(row.due_at_ms) : platformNowMs + kind!.retryDelayMs(attempts),
+      due_at_ms: giveUp ? Number(row.due_at_ms) : platformNowMs + retryDelayMs,
       locked_by: null,
       locked_until_ms: null,
       last_error: error.slice(0, 2000),

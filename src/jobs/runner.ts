@@ -1,8 +1,11 @@
-// Runs due jobs: in the background (a short poll, plus an immediate wake-up when work is
-// scheduled for now), and on demand when a platform's clock moves. Transactional jobs run
-// one after another; external jobs (network calls) run side by side, up to a bound, so one
-// slow receiver does not hold up the others. stop() lets running jobs finish before the
-// process exits.
+// Runs due jobs: in the background, and on demand when a platform's clock moves. In the
+// background the runner sleeps until the next job becomes due (a timer set to that moment,
+// read from the store) or new work is committed: by this process (its commit wakes the
+// runner, or moves the timer earlier) or, on PostgreSQL, by another one (a notification,
+// db/notify.ts). A clock advance wakes it too, since its platform's jobs then fall due
+// sooner. Transactional jobs run one after another; external jobs (network calls) run side
+// by side, up to a bound, so one slow receiver does not hold up the others. stop() lets
+// running jobs finish before the process exits.
 
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -10,13 +13,17 @@ import type { FastifyBaseLogger } from 'fastify';
 import { platformNow } from '../clock.js';
 import type { Deps } from '../http/context.js';
 import { BACKGROUND, type Queryable } from '../db/index.js';
+import { listen, type Subscription } from '../db/notify.js';
 import {
+  announceJobs,
   claimDueExternal,
   claimNext,
+  JOBS_CHANNEL,
   jobKind,
   markDone,
   markFailedAttempt,
   markRunning,
+  nextClaimableAtMs,
   registerRunner,
   releaseAbandonedJobs,
   renewLeases,
@@ -26,7 +33,27 @@ import {
   type ExternalJobKind,
 } from './queue.js';
 
-export const JOB_POLL_MS = 50;
+/**
+ * On PostgreSQL, the longest the background runner sleeps without looking at the store (one
+ * claim and one read of the next due time: a few statements every few seconds). note: the
+ * wake-ups cover everything this process commits and, through notifications, what the
+ * others commit; but another process notifies after its commit (db/notify.ts), so one that
+ * dies in between leaves its work unannounced, and a listening connection that silently
+ * stops hearing (a half-open socket) would not be noticed. This look bounds both. The
+ * embedded store needs none: one process owns it, and every commit passes its hooks.
+ */
+export const JOB_SAFETY_POLL_MS = 5_000;
+/**
+ * The first pause before looking again when a job is due but was not claimed (another
+ * instance's claim holds it, or its lease has not lapsed yet); doubled at each look that finds
+ * it so, up to JOB_BUSY_RETRY_MS_MAX.
+ */
+const JOB_BUSY_RETRY_MS = 50;
+const JOB_BUSY_RETRY_MS_MAX = 1_000;
+/** The pause after a look that failed (the store is unreachable), before the next. */
+const JOB_LOOK_FAILED_RETRY_MS = 1_000;
+/** setTimeout's longest delay; a longer sleep wakes then and looks again. */
+const TIMER_MS_MAX = 2 ** 31 - 1;
 /** Jobs one runDue call may run; a bound against a job that keeps rescheduling itself at once. */
 export const JOBS_PER_RUN_MAX = 10_000;
 /**
@@ -74,15 +101,22 @@ interface Line {
 
 export class JobRunner {
   readonly instanceId = randomUUID();
-  private timer: NodeJS.Timeout | undefined;
+  /** The background loop runs (start() until stop()). */
+  private background = false;
   private stopping = false;
   private readonly inFlight = new Set<Promise<unknown>>();
-  /** Claims with their transactional job, running now (the poll's included). */
+  /** Claims with their transactional job, running now (the background loop's included). */
   private readonly claims = new Set<Promise<unknown>>();
-  private draining: Promise<void> | undefined;
-  private wakeRequested = false;
-  /** A wake-up that arrived while a drain was running: drain once more when it ends. */
-  private wokenWhileDraining = false;
+  /** A wake-up came since the background loop's current look began: it looks again. */
+  private woken = false;
+  /** The background loop's sleep, while it sleeps: when it ends, and how to end it sooner. */
+  private sleeper: { untilMs: number; timer: NodeJS.Timeout | undefined; end: () => void } | undefined;
+  /** The earliest due time (wall clock) heard of during a look, for the sleep after it. */
+  private heardDueMs: number | undefined;
+  private busyRetryMs = JOB_BUSY_RETRY_MS;
+  private subscription: Subscription | undefined;
+  /** On PostgreSQL, the longest sleep without a look (JOB_SAFETY_POLL_MS; tests lengthen it). */
+  safetyPollMs = JOB_SAFETY_POLL_MS;
   private adoptedInFlight = 0;
   private finished = 0;
   /** The bound on adopted jobs in flight (ADOPTED_JOBS_IN_FLIGHT_MAX; tests lower it). */
@@ -110,8 +144,10 @@ export class JobRunner {
     registerRunner(deps.db.k, {
       instanceId: this.instanceId,
       wake: () => this.wake(),
+      dueAt: (wallMs) => this.dueAt(wallMs),
+      inBackground: () => this.background && !this.stopping,
       adopting: (orderKey) =>
-        this.timer !== undefined &&
+        this.background &&
         !this.stopping &&
         this.adoptedInFlight < this.adoptedInFlightMax &&
         (orderKey === undefined ||
@@ -129,15 +165,111 @@ export class JobRunner {
 
   /**
    * Starts the background loop. On the embedded store, first hands back the jobs a previous
-   * process left RUNNING (it died mid-try: see releaseAbandonedJobs).
+   * process left RUNNING (it died mid-try: see releaseAbandonedJobs). On PostgreSQL, first
+   * listens for the work other processes commit.
    */
   async start(): Promise<void> {
+    if (this.background) return;
     this.stopping = false;
     if (this.deps.db.dialect === 'sqlite') {
       const released = await releaseAbandonedJobs(this.deps.db.k, new Date(this.deps.clock.nowMs()));
       if (released > 0) this.log.info({ jobs: released }, 'took back jobs a previous process left running');
     }
-    this.schedulePoll(JOB_POLL_MS);
+    // From here on, work scheduled in this process counts on the background claims (see
+    // adopting and leftForClaim), though the loop starts once the listening connection listens.
+    this.background = true;
+    this.subscription = listen(
+      this.deps.db.k,
+      JOBS_CHANNEL,
+      (payload) => this.heard(payload),
+      // Notifications may have been lost while the listening connection was down.
+      () => this.wake(),
+    );
+    await this.subscription.ready;
+    if (this.stopping) return;
+    void this.track(this.work());
+  }
+
+  /**
+   * The background loop: runs what is due, reads when the next job falls due, and sleeps
+   * until then (at most safetyPollMs on PostgreSQL) or until woken.
+   */
+  private async work(): Promise<void> {
+    while (!this.stopping) {
+      this.woken = false;
+      this.heardDueMs = undefined;
+      let sleepMs: number;
+      try {
+        await this.runDue(undefined, true);
+        if (this.woken || this.stopping) continue;
+        const nextMs = await nextClaimableAtMs(this.deps.db.k, this.deps.db.dialect, this.instanceId);
+        const atMs = Math.min(nextMs ?? Number.POSITIVE_INFINITY, this.heardDueMs ?? Number.POSITIVE_INFINITY);
+        sleepMs = atMs - this.deps.clock.nowMs();
+        if (sleepMs <= 0) {
+          // Due, yet not claimed just now: held by a claim elsewhere. Look again soon, then
+          // less often while it stays so.
+          sleepMs = this.busyRetryMs;
+          this.busyRetryMs = Math.min(this.busyRetryMs * 2, JOB_BUSY_RETRY_MS_MAX);
+        } else {
+          this.busyRetryMs = JOB_BUSY_RETRY_MS;
+        }
+      } catch (err) {
+        this.log.error({ err }, 'looking for due jobs failed');
+        sleepMs = JOB_LOOK_FAILED_RETRY_MS;
+      }
+      if (this.woken || this.stopping) continue;
+      if (this.deps.db.dialect === 'postgres') sleepMs = Math.min(sleepMs, this.safetyPollMs);
+      await this.sleep(sleepMs);
+    }
+  }
+
+  /** Sleeps `ms` (for ever when infinite), or until woken; dueAt() may end it sooner. */
+  private sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const sleeper = {
+        untilMs: this.deps.clock.nowMs() + ms,
+        timer: undefined as NodeJS.Timeout | undefined,
+        end: () => {
+          clearTimeout(sleeper.timer);
+          if (this.sleeper === sleeper) this.sleeper = undefined;
+          resolve();
+        },
+      };
+      this.sleeper = sleeper;
+      this.armSleep(ms);
+    });
+  }
+
+  private armSleep(ms: number): void {
+    const sleeper = this.sleeper!;
+    clearTimeout(sleeper.timer);
+    sleeper.timer = Number.isFinite(ms) ? setTimeout(sleeper.end, Math.min(Math.max(ms, 0), TIMER_MS_MAX)) : undefined;
+    // The loop's sleep alone keeps no process alive.
+    sleeper.timer?.unref();
+  }
+
+  /**
+   * A job committed to fall due at `wallMs` (wall clock): the sleep ends then if it would
+   * have lasted longer. No look at the store: the timer is simply moved.
+   */
+  private dueAt(wallMs: number): void {
+    if (!this.background || this.stopping) return;
+    const sleeper = this.sleeper;
+    if (sleeper === undefined) {
+      // A look is under way: its sleep will not be longer than this.
+      this.heardDueMs = Math.min(this.heardDueMs ?? Number.POSITIVE_INFINITY, wallMs);
+      return;
+    }
+    if (wallMs >= sleeper.untilMs) return;
+    sleeper.untilMs = wallMs;
+    this.armSleep(wallMs - this.deps.clock.nowMs());
+  }
+
+  /** A notification from another process: work due now, or at a wall-clock moment. */
+  private heard(payload: string): void {
+    const wallMs = Number(payload);
+    if (Number.isFinite(wallMs) && wallMs > this.deps.clock.nowMs()) this.dueAt(wallMs);
+    else this.wake();
   }
 
   /**
@@ -184,7 +316,7 @@ export class JobRunner {
 
   private leftForClaim(key: string): void {
     // Only the background claims clear the counts: without them, nothing is handed over.
-    if (this.timer === undefined) return;
+    if (!this.background) return;
     this.waitingForClaim.set(key, (this.waitingForClaim.get(key) ?? 0) + 1);
   }
 
@@ -220,40 +352,24 @@ export class JobRunner {
       this.wakeSignal.resolve();
       this.wakeSignal = undefined;
     }
-    if (this.timer === undefined || this.stopping) return;
-    if (this.draining !== undefined) {
-      this.wokenWhileDraining = true;
-      return;
-    }
-    if (this.wakeRequested) return;
-    this.wakeRequested = true;
-    clearTimeout(this.timer);
-    this.schedulePoll(0);
+    if (!this.background || this.stopping) return;
+    this.woken = true;
+    this.sleeper?.end();
   }
 
-  private schedulePoll(delayMs: number): void {
-    this.timer = setTimeout(() => {
-      this.wakeRequested = false;
-      this.track(this.drain().catch((err) => this.log.error({ err }, 'job poll failed'))).finally(() => {
-        if (!this.stopping) this.schedulePoll(JOB_POLL_MS);
-      });
-    }, delayMs);
-    this.timer.unref();
+  /**
+   * While the background loop sleeps: the wall-clock moment its sleep ends (undefined when it
+   * sleeps until woken). Undefined too while it works, or when it does not run. For tests and
+   * diagnostics.
+   */
+  get sleepingUntilMs(): number | undefined {
+    const sleeper = this.sleeper;
+    return sleeper === undefined || !Number.isFinite(sleeper.untilMs) ? undefined : sleeper.untilMs;
   }
 
-  /** Background drain: one at a time, so the poll and a wake-up never overlap. */
-  private drain(): Promise<void> {
-    this.draining ??= (async () => {
-      try {
-        do {
-          this.wokenWhileDraining = false;
-          await this.runDue(undefined, true);
-        } while (this.wokenWhileDraining && !this.stopping);
-      } finally {
-        this.draining = undefined;
-      }
-    })();
-    return this.draining;
+  /** True while the background loop sleeps (it runs, and has nothing to do before it wakes). */
+  get asleep(): boolean {
+    return this.sleeper !== undefined;
   }
 
   private nextWake(): Promise<void> {
@@ -287,6 +403,16 @@ export class JobRunner {
    * anyway, with a warning. Returns how many jobs this instance ran.
    */
   async runDueEverywhere(platformId: string, dueByMs: number, waitMsMax = CLOCK_ADVANCE_WAIT_MS_MAX): Promise<number> {
+    try {
+      return await this.runDueOfPlatform(platformId, dueByMs, waitMsMax);
+    } finally {
+      // The platform's later jobs now fall due sooner: whichever runner sleeps until one of
+      // them reads their times again.
+      announceJobs(this.deps.db.k, 'now');
+    }
+  }
+
+  private async runDueOfPlatform(platformId: string, dueByMs: number, waitMsMax: number): Promise<number> {
     let count = await this.runDue(platformId);
     // The background poll may have taken some of them first: they too end before the answer.
     await this.settleClaims();
@@ -484,9 +610,15 @@ export class JobRunner {
 
   /** Stops taking new jobs and waits for the ones running to finish. */
   async stop(): Promise<void> {
+    const wasRunning = this.background;
     this.stopping = true;
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.background = false;
+    this.subscription?.close();
+    this.subscription = undefined;
+    this.sleeper?.end();
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    // The work this runner would have run later is left to the other processes' runners,
+    // which hear nothing of work a running runner schedules: they read their times again.
+    if (wasRunning) announceJobs(this.deps.db.k, 'now');
   }
 }

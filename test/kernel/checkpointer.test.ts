@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Db, openDb } from '../../src/db/index.js';
 import { AUTOCHECKPOINT_PAGES } from '../../src/db/sqlite-setup.js';
+import { readWal } from '../fixtures/wal.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -39,7 +40,9 @@ async function count(db: Db): Promise<number> {
 }
 
 describe('the embedded store checkpoint thread', () => {
-  it('copies the log into the database file while writes go on, and the log then restarts', async () => {
+  it('copies the log into the database file while writes go on, and the log then restarts', {
+    timeout: 90_000,
+  }, async () => {
     const dir = dataDir();
     const db = await openDb({ dataDir: dir });
     const checkpointer = db.checkpointer!;
@@ -50,7 +53,7 @@ describe('the embedded store checkpoint thread', () => {
         await sql`INSERT INTO probe (n, pad) VALUES (${n}, randomblob(2000))`.execute(tx);
       });
     let n = 0;
-    for (const deadline = Date.now() + 10_000; checkpointer.checkpoints < 3 && Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 30_000; checkpointer.checkpoints < 3 && Date.now() < deadline; ) {
       await write(n++);
       await pause(5);
     }
@@ -60,7 +63,7 @@ describe('the embedded store checkpoint thread', () => {
     await db.transaction(async (tx) => {
       for (let i = 0; i < 300; i++) await sql`INSERT INTO probe (n, pad) VALUES (${n++}, randomblob(2000))`.execute(tx);
     });
-    for (const deadline = Date.now() + 5_000; Date.now() < deadline; await pause(10)) {
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline; await pause(10)) {
       const state = logState(dir);
       if (state.copied === state.frames) break;
     }
@@ -68,8 +71,16 @@ describe('the embedded store checkpoint thread', () => {
     expect(idle.frames).toBeGreaterThan(100);
     expect(idle.frames).toBeLessThan(AUTOCHECKPOINT_PAGES);
     expect(idle.copied).toBe(idle.frames);
-    // ... and the next write starts it over, so it holds only that write's pages.
-    await write(n++);
+    // ... and the next write starts it over (a new header, test/fixtures/wal.ts), so it holds
+    // only that write's pages. A write that begins in the instant the thread still ends its
+    // copy appends instead: the test writes again a moment later, until one starts it over.
+    const before = readWal(join(dir, 'railyard.sqlite-wal'))!;
+    for (const deadline = Date.now() + 30_000; ; await pause(20)) {
+      await write(n++);
+      const now = readWal(join(dir, 'railyard.sqlite-wal'))!;
+      if (now.salt1 !== before.salt1 || now.salt2 !== before.salt2) break;
+      if (Date.now() > deadline) throw new Error('no write started the log over');
+    }
     expect(logState(dir).frames).toBeLessThan(10);
     await db.close();
     const reopened = await openDb({ dataDir: dir });

@@ -5,30 +5,32 @@
 // key's answer carrying the events, COMMIT.
 
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { externalAccount, fundedUsd, transferOut } from '../fixtures/money.js';
+import { watchStatements } from '../fixtures/statements.js';
 import { dropPgSchema, openDb, sql } from '../../src/db/index.js';
 import { build, databaseUrl } from '../helper.js';
 
-/** The statements `send` makes the server run, counted on every pg client. */
+/**
+ * The statements `send` makes the server run, counted on every pg client. The notifications
+ * the store sends to other instances after a commit are left out (src/db/notify.ts): they go
+ * after the answer, gathered from every request of a few milliseconds, on a connection of
+ * their own.
+ */
 async function statementsOf(
   send: () => Promise<{ status: number }>,
 ): Promise<{ status: number; statements: string[]; names: (string | undefined)[] }> {
-  const statements: string[] = [];
-  const names: (string | undefined)[] = [];
-  const original = pg.Client.prototype.query;
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const first = args[0] as string | { text?: string; name?: string };
-    statements.push((typeof first === 'string' ? first : (first.text ?? '')).replace(/\s+/g, ' '));
-    names.push(typeof first === 'string' ? undefined : first.name);
-    return (original as (...a: unknown[]) => unknown).apply(this, args);
-  } as typeof original;
+  const watch = watchStatements();
   try {
     const reply = await send();
-    return { status: reply.status, statements, names };
+    const kept = watch.texts.map((_, i) => i).filter((i) => !watch.texts[i]!.includes('pg_notify'));
+    return {
+      status: reply.status,
+      statements: kept.map((i) => watch.texts[i]!),
+      names: kept.map((i) => watch.names[i]),
+    };
   } finally {
-    pg.Client.prototype.query = original;
+    watch.stop();
   }
 }
 

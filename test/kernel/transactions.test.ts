@@ -1,8 +1,13 @@
 // Database transactions as services use them: all or nothing each, isolated from each
 // other, even when the embedded store groups them under shared commits.
 
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { recordEvent } from '../../src/events/outbox.js';
+import { readWal, type WalState, walHolds } from '../fixtures/wal.js';
 import { build, databaseUrl } from '../helper.js';
 
 describe('db.transaction', () => {
@@ -59,43 +64,72 @@ describe('db.transaction', () => {
 describe('the embedded store', () => {
   it.skipIf(databaseUrl !== undefined)(
     'copies the write-ahead log back into the database once writes pause, then writes the log from its start again',
+    { timeout: 90_000 },
     async () => {
-      const { mkdtempSync, statSync } = await import('node:fs');
-      const { tmpdir } = await import('node:os');
-      const { join } = await import('node:path');
       const dataDir = mkdtempSync(join(tmpdir(), 'railyard-wal-'));
-      const t = await build({ config: { dataDir } });
-      const now = new Date();
-      const writeEvents = (prefix: string) =>
-        Promise.all(
-          Array.from({ length: 50 }, (_, i) =>
-            t.deps.db.transaction((tx) =>
-              recordEvent(tx, {
-                platformId: t.platformId,
-                type: 'TEST',
-                resourceId: `${prefix}-${i}`,
-                data: { pad: 'x'.repeat(2000) },
-                now,
-              }),
-            ),
-          ),
-        );
-      const wal = join(dataDir, 'railyard.sqlite-wal');
-      const main = join(dataDir, 'railyard.sqlite');
-      await writeEvents('first');
-      const walAfterFirst = statSync(wal).size;
-      const mainBefore = statSync(main).size;
-      expect(walAfterFirst).toBeGreaterThan(100_000);
-      // The 100 kB of events reach the database file only through a checkpoint.
-      for (let i = 0; i < 60 && statSync(main).size < mainBefore + 100_000; i++)
-        await new Promise((r) => setTimeout(r, 100));
-      expect(statSync(main).size).toBeGreaterThanOrEqual(mainBefore + 100_000);
-      // The log's file is kept and written again from its start, not appended to.
-      expect(statSync(wal).size).toBe(walAfterFirst);
-      await writeEvents('second');
-      expect(statSync(wal).size).toBeLessThanOrEqual(walAfterFirst);
-      const rows = await t.deps.db.k.selectFrom('events').select('id').where('type', '=', 'TEST').execute();
-      expect(rows).toHaveLength(100);
+      try {
+        const t = await build({ config: { dataDir } });
+        const now = new Date();
+        const run = randomUUID();
+        const writeEvent = (resourceId: string) =>
+          t.deps.db.transaction((tx) =>
+            recordEvent(tx, {
+              platformId: t.platformId,
+              type: 'TEST',
+              resourceId,
+              data: { pad: 'x'.repeat(2000) },
+              now,
+            }),
+          );
+        const wal = join(dataDir, 'railyard.sqlite-wal');
+        const main = join(dataDir, 'railyard.sqlite');
+        const first = Array.from({ length: 50 }, (_, i) => `first-${run}-${i}`);
+        await Promise.all(first.map(writeEvent));
+        const walAfterFirst = statSync(wal).size;
+        const before = readWal(wal)!;
+        expect(walHolds(before, first[49]!)).toBe(true);
+        // The events reach the database file only through a checkpoint (the thread's: the
+        // server's connection checkpoints only past a bound far above this).
+        const inMain = () => {
+          const file = readFileSync(main);
+          return first.every((id) => file.includes(id));
+        };
+        await until('the first events in the database file', inMain);
+        // Once the whole log is copied, the next write starts it over from its beginning: a
+        // new header (new salts), whose first frames hold that write. A write that begins in
+        // the instant the thread still finishes its copy appends instead, so the test writes
+        // again, a moment later each time, until one starts the log over.
+        let restarted: { marker: string; state: WalState } | undefined;
+        const written: string[] = [];
+        await until('a write that starts the log over', async () => {
+          const marker = `after-${run}-${written.length}`;
+          await writeEvent(marker);
+          written.push(marker);
+          const state = readWal(wal)!;
+          if (state.salt1 !== before.salt1 || state.salt2 !== before.salt2) restarted = { marker, state };
+          return restarted !== undefined;
+        });
+        expect(restarted!.state.sequence).not.toBe(before.sequence);
+        // The log, valid from its first frame on under the new header, holds the write that
+        // started it over.
+        expect(walHolds(restarted!.state, restarted!.marker)).toBe(true);
+        // The file is kept for the next writes, not cut back.
+        expect(statSync(wal).size).toBeGreaterThanOrEqual(walAfterFirst);
+        const rows = await t.deps.db.k.selectFrom('events').select('id').where('type', '=', 'TEST').execute();
+        expect(rows).toHaveLength(first.length + written.length);
+        await t.close();
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
     },
   );
 });
+
+/** Checks `check` every 50 ms until it holds; fails after a generous real-time deadline. */
+async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await check())) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -2,6 +2,7 @@
 // Grid API lacks. Any token may read them.
 
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { EventWaitRoom } from '../../events/waiters.js';
 import { op } from '../../http/route.js';
 import {
   AccountEntries,
@@ -19,22 +20,33 @@ import * as service from './service.js';
 const tag = 'Railyard';
 
 export const inspectRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  // Requests that wait for events; a closing server answers them at once (see events/waiters.ts).
+  const waitRoom = new EventWaitRoom(app.deps.db.k);
+  app.addHook('preClose', async () => waitRoom.close());
+
   app.get(
     '/events',
     {
       schema: op({
         operationId: 'railyardListEvents',
         tag,
-        summary: "List the platform's recorded events, newest first",
+        summary:
+          "List the platform's recorded events, newest first; with after, those recorded after an event, oldest first; with wait, hold the request until one matches",
         permission: 'VIEW',
         querystring: RailyardEventListQuery,
         success: { 200: RailyardEventList },
-        errors: [400, 401, 500],
+        errors: [400, 401, 429, 500],
       }),
     },
-    async (request) => {
-      const { type, resourceId, createdAfter, ...page } = request.query;
-      return service.listEvents(request.ctx, { type, resourceId, createdAfter }, page);
+    async (request, reply) => {
+      // A client that leaves before the answer ends its wait.
+      const gone = new AbortController();
+      reply.raw.once('close', () => gone.abort());
+      const page = await service.listEvents(request.ctx, waitRoom, request.query, gone.signal);
+      // Answered because the server closes: the connection goes with the answer, or a client
+      // that keeps it open would hold the server's close until it lets go.
+      if (waitRoom.closing) reply.header('connection', 'close');
+      return page;
     },
   );
 

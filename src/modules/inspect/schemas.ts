@@ -4,7 +4,13 @@
 // The dashboard reads them; so can any script.
 
 import { Type } from '@sinclair/typebox';
-import { DateTime, PageQuery } from '../../http/schemas.js';
+import { WEBHOOK_TYPES } from '../../events/outbox.js';
+import { EVENT_WAIT_SECONDS_MAX } from '../../events/waiters.js';
+import { DateTime, defineFormat, PageQuery } from '../../http/schemas.js';
+import { WebhookDelivery } from '../webhooks/schemas.js';
+
+/** Where the event's webhook stands: its delivery, when the platform had an endpoint as it was recorded. */
+export const RailyardEventDelivery = Type.Omit(WebhookDelivery, ['id', 'type', 'resourceId', 'createdAt']);
 
 /** A recorded event: what a webhook delivers, whether or not an endpoint is set. */
 export const RailyardEvent = Type.Object({
@@ -16,6 +22,7 @@ export const RailyardEvent = Type.Object({
   timestamp: DateTime,
   /** The object as it stood right after the change. */
   data: Type.Unknown(),
+  delivery: Type.Optional(RailyardEventDelivery),
 });
 
 export const RailyardEventList = Type.Object({
@@ -25,12 +32,36 @@ export const RailyardEventList = Type.Object({
   totalCount: Type.Integer({ minimum: 0 }),
 });
 
+const KNOWN_TYPES: ReadonlySet<string> = new Set(WEBHOOK_TYPES);
+
+/** A comma list of event types (WebhookType), checked with the rest of the query. */
+const EventTypeList = Type.String({
+  minLength: 1,
+  maxLength: 2000,
+  format: defineFormat('webhook-type-list', (value) => {
+    const unknown = value.split(',').filter((item) => !KNOWN_TYPES.has(item.trim()));
+    if (unknown.length === 0) return null;
+    const named = unknown.map((item) => (item.trim() === '' ? 'an empty item' : JSON.stringify(item)));
+    return `has ${named.join(', ')}: each item must be an event type (a WebhookType)`;
+  }),
+});
+
+/** The event types of a valid `type` list, each once. */
+export function eventTypesOf(list: string): string[] {
+  return [...new Set(list.split(',').map((item) => item.trim()))];
+}
+
 export const RailyardEventListQuery = Type.Object({
   ...PageQuery,
-  type: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  /** One type, or several separated by commas (any of them). */
+  type: Type.Optional(EventTypeList),
   resourceId: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
   /** Inclusive, on the sandbox clock. */
   createdAfter: Type.Optional(DateTime),
+  /** An event's id: only the events recorded after it, oldest first (following the log). */
+  after: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+  /** Seconds to hold the request while nothing matches, until an event that does is recorded. */
+  wait: Type.Optional(Type.Number({ minimum: 0, maximum: EVENT_WAIT_SECONDS_MAX })),
 });
 
 /** One line of a posting: an amount (signed, smallest unit) moved into or out of one bucket of one account. */

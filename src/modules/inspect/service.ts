@@ -2,24 +2,28 @@
 // dashboard uses them) that the Grid API has no operation for. Every read is scoped by the
 // authenticated platform: another platform's id answers 404.
 
-import type { PageRequest } from '../../db/pagination.js';
-import { toPage } from '../../db/pagination.js';
-import { deliveryRequest } from '../../events/delivery.js';
+import { type PageRequest, type PageResult, pageLimit, toPage } from '../../db/pagination.js';
+import { deliveryRequest, deliveryStates } from '../../events/delivery.js';
+import type { EventWaitRoom } from '../../events/waiters.js';
 import type { Ctx } from '../../http/context.js';
-import { apiError } from '../../http/errors.js';
+import { apiError, FieldErrors } from '../../http/errors.js';
 import { postingsOfAccount, postingsOfTransaction, type EntryRow, type PostingRow } from '../../ledger/history.js';
 import { parseShared } from '../../json.js';
 import { findInternalAccount } from '../internal-accounts/service.js';
 import { presentTransactionById } from '../transactions/service.js';
+import { eventTypesOf } from './schemas.js';
 import * as store from './store.js';
 
-function presentEvent(row: store.EventRow) {
+type DeliveryState = ReturnType<Awaited<ReturnType<typeof deliveryStates>>['get']>;
+
+function presentEvent(row: store.EventRow, delivery?: DeliveryState) {
   return {
     id: row.id,
     type: row.type,
     resourceId: row.resource_id,
     timestamp: row.created_at,
     data: parseShared<unknown>(row.data),
+    ...(delivery !== undefined ? { delivery } : {}),
   };
 }
 
@@ -42,8 +46,70 @@ function presentPosting(row: PostingRow, entries: EntryRow[]) {
   };
 }
 
-export async function listEvents(ctx: Ctx, filters: store.EventFilters, page: PageRequest) {
-  return toPage(await store.listEvents(ctx.db.k, ctx.platformId, filters, page), presentEvent);
+export interface EventQuery extends PageRequest {
+  /** One type or several, separated by commas. */
+  type?: string | undefined;
+  resourceId?: string | undefined;
+  createdAfter?: string | undefined;
+  after?: string | undefined;
+  /** Seconds. */
+  wait?: number | undefined;
+}
+
+/**
+ * While a followed event is not final yet (PostgreSQL: a transaction that began earlier is
+ * still running, see store.eventsAfter), the wait reads again after this pause, doubled
+ * each time up to EVENT_HELD_RETRY_MS_MAX: that transaction's end sends no notification when
+ * it records no event.
+ */
+const EVENT_HELD_RETRY_MS = 25;
+const EVENT_HELD_RETRY_MS_MAX = 1_000;
+
+/**
+ * The platform's events: newest first, or, with `after`, those recorded after that event,
+ * oldest first (a test follows the log with the last id it saw). With `wait`, a request that
+ * matches nothing yet is held until an event that matches is recorded, or answered empty at
+ * the deadline (see events/waiters.ts); `gone` ends the wait when the client leaves.
+ */
+export async function listEvents(ctx: Ctx, room: EventWaitRoom, query: EventQuery, gone?: AbortSignal) {
+  const { type, resourceId, createdAfter, after, wait, ...page } = query;
+  const problems = new FieldErrors();
+  const types = type === undefined ? undefined : eventTypesOf(type);
+  if (after !== undefined && page.cursor !== undefined)
+    problems.add('cursor', 'cannot be given with after: follow the log with after set to the last id you saw');
+  const position = after === undefined ? undefined : await store.logPosition(ctx.db.k, ctx.platformId, after);
+  if (after !== undefined && position === undefined)
+    problems.add('after', `is not the id of an event of this platform`);
+  problems.throwIfAny();
+  const filters = { types, resourceId, createdAfter };
+  let heldRetryMs = EVENT_HELD_RETRY_MS;
+  const read = async () => {
+    if (position === undefined) {
+      const result = await store.listEvents(ctx.db.k, ctx.platformId, filters, page);
+      return { result: await presentPage(ctx, result), done: result.rows.length > 0 };
+    }
+    const result = await store.eventsAfter(ctx.db.k, ctx.platformId, filters, position, pageLimit(page));
+    const retryMs = result.held ? heldRetryMs : undefined;
+    if (result.held) heldRetryMs = Math.min(heldRetryMs * 2, EVENT_HELD_RETRY_MS_MAX);
+    const presented = await presentPage(ctx, {
+      rows: result.rows,
+      hasMore: result.hasMore,
+      totalCount: result.totalCount,
+    });
+    return { result: presented, done: result.rows.length > 0, retryMs };
+  };
+  if (wait === undefined || wait === 0) return (await read()).result;
+  return room.waitFor(ctx.platformId, wait * 1000, read, gone);
+}
+
+/** A page of events, each with its webhook's delivery when it has one. */
+async function presentPage(ctx: Ctx, result: PageResult<store.EventRow>) {
+  const deliveries = await deliveryStates(
+    ctx.db.k,
+    ctx.platformId,
+    result.rows.map((row) => row.id),
+  );
+  return toPage(result, (row) => presentEvent(row, deliveries.get(row.id)));
 }
 
 /** A transaction's events and money movements, oldest first. */
@@ -54,7 +120,7 @@ export async function getTransactionTimeline(ctx: Ctx, transactionId: string) {
   const { postings, entries } = await postingsOfTransaction(ctx.db.k, ctx.platformId, transactionId);
   return {
     transactionId,
-    events: events.map(presentEvent),
+    events: events.map((row) => presentEvent(row)),
     movements: postings.map((p) => presentPosting(p, entries)),
   };
 }
