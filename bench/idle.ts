@@ -21,10 +21,10 @@ const IDLE_MEASURE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 60);
  */
 const SETTLE_SECONDS = 10;
 /** /proc counts CPU time in clock ticks of 10 ms (USER_HZ). */
-const TICKS_PER_SECOND = 100;
+export const TICKS_PER_SECOND = 100;
 
 /** CPU time the process has used, in ticks (user + system, all its threads). */
-function cpuTicks(pid: number): number {
+export function cpuTicks(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return Number(fields[11]) + Number(fields[12]);
 }

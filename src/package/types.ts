@@ -50,6 +50,14 @@ export interface RailyardEvent {
   timestamp: string;
   /** The object as it stood right after the change. */
   data: unknown;
+  /** Its webhook's delivery, when the platform had an endpoint as the event was recorded. */
+  delivery?: {
+    status: 'PENDING' | 'DELIVERED' | 'FAILED';
+    attemptCount: number;
+    lastAttemptAt?: string;
+    nextAttemptAt?: string;
+    deliveredAt?: string;
+  };
 }
 
 /** Which events to list or wait for. */
