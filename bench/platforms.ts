@@ -10,8 +10,8 @@
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { cpuTicks, TICKS_PER_SECOND } from './idle.js';
-import { startPostgres } from './postgres.js';
-import { databaseUrl, percentile, startRailyard, stopped } from './support.js';
+import { onEachStore } from './postgres.js';
+import { percentile, startRailyard, stopped } from './support.js';
 
 /** The targets: p50 of a creation, and of a reset of a platform seeded at size 2, in ms. */
 export const CREATE_P50_MAX_MS = 10;
@@ -79,16 +79,7 @@ async function measure(store: string, url: string | undefined): Promise<Figures>
 
 /** Runs the part on both stores and prints it; true when every figure met its target. */
 export async function platformsPart(): Promise<boolean> {
-  const figures: Figures[] = [await measure('SQLite (embedded)', undefined)];
-  const own = databaseUrl === undefined ? await startPostgres() : undefined;
-  if (typeof own === 'string') console.log(`\nplatforms on PostgreSQL skipped: ${own}`);
-  else {
-    try {
-      figures.push(await measure('PostgreSQL', databaseUrl ?? own!.url));
-    } finally {
-      own?.stop();
-    }
-  }
+  const figures = await onEachStore('platforms', measure);
   let ok = true;
   // Latencies are wall time at the client: a machine busy with other work lengthens them, and
   // the server's own CPU time per operation (which other load does not count) says by how much.
