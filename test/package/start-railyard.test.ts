@@ -11,6 +11,8 @@ import { individualBody } from '../fixtures/customers.js';
 import { databaseUrl } from '../helper.js';
 
 const store = databaseUrl ?? 'memory';
+/** A guard against a hung run, not a speed limit: starts, seeds and waits take longer on a busy machine. */
+const TIMEOUT_MS = 120_000;
 
 async function api(platform: RailyardPlatform, method: string, path: string, body?: unknown) {
   const reply = await fetch(`${platform.baseURL}${path}`, {
@@ -34,7 +36,7 @@ async function answers(origin: string): Promise<boolean> {
   }
 }
 
-describe('startRailyard', () => {
+describe('startRailyard', { timeout: TIMEOUT_MS }, () => {
   it('runs two servers in one process, each with its own platform, and close() stops each', async () => {
     const [one, two] = await Promise.all([startRailyard({ store }), startRailyard({ store })]);
     try {
