@@ -10,10 +10,6 @@
 import { build } from 'esbuild';
 import { copyFileSync, existsSync, readdirSync, rmSync } from 'node:fs';
 
-// Chunks of an earlier build would be left beside the new ones (and packed).
-for (const file of existsSync('dist') ? readdirSync('dist') : [])
-  if (/^chunk-.*\.js(\.map)?$/.test(file)) rmSync(`dist/${file}`);
-
 // The CommonJS packages inside a bundle call require() for Node's own modules.
 const requireBanner = {
   js: "import { createRequire as railyardRequire } from 'node:module'; const require = railyardRequire(import.meta.url);",
@@ -23,7 +19,7 @@ const requireBanner = {
 // `import { startRailyard } from 'railyard'`) share their code in one chunk beside them
 // (chunk-<hash>.js): in dist/ itself, as the code finds its worker threads and the dashboard
 // beside the file it runs from.
-await build({
+const server = await build({
   entryPoints: { main: 'src/main.ts', index: 'src/package/index.ts' },
   outdir: 'dist',
   bundle: true,
@@ -44,8 +40,16 @@ await build({
   banner: requireBanner,
   sourcemap: true,
   sourcesContent: false,
+  metafile: true,
   logLevel: 'warning',
 });
+
+// Chunks of an earlier build would be left beside the new ones (and packed): removed once the
+// new ones are written, so that a server starting meanwhile (a test run beside this build)
+// never finds its chunk missing.
+const written = new Set(Object.keys(server.metafile.outputs).map((path) => path.replace(/^dist\//, '')));
+for (const file of readdirSync('dist'))
+  if (/^chunk-.*\.js(\.map)?$/.test(file) && !written.has(file)) rmSync(`dist/${file}`);
 
 // The package's declarations: the public types (src/package/types.ts holds types only, so it
 // is a declaration file as it stands) and the entry's exports (src/package/public.d.ts, which
