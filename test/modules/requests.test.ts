@@ -106,6 +106,8 @@ describe('GET /_railyard/requests', () => {
     const bank = await externalAccount(t, 'USD_ACCOUNT');
     for (let i = 0; i < 3; i++) await transferOut(t, source.id, bank.id, 100 + i, { 'idempotency-key': `k-${i}` });
     await t.api('POST', '/transfer-out', { body: {} });
+    // since is inclusive, to the millisecond: a pause on each side keeps midway apart from both.
+    await new Promise((resolve) => setTimeout(resolve, 5));
     const midway = new Date().toISOString();
     await new Promise((resolve) => setTimeout(resolve, 5));
     await t.api('GET', '/config');
