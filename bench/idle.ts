@@ -9,8 +9,8 @@
 //   DATABASE_URL=postgres://… npm run bench -- idle     (PostgreSQL on that server)
 
 import { readFileSync } from 'node:fs';
-import { startPostgres } from './postgres.js';
-import { databaseUrl, digits, get, post, startRailyard, stopped, usdAccount } from './support.js';
+import { onEachStore } from './postgres.js';
+import { digits, get, post, startRailyard, stopped, usdAccount } from './support.js';
 
 /** The target: CPU over the measured minute, in percent of one core. */
 export const IDLE_CPU_MAX_PERCENT = 0.2;
@@ -21,10 +21,10 @@ const IDLE_MEASURE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 60);
  */
 const SETTLE_SECONDS = 10;
 /** /proc counts CPU time in clock ticks of 10 ms (USER_HZ). */
-const TICKS_PER_SECOND = 100;
+export const TICKS_PER_SECOND = 100;
 
 /** CPU time the process has used, in ticks (user + system, all its threads). */
-function cpuTicks(pid: number): number {
+export function cpuTicks(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return Number(fields[11]) + Number(fields[12]);
 }
@@ -64,16 +64,7 @@ async function measureIdle(store: string, url: string | undefined): Promise<Idle
 
 /** Runs the idle part on both stores and prints it; true when both met the target. */
 export async function idlePart(): Promise<boolean> {
-  const figures: IdleFigure[] = [await measureIdle('SQLite (embedded)', undefined)];
-  const own = databaseUrl === undefined ? await startPostgres() : undefined;
-  if (typeof own === 'string') console.log(`\nidle server on PostgreSQL skipped: ${own}`);
-  else {
-    try {
-      figures.push(await measureIdle('PostgreSQL', databaseUrl ?? own!.url));
-    } finally {
-      own?.stop();
-    }
-  }
+  const figures = await onEachStore('idle server', measureIdle);
   let ok = true;
   console.log(`\nidle server CPU over ${IDLE_MEASURE_SECONDS} s, ${SETTLE_SECONDS} s after its last request`);
   for (const figure of figures) {

@@ -56,6 +56,25 @@ function freePort(): Promise<number> {
   });
 }
 
+/**
+ * Measures on the embedded store, then on PostgreSQL (DATABASE_URL, else a server of the
+ * bench's own, stopped after): the figures of each store that could be measured. `part`
+ * names what is skipped when no PostgreSQL server can be had.
+ */
+export async function onEachStore<T>(part: string, measure: (store: string, url: string | undefined) => Promise<T>) {
+  const figures: T[] = [await measure('SQLite (embedded)', undefined)];
+  const own = databaseUrl === undefined ? await startPostgres() : undefined;
+  if (typeof own === 'string') console.log(`\n${part} on PostgreSQL skipped: ${own}`);
+  else {
+    try {
+      figures.push(await measure('PostgreSQL', databaseUrl ?? own!.url));
+    } finally {
+      own?.stop();
+    }
+  }
+  return figures;
+}
+
 /** A PostgreSQL server of the bench's own, or why there is none. */
 export async function startPostgres(): Promise<Postgres | string> {
   const root = '/usr/lib/postgresql';

@@ -8,6 +8,7 @@
 //   npm run bench -- quotes      (the parts whose name has the word: the quote scenarios and their floors)
 //   npm run bench -- idle        (an idle server's CPU on each store: bench/idle.ts)
 //   npm run bench -- snapshots   (snapshot restore on both stores: bench/snapshots.ts)
+//   npm run bench -- platforms   (a platform per test: creation and reset on each store: bench/platforms.ts)
 //   DATABASE_URL=postgres://… npm run bench     (the same scenarios on PostgreSQL)
 
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -17,6 +18,7 @@ import type autocannon from 'autocannon';
 import { clabeCheckDigit } from '../src/modules/external-accounts/formats.js';
 import { IDLE_COLLECT_INTERVAL_MS, IDLE_SETTLE_INTERVALS } from '../src/memory.js';
 import { idlePart } from './idle.js';
+import { platformsPart } from './platforms.js';
 import { benchLists } from './lists.js';
 import { postgresPart } from './postgres.js';
 import { SNAPSHOT_SCENARIO, snapshotPart } from './snapshots.js';
@@ -357,6 +359,10 @@ async function main(): Promise<void> {
     if (!(await idlePart())) process.exitCode = 1;
     return;
   }
+  if (filter === 'platforms') {
+    if (!(await platformsPart())) process.exitCode = 1;
+    return;
+  }
   if (await benchLists(filter)) return;
   if (filter === SNAPSHOT_SCENARIO) {
     if (!(await snapshotPart())) process.exitCode = 1;
@@ -515,6 +521,7 @@ async function main(): Promise<void> {
     baseline.child.kill('SIGTERM');
   }
   if (!filter && !(await postgresPart())) process.exitCode = 1;
+  if (!filter && !(await platformsPart())) process.exitCode = 1;
   if (!filter && !(await idlePart())) process.exitCode = 1;
   if (!filter && !(await snapshotPart())) process.exitCode = 1;
 }

@@ -69,10 +69,12 @@ export async function startRailyard(
     credentials?: { clientId: string; clientSecret: string };
     /** How long to wait for the server's banner (a large store takes longer to open). */
     startTimeoutMs?: number;
+    /** More settings of the server's environment. */
+    env?: Record<string, string>;
   } = {},
 ): Promise<{ child: ChildProcess; info: ServerInfo; dataDir: string }> {
   const dataDir = options.dataDir ?? benchDir('railyard-bench-');
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', LOG_LEVEL: 'warn', DATA_DIR: dataDir };
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', LOG_LEVEL: 'warn', DATA_DIR: dataDir, ...options.env };
   delete env.RAILYARD_RECORD;
   delete env.DATABASE_URL;
   if (options.credentials !== undefined) {

@@ -8,17 +8,23 @@
 // end (dashboard/) is bundled for the browser into dist/dashboard/ (app.js and app.css), with
 // Preact inside it: the server serves those two files and needs nothing at run time.
 import { build } from 'esbuild';
-import { existsSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, rmSync } from 'node:fs';
 
 // The CommonJS packages inside a bundle call require() for Node's own modules.
 const requireBanner = {
   js: "import { createRequire as railyardRequire } from 'node:module'; const require = railyardRequire(import.meta.url);",
 };
 
-await build({
-  entryPoints: { main: 'src/main.ts' },
+// The server (dist/main.js, the `railyard` command) and the package's entry (dist/index.js,
+// `import { startRailyard } from 'railyard'`) share their code in one chunk beside them
+// (chunk-<hash>.js): in dist/ itself, as the code finds its worker threads and the dashboard
+// beside the file it runs from.
+const server = await build({
+  entryPoints: { main: 'src/main.ts', index: 'src/package/index.ts' },
   outdir: 'dist',
   bundle: true,
+  splitting: true,
+  chunkNames: 'chunk-[hash]',
   platform: 'node',
   target: 'node20',
   format: 'esm',
@@ -34,8 +40,22 @@ await build({
   banner: requireBanner,
   sourcemap: true,
   sourcesContent: false,
+  metafile: true,
   logLevel: 'warning',
 });
+
+// Chunks of an earlier build would be left beside the new ones (and packed): removed once the
+// new ones are written, so that a server starting meanwhile (a test run beside this build)
+// never finds its chunk missing.
+const written = new Set(Object.keys(server.metafile.outputs).map((path) => path.replace(/^dist\//, '')));
+for (const file of readdirSync('dist'))
+  if (/^chunk-.*\.js(\.map)?$/.test(file) && !written.has(file)) rmSync(`dist/${file}`);
+
+// The package's declarations: the public types (src/package/types.ts holds types only, so it
+// is a declaration file as it stands) and the entry's exports (src/package/public.d.ts, which
+// src/package/index.ts is checked against).
+copyFileSync('src/package/types.ts', 'dist/types.d.ts');
+copyFileSync('src/package/public.d.ts', 'dist/index.d.ts');
 
 // The threads of the webhook sender (src/events/sender.ts) and of the embedded store's
 // checkpoints (src/db/checkpointer.ts), loaded by path beside the server's bundle. The sender

@@ -12,7 +12,7 @@ import Fastify, {
 } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import sjson from 'secure-json-parse';
-import { ADMIN_PREFIX, BASE_PATH } from './config.js';
+import { ADMIN_PREFIX, BASE_PATH, JOURNAL_SIZE_DEFAULT } from './config.js';
 import { authenticate, authenticateAgent, cachedPrincipal, checkPermission, type Principal } from './http/auth.js';
 import type { Ctx, Deps, Permission } from './http/context.js';
 import {
@@ -24,6 +24,7 @@ import {
 import { invalidInput } from './http/errors.js';
 import { OpenApiCollector } from './http/openapi.js';
 import { PlatformGate } from './http/platform-gate.js';
+import { attachJournal } from './http/journal.js';
 import { attachRecorder } from './http/recorder.js';
 import { isOperationSchema } from './http/route.js';
 import { checkUrl, rewriteBadlyEncodedUrl, ROUTER_PARAM_CHARS_MAX } from './http/url.js';
@@ -66,6 +67,8 @@ import { installRequestFaults } from './faults/requests.js';
 import { faultRoutes } from './faults/routes.js';
 import { dashboardRoutes } from './sandbox/dashboard.js';
 import { inspectRoutes } from './modules/inspect/routes.js';
+import { JournalWriter } from './modules/requests/journal.js';
+import { requestRoutes } from './modules/requests/routes.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -107,6 +110,14 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   const gate = deps.gate;
   // Closing the server lets running jobs finish after the last request is answered.
   app.addHook('onClose', async () => jobs.stop());
+  const journalSize = deps.config.journalSize ?? JOURNAL_SIZE_DEFAULT;
+  if (journalSize > 0) {
+    const journal = new JournalWriter(deps.db, journalSize, app.log);
+    deps.journal = journal;
+    attachJournal(app, journal, deps.clock);
+    // After the last request is answered (the server's own close runs first), what waits is written.
+    app.addHook('onClose', async () => journal.close());
+  }
   const validators = createValidators();
   // Each route's validators are compiled on its first request, not at start-up: compiling
   // the schemas of some 170 routes took most of a second of every start.
@@ -173,7 +184,6 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     done();
   });
   const attach = (request: FastifyRequest, principal: Principal, needed: Permission, declares403: boolean) => {
-    checkPermission(principal, needed, declares403);
     request.faultRules = principal.faultRules;
     request.ctx = {
       deps,
@@ -184,6 +194,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       now: principal.now,
       log: request.log,
     };
+    // After ctx: a request refused for its permission still belongs to the platform's journal.
+    checkPermission(principal, needed, declares403);
   };
   // A callback hook, so a request whose credentials are already verified (the common case)
   // passes without a promise round-trip.
@@ -302,6 +314,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       await admin.register(stablecoinSandboxRoutes);
       await admin.register(inspectRoutes);
       await admin.register(faultRoutes);
+      await admin.register(requestRoutes);
       await admin.register(dashboardRoutes);
       admin.get('/openapi.json', async () => openapi.document(ADMIN_PREFIX));
     },

@@ -31,7 +31,21 @@ export interface Config {
   passkeyOrigins?: string[] | undefined;
   /** New platforms start in strict mode (`strictIdentifiers`; RAILYARD_STRICT_IDENTIFIERS=1). */
   strictIdentifiers?: boolean | undefined;
+  /**
+   * How many of each platform's latest requests the request journal keeps
+   * (JOURNAL_SIZE_DEFAULT when unset; 0 keeps none).
+   */
+  journalSize?: number | undefined;
+  /** The server-admin token, when given (RAILYARD_ADMIN_TOKEN); otherwise the server draws one at start. */
+  adminToken?: string | undefined;
 }
+
+/** The request journal's window per platform when RAILYARD_JOURNAL_SIZE is unset. */
+export const JOURNAL_SIZE_DEFAULT = 10_000;
+export const JOURNAL_SIZE_MAX = 1_000_000;
+/** The shortest server-admin token RAILYARD_ADMIN_TOKEN may set. */
+export const ADMIN_TOKEN_CHARS_MIN = 16;
+const ADMIN_TOKEN_CHARS_MAX = 512;
 
 /** Where an integrator's web app runs in development: the SCA passkey origins when none are configured. */
 export const DEFAULT_PASSKEY_ORIGINS = ['http://localhost:3000', 'https://localhost:3000'];
@@ -78,6 +92,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (clientSecret !== undefined && clientSecret.length < 16) {
     throw new ConfigError('GRID_CLIENT_SECRET must be at least 16 characters long');
   }
+  const journalSize = parseJournalSize(env.RAILYARD_JOURNAL_SIZE);
+  const adminToken = env.RAILYARD_ADMIN_TOKEN || undefined;
+  if (
+    adminToken !== undefined &&
+    (adminToken.length < ADMIN_TOKEN_CHARS_MIN ||
+      adminToken.length > ADMIN_TOKEN_CHARS_MAX ||
+      !/^[\x21-\x7e]+$/.test(adminToken))
+  ) {
+    // The value itself is never printed: it is a secret.
+    throw new ConfigError(
+      `RAILYARD_ADMIN_TOKEN must be ${ADMIN_TOKEN_CHARS_MIN} to ${ADMIN_TOKEN_CHARS_MAX} printable ASCII characters without spaces (it is sent as a Bearer token), got ${adminToken.length} characters${/^[\x21-\x7e]*$/.test(adminToken) ? '' : ' with a space or another character outside that range'}`,
+    );
+  }
   const passkeyOrigins = env.RAILYARD_PASSKEY_ORIGINS
     ? env.RAILYARD_PASSKEY_ORIGINS.split(',').map((origin) => origin.trim())
     : undefined;
@@ -108,5 +135,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookTimeoutMs,
     passkeyOrigins,
     strictIdentifiers: strictSetting === '1',
+    journalSize,
+    adminToken,
   };
+}
+
+function parseJournalSize(text: string | undefined): number {
+  if (text === undefined || text === '') return JOURNAL_SIZE_DEFAULT;
+  const size = Number(text);
+  if (!/^\d+$/.test(text) || size > JOURNAL_SIZE_MAX)
+    throw new ConfigError(
+      `RAILYARD_JOURNAL_SIZE must be an integer from 0 (no journal) to ${JOURNAL_SIZE_MAX}, got "${text}"`,
+    );
+  return size;
 }

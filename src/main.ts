@@ -134,8 +134,9 @@ async function start(config: Config): Promise<void> {
     authCache: db.dialect === 'sqlite' ? new AuthCache() : undefined,
   };
   const boot = await bootstrapAndSave(deps);
-  // The secret of the server-admin endpoints, handed to local commands through the runtime file.
-  const adminToken = newServerToken();
+  // The secret of the server-admin endpoints: RAILYARD_ADMIN_TOKEN's, or one drawn now. Either
+  // way local commands find it in the runtime file.
+  const adminToken = config.adminToken ?? newServerToken();
   enableServerAdmin(deps, adminToken, boot.platformId);
   const secret = boot.clientSecret ?? (await recallSecret(deps, boot.platformId, boot.clientId));
 

@@ -213,6 +213,18 @@ describe('start-up errors', () => {
     [{ DATABASE_URL: 'mysql://x' }, 'railyard: DATABASE_URL must start with postgres:// or postgresql://'],
     [{ GRID_CLIENT_ID: 'only-the-id' }, 'railyard: GRID_CLIENT_ID and GRID_CLIENT_SECRET must be set together'],
     [{ RAILYARD_PG_PREPARED: 'yes' }, 'railyard: RAILYARD_PG_PREPARED must be 0 or 1, got "yes"'],
+    [
+      { RAILYARD_ADMIN_TOKEN: 'too-short' },
+      'railyard: RAILYARD_ADMIN_TOKEN must be 16 to 512 printable ASCII characters without spaces (it is sent as a Bearer token), got 9 characters',
+    ],
+    [
+      { RAILYARD_ADMIN_TOKEN: 'long enough but has spaces' },
+      'railyard: RAILYARD_ADMIN_TOKEN must be 16 to 512 printable ASCII characters without spaces (it is sent as a Bearer token), got 26 characters with a space or another character outside that range',
+    ],
+    [
+      { RAILYARD_JOURNAL_SIZE: '10k' },
+      'railyard: RAILYARD_JOURNAL_SIZE must be an integer from 0 (no journal) to 1000000, got "10k"',
+    ],
   ])('stops with one line for a bad setting %o', (env, line) => {
     const result = runOnce(env);
     expect(result.status).toBe(1);

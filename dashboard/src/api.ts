@@ -79,7 +79,12 @@ export async function request<T = Obj>(
   credentials: Credentials | undefined = current,
 ): Promise<T> {
   if (credentials === undefined) throw new ApiError(401, 'UNAUTHORIZED', 'Not signed in');
-  const headers: Record<string, string> = { authorization: authorization(credentials), accept: 'application/json' };
+  const headers: Record<string, string> = {
+    authorization: authorization(credentials),
+    accept: 'application/json',
+    // The dashboard's reads are not the app's requests: the request journal leaves them out.
+    'x-railyard-journal': 'off',
+  };
   if (body !== undefined) headers['content-type'] = 'application/json';
   const response = await fetch(path, {
     method,

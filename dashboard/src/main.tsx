@@ -23,6 +23,7 @@ import { ClockPage } from './pages/clock.js';
 import { CustomerPage, CustomersPage } from './pages/customers.js';
 import { AgentsPage, CardsPage, StablecoinsPage } from './pages/products.js';
 import { TestingPage } from './pages/testing.js';
+import { ReportPage, RequestPage, RequestsPage } from './pages/requests.js';
 import { TransactionPage, TransactionsPage } from './pages/transactions.js';
 import { DeliveryPage, WebhooksPage } from './pages/webhooks.js';
 import { Problem, usePoll } from './ui.js';
@@ -33,6 +34,7 @@ const SECTIONS = [
   ['accounts', 'Internal accounts'],
   ['external-accounts', 'External accounts'],
   ['webhooks', 'Webhooks'],
+  ['requests', 'Requests'],
   ['clock', 'Clock'],
   ['agents', 'Agents'],
   ['cards', 'Cards'],
@@ -190,6 +192,9 @@ function Page({ route, onAdvanced }: { route: Route; onAdvanced: () => void }) {
       return <ExternalAccountsPage />;
     case 'webhooks':
       return id ? <DeliveryPage deliveryId={id} /> : <WebhooksPage params={params} />;
+    case 'requests':
+      if (id === 'report') return <ReportPage />;
+      return id ? <RequestPage requestId={id} /> : <RequestsPage params={params} />;
     case 'clock':
       return <ClockPage onAdvanced={onAdvanced} />;
     case 'agents':

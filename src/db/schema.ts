@@ -486,6 +486,7 @@ export interface Database {
   fault_rules: FaultRulesTable;
   webhook_fault_rules: WebhookFaultRulesTable;
   snapshots: SnapshotsTable;
+  request_journal: RequestJournalTable;
 }
 
 export interface FaultRulesTable {
@@ -507,6 +508,35 @@ export interface WebhookFaultRulesTable {
   times: number | null;
   fired: number;
   created_at: string;
+}
+
+/** One request of a platform's app, as railyard answered it (src/modules/requests/). */
+export interface RequestJournalTable {
+  id: string;
+  platform_id: string;
+  /** Arrival on the server's clock. */
+  created_at: string;
+  /** Arrival on the platform's sandbox clock. */
+  sandbox_at: string;
+  method: string;
+  path: string;
+  operation_id: string | null;
+  /** Null when no answer was sent. */
+  status: number | null;
+  error_code: string | null;
+  duration_ms: number;
+  request_id: string;
+  idempotency_key: string | null;
+  token_id: string | null;
+  agent_id: string | null;
+  /** JSON text, secrets redacted. */
+  request_body: string | null;
+  response_body: string | null;
+  request_hash: string | null;
+  /** JSON FaultMark. */
+  fault: string | null;
+  /** 1 when the whole answer was sent. */
+  answered: number;
 }
 
 export interface AgentsTable {

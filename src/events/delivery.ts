@@ -537,6 +537,28 @@ export async function listDeliveries(ctx: Ctx, filters: store.DeliveryFilters, p
   return toPage(await store.listDeliveries(ctx.db.k, ctx.platformId, filters, page), presentDelivery);
 }
 
+/**
+ * Deliveries the platform's endpoint failed: not delivered, their latest try failed (an
+ * error answer, a timeout, no answer, no endpoint set), the latest tries first.
+ */
+export async function failedDeliveries(ctx: Ctx, limit: number) {
+  const rows = await store.failedDeliveries(ctx.db.k, ctx.platformId, limit);
+  return rows.map((row) => ({
+    deliveryId: row.id,
+    type: row.type,
+    resourceId: row.resource_id,
+    status: row.status,
+    attemptCount: Number(row.attempts),
+    lastAttempt: {
+      startedAt: row.started_at,
+      ...(row.url !== null ? { url: row.url } : {}),
+      ...(row.response_status !== null ? { responseStatus: Number(row.response_status) } : {}),
+      ...(row.response_excerpt !== null ? { responseExcerpt: row.response_excerpt } : {}),
+      ...(row.error !== null ? { error: row.error } : {}),
+    },
+  }));
+}
+
 export async function getDelivery(ctx: Ctx, id: string) {
   const row = await store.findDeliveryWithJob(ctx.db.k, ctx.platformId, id);
   if (row === undefined) throw apiError('REFERENCE_NOT_FOUND', `No webhook delivery ${id}`);

@@ -253,3 +253,30 @@ export async function lockJobStatus(tx: Tx, dialect: DialectName, jobId: string)
   const result = await sql<{ status: string }>`SELECT status FROM jobs WHERE id = ${jobId} ${lock}`.execute(tx);
   return result.rows[0]?.status;
 }
+
+export interface FailedDeliveryRow {
+  id: string;
+  type: string;
+  resource_id: string;
+  status: string;
+  attempts: number;
+  started_at: string;
+  url: string | null;
+  response_status: number | null;
+  response_excerpt: string | null;
+  error: string | null;
+}
+
+/** Deliveries not delivered whose latest try failed, with that try, the latest tries first. */
+export async function failedDeliveries(q: Queryable, platformId: string, limit: number): Promise<FailedDeliveryRow[]> {
+  const result = await sql<FailedDeliveryRow>`
+    SELECT d.id, d.type, d.resource_id, d.status, d.attempts,
+           a.started_at, a.url, a.response_status, a.response_excerpt, a.error
+    FROM webhook_deliveries d
+    JOIN webhook_attempts a ON a.delivery_id = d.id
+    WHERE d.platform_id = ${platformId} AND d.status <> 'DELIVERED' AND a.outcome = 'FAILED'
+      AND a.number = (SELECT MAX(number) FROM webhook_attempts WHERE delivery_id = d.id)
+    ORDER BY a.started_at DESC, d.id DESC
+    LIMIT ${limit}`.execute(q);
+  return result.rows;
+}

@@ -5,6 +5,7 @@ import type { Db } from '../db/index.js';
 import type { JobRunner } from '../jobs/runner.js';
 import type { AuthCache } from './auth.js';
 import type { PlatformGate } from './platform-gate.js';
+import type { RequestJournal } from './journal.js';
 
 export const PERMISSIONS = ['VIEW', 'TRANSACT', 'MANAGE'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
@@ -20,6 +21,8 @@ export interface Deps {
   jobs?: JobRunner | undefined;
   /** The requests this process serves, by platform (set by buildApp; see platform-gate.ts). */
   gate?: PlatformGate | undefined;
+  /** Where this process keeps the requests it answers, for the request journal (set by buildApp unless its size is 0). */
+  journal?: RequestJournal | undefined;
 }
 
 /** Railyard's own per-platform switches (not part of the reference's PlatformConfig). */

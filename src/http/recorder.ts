@@ -7,6 +7,7 @@ import { appendFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { BASE_PATH } from '../config.js';
 import { answeredByFault } from './request-marks.js';
+import { WRITE_ONLY_FIELDS } from './redaction.js';
 
 function parseMaybeJson(payload: unknown): unknown {
   if (typeof payload !== 'string' || payload === '') return null;
@@ -30,10 +31,10 @@ function describeOtherBody(headers: Record<string, string | string[] | undefined
 
 /**
  * Request fields the reference marks write-only (a provider's client secret, an identity
- * document's number): the record keeps that they were sent, never what they held. A record
- * may be kept or shared (CI keeps one per run).
+ * document's number; listed in redaction.ts): the record keeps that they were sent, never what
+ * they held. A record may be kept or shared (CI keeps one per run). The other secrets of that
+ * list stay, as the record must remain valid by the reference.
  */
-const WRITE_ONLY_FIELDS = new Set(['apiClientSecret', 'identifier']);
 const REDACTED = '(write-only, not recorded)';
 
 function redacted(key: string, value: unknown): unknown {

@@ -52,6 +52,9 @@ export async function resetPlatform(
   options: { jobsWaitMs?: number; request?: FastifyRequest; log?: FastifyBaseLogger } = {},
 ): Promise<ResetResult> {
   const plan = (await platformTables(deps.db)).owned.filter((table) => !KEPT_TABLES.has(table.table));
+  // The requests this server answered and has not written yet go now, so none of them comes
+  // back into the journal after the wipe.
+  await deps.journal?.flush();
   const exclusive = { tables: plan.map((table) => table.table), done: 'reset', ...options };
   const result = await platformExclusive(deps, platformId, exclusive, async (tx, platform) => {
     const removed: Record<string, number> = {};

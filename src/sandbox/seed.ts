@@ -17,6 +17,7 @@ import { platformNow } from '../clock.js';
 import { BASE_PATH } from '../config.js';
 import { PERMISSIONS } from '../http/context.js';
 import { apiError } from '../http/errors.js';
+import { JOURNAL_HEADER } from '../http/journal.js';
 import { issueToken } from '../modules/tokens/service.js';
 import {
   BENEFICIAL_OWNER_KYC,
@@ -82,6 +83,8 @@ class Api {
       url: path.startsWith('/_railyard') ? path : `${BASE_PATH}${path}`,
       headers: {
         authorization: this.authorization,
+        // The seed's requests are not the app's: the request journal leaves them out.
+        [JOURNAL_HEADER]: 'off',
         ...(body !== undefined && !Buffer.isBuffer(body) ? { 'content-type': 'application/json' } : {}),
         ...headers,
       },

@@ -1,10 +1,11 @@
 // Railyard's server-admin endpoints, under /_railyard/server: what the `railyard` command asks
 // of a running server for work that is not one platform's own (adding a platform, resetting,
 // seeding or snapshotting any platform by id; the snapshot ones are in snapshots/routes.ts).
-// They take no platform's credentials but the server admin token: a random secret the server
-// draws at start, keeps in memory, and writes only to its runtime file (server-file.ts, mode
-// 0600) for the command to read. A server that was given no token (tests, or a store in
-// memory) answers every request here 401.
+// They take no platform's credentials but the server admin token: RAILYARD_ADMIN_TOKEN when
+// set (so a CI job or a container that started the server can make a platform per test over
+// HTTP), else a random secret the server draws at start. It is kept in memory and written only
+// to the runtime file (server-file.ts, mode 0600) for the command to read. A server that was
+// given no token (tests) answers every request here 401.
 
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';

@@ -2,9 +2,10 @@
 // playwright-core against a real server process on an ephemeral port. It signs in, watches a
 // customer and a transfer made through the API appear, opens a transaction's timeline, replays
 // a webhook, advances the clock until a pending payment completes, approves an agent's
-// action, and saves, restores and deletes a snapshot; on the Testing page it adds fault rules,
-// sees one fire, and removes them. Screenshots of the main pages at 1280 and 390 px wide go to
-// .ci-work/screenshots/ (git-ignored) for a reviewer to look at.
+// action, saves, restores and deletes a snapshot, and reads the request journal and its
+// report; on the Testing page it adds fault rules, sees one fire, and removes them.
+// Screenshots of the main pages at 1280 and 390 px wide go to .ci-work/screenshots/
+// (git-ignored) for a reviewer to look at.
 //
 // Without /usr/bin/chromium the test fails when CI is set and is skipped otherwise (install it
 // with `apt-get install chromium`). RAILYARD_BROWSER_TEST=skip skips it on purpose (CI's Node
@@ -262,6 +263,32 @@ describe.skipIf(skipReason !== undefined)('the dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Delete before-tess' }).click();
     await poll(() => snapshots.textContent()).toMatch(/No snapshot yet/);
     expect((await api('GET', '/_railyard/snapshots')).body.data).toEqual([]);
+    // The request journal: the app's requests (not the dashboard's), a refusal found by its
+    // code, its bodies, and the report's finding of a payout sent without an Idempotency-Key.
+    const refused = await api('POST', '/transfer-out', { source: { accountId: usd.id }, amount: 0 });
+    expect(refused.status).toBe(400);
+    await open('requests');
+    await row('createTransferOut').first().waitFor();
+    const dashboardRequests = await api('GET', '/_railyard/requests?operationId=listCustomers');
+    expect(dashboardRequests.body.totalCount).toBe(0);
+    await page.getByLabel('Error code').fill('INVALID_INPUT');
+    await page.getByLabel('Error code').press('Tab');
+    await poll(() =>
+      page
+        .getByRole('table', { name: /^Requests/ })
+        .getByRole('row')
+        .count(),
+    ).toBe(2);
+    await row('INVALID_INPUT').getByRole('link').click();
+    await page.getByRole('heading', { name: 'Bodies' }).waitFor();
+    expect(await page.getByRole('figure', { name: 'Request body' }).textContent()).toContain('"amount": 0');
+    expect(await page.getByRole('figure', { name: 'Response body' }).textContent()).toContain('INVALID_INPUT');
+    await open('requests/report');
+    const unkeyed = page.getByRole('table', { name: 'Payments sent without an Idempotency-Key' });
+    await unkeyed.getByRole('row').filter({ hasText: 'createTransferOut' }).waitFor();
+    expect(await page.getByRole('table', { name: 'Answers per operation' }).textContent()).toMatch(
+      /createTransferOut.*400 × 1/,
+    );
 
     // Screenshots of the main pages at both widths.
     await screenshots('transactions');
@@ -273,6 +300,8 @@ describe.skipIf(skipReason !== undefined)('the dashboard in Chromium', () => {
     await screenshots('webhooks');
     await screenshots(`webhooks/${encodeURIComponent(completed.id)}`, 'delivery');
     await screenshots('clock');
+    await screenshots('requests');
+    await screenshots('requests/report', 'report');
 
     // The account page shows the postings behind the balance it reports.
     await open(`accounts/${encodeURIComponent(usd.id)}`);

@@ -1359,6 +1359,18 @@ export const BASELINES: Record<string, BaselineRow> = {
   },
   // Brings the world's platform back to the moment of the make: after every other operation.
   railyardRestoreSnapshot: { make: async (w) => ({ params: { name: await savedSnapshot(w.tenant) } }), last: true },
+  railyardListRequests: {
+    make: () => ({
+      query: { limit: '5', operationId: 'createTransferOut', status: '201', since: '2020-01-01T00:00:00Z' },
+    }),
+  },
+  railyardGetRequest: {
+    make: async (w) => {
+      const latest = jsonOf(await w.tenant.raw('GET', '/_railyard/requests?limit=1'), 'GET /_railyard/requests');
+      return { params: { requestId: latest.data[0].id } };
+    },
+  },
+  railyardRequestsReport: { make: () => ({}) },
   // Wipes the world's platform: after every other operation.
   railyardResetPlatform: { make: () => ({}), last: true },
   // Fault rules: last too (and after the reset), as a mutation may turn the baseline's rule,

@@ -39,6 +39,9 @@ export const NOT_SNAPSHOTTED: Readonly<Record<string, string>> = {
   api_tokens: 'credentials: after a restore the platform keeps the tokens it has now',
   wallet_orgs: "the embedded-wallet signing organization's key pair: kept like the credentials",
   snapshots: 'the snapshots themselves',
+  fault_rules: 'the fault rules on requests: the test sets them, a restore leaves them as they are',
+  webhook_fault_rules: 'the fault rules on webhook deliveries: the test sets them, a restore leaves them as they are',
+  request_journal: "the requests the app sent: a record of the test's traffic, which a restore does not rewrite",
 };
 
 /**
@@ -64,6 +67,8 @@ const PLATFORM_COLUMNS_KEPT: ReadonlySet<string> = new Set([
   'webhook_private_key',
   'webhook_public_key',
   'clock_offset_ms',
+  // The tag of its fault rules, which a restore leaves as they are (faults/service.ts).
+  'fault_rules',
 ]);
 
 export interface SnapshotTables {
@@ -265,7 +270,7 @@ export async function restoreSnapshot(
         values[column] = content.platform[column];
     forgetPlatformCore(tx);
     await store.updatePlatform(tx, platformId, values);
-    // The fault rules are those of the save: the tags on the platform row follow them.
+    // The fault rules are not part of a snapshot; their tags are made right all the same.
     await syncFaultTags(tx, platformId);
     // The jobs put back that are due already (a webhook that was waiting) run at once.
     jobsWritten(tx);
