@@ -17,7 +17,7 @@ import { ApiError } from './http/errors.js';
 import { collectGarbageWhenIdle } from './memory.js';
 import { fullCollection } from './full-collection.js';
 import { compactSenderHeap } from './events/sender.js';
-import type { Deps } from './http/context.js';
+import type { Deps } from './http/deps.js';
 import { bootstrap, createPlatform, webhookPublicKey, type BootstrapResult } from './modules/platform/service.js';
 import { resetPlatform } from './sandbox/reset.js';
 import { SEED_DEFAULT, SEED_SIZE_DEFAULT, SEED_SIZE_MAX, seedPlatform } from './sandbox/seed.js';

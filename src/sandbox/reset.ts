@@ -27,7 +27,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { platformNow } from '../clock.js';
 import { sql, type Db, type Tx } from '../db/index.js';
-import type { Deps } from '../http/context.js';
+import type { Deps } from '../http/deps.js';
 import { apiError } from '../http/errors.js';
 import { provisionInternalAccounts } from '../modules/internal-accounts/service.js';
 
