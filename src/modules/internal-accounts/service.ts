@@ -19,7 +19,13 @@ import {
   openBooks,
   type Books,
 } from '../../ledger/index.js';
-import { bech32Encode, clabeCheckDigit, ibanCheckDigits, toBech32Words } from '../external-accounts/formats.js';
+import {
+  base58Encode,
+  bech32Encode,
+  clabeCheckDigit,
+  ibanCheckDigits,
+  toBech32Words,
+} from '../external-accounts/formats.js';
 import { readPlatformConfig, readPlatformConfigShared } from '../platform/config.js';
 import type { InternalAccountType } from './schemas.js';
 import * as store from './store.js';
@@ -139,22 +145,7 @@ export function money(amount: bigint, currency: string) {
   return { amount: Number(amount), currency: currencyObject(currency) };
 }
 
-const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const BECH32 = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
-
-function base58(bytes: Buffer): string {
-  let value = BigInt(`0x${bytes.toString('hex')}`);
-  let out = '';
-  while (value > 0n) {
-    out = BASE58[Number(value % 58n)] + out;
-    value /= 58n;
-  }
-  for (const byte of bytes) {
-    if (byte !== 0) break;
-    out = `1${out}`;
-  }
-  return out;
-}
 
 /** Deterministic sandbox coordinates: the same account always shows the same details. */
 function seedOf(accountId: string): Buffer {
@@ -188,14 +179,18 @@ function cryptoDepositInfo(
   const chosen = network === undefined ? networks[0] : networks.find((n) => n.network === network);
   switch (chosen?.accountType) {
     case 'SOLANA_WALLET':
-      return { accountType: 'SOLANA_WALLET', address: base58(seed), assetType: currency };
+      return { accountType: 'SOLANA_WALLET', address: base58Encode(seed), assetType: currency };
     case 'TRON_WALLET': {
       const payload = Buffer.concat([Buffer.from([0x41]), seed.subarray(0, 20)]);
       const checksum = createHash('sha256')
         .update(createHash('sha256').update(payload).digest())
         .digest()
         .subarray(0, 4);
-      return { accountType: 'TRON_WALLET', address: base58(Buffer.concat([payload, checksum])), assetType: currency };
+      return {
+        accountType: 'TRON_WALLET',
+        address: base58Encode(Buffer.concat([payload, checksum])),
+        assetType: currency,
+      };
     }
     case 'BASE_WALLET':
     case 'POLYGON_WALLET':
