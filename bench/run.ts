@@ -7,6 +7,8 @@
 //   BENCH_DURATION=10 BENCH_CONNECTIONS=50 npm run bench
 //   npm run bench -- quotes      (the parts whose name has the word: the quote scenarios and their floors)
 //   DATABASE_URL=postgres://… npm run bench     (the same scenarios on PostgreSQL)
+//   npm run bench -- ledger      (the ledger history reads at 1M entries, with and without their indexes)
+//   npm run bench -- ledger-writes   (what those indexes cost POST /transfer-out)
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -14,6 +16,7 @@ import { join } from 'node:path';
 import type autocannon from 'autocannon';
 import { clabeCheckDigit } from '../src/modules/external-accounts/formats.js';
 import { IDLE_COLLECT_INTERVAL_MS, IDLE_SETTLE_INTERVALS } from '../src/memory.js';
+import { benchLedger, benchLedgerWrites } from './ledger.js';
 import { benchLists } from './lists.js';
 import { postgresPart } from './postgres.js';
 import { printWebhookLatency, WEBHOOK_SCENARIO, webhookLatency } from './webhooks.js';
@@ -350,6 +353,8 @@ async function main(): Promise<void> {
     return;
   }
   if (await benchLists(filter)) return;
+  if (await benchLedger(filter)) return;
+  if (await benchLedgerWrites(filter)) return;
   // First, while nothing else runs: how long a start takes.
   const startup = !filter || filter === 'startup' ? await measureStartup() : undefined;
   if (startup !== undefined) {

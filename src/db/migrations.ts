@@ -27,6 +27,7 @@ import * as m0014 from './migrations/0014_card_simulations.js';
 import * as m0015 from './migrations/0015_stablecoins.js';
 import * as m0016 from './migrations/0016_list_counts.js';
 import * as m0017 from './migrations/0017_counts_at_commit.js';
+import * as m0019 from './migrations/0019_ledger_history_indexes.js';
 
 // Migrations are code (bundled with the server), applied in name order on every start, on
 // either store. Kysely's migrator takes a lock, so instances starting together apply each
@@ -49,6 +50,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0015_stablecoins': m0015,
   '0016_list_counts': m0016,
   '0017_counts_at_commit': m0017,
+  '0019_ledger_history_indexes': m0019,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
