@@ -10,6 +10,8 @@
 //   npm run bench -- snapshots   (snapshot restore on both stores: bench/snapshots.ts)
 //   npm run bench -- platforms   (a platform per test: creation and reset on each store: bench/platforms.ts)
 //   DATABASE_URL=postgres://… npm run bench     (the same scenarios on PostgreSQL)
+//   npm run bench -- ledger      (the ledger history reads at 1M entries, with and without their indexes)
+//   npm run bench -- ledger-writes   (what those indexes cost POST /transfer-out)
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -19,6 +21,7 @@ import { clabeCheckDigit } from '../src/modules/external-accounts/formats.js';
 import { IDLE_COLLECT_INTERVAL_MS, IDLE_SETTLE_INTERVALS } from '../src/memory.js';
 import { idlePart } from './idle.js';
 import { platformsPart } from './platforms.js';
+import { benchLedger, benchLedgerWrites } from './ledger.js';
 import { benchLists } from './lists.js';
 import { postgresPart } from './postgres.js';
 import { SNAPSHOT_SCENARIO, snapshotPart } from './snapshots.js';
@@ -368,6 +371,8 @@ async function main(): Promise<void> {
     if (!(await snapshotPart())) process.exitCode = 1;
     return;
   }
+  if (await benchLedger(filter)) return;
+  if (await benchLedgerWrites(filter)) return;
   // First, while nothing else runs: how long a start takes.
   const startup = !filter || filter === 'startup' ? await measureStartup() : undefined;
   if (startup !== undefined) {

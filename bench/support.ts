@@ -242,8 +242,14 @@ export interface Startup {
  * on a new embedded store, as a newcomer's first start does (creating the store and the
  * platform), and times each until the banner shows the credentials.
  */
-export async function measureStartup(runs = 3): Promise<Startup> {
+/** The CPU a process has used so far (user and system, all its threads), in ms, from /proc/<pid>/stat. */
+export function cpuMs(pid: number): number {
   const ticksPerMs = 100 / 1000; // /proc/<pid>/stat counts clock ticks of 10 ms
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / ticksPerMs;
+}
+
+export async function measureStartup(runs = 3): Promise<Startup> {
   const result: Startup = { wallMs: [], cpuMs: [] };
   for (let i = 0; i < runs; i++) {
     const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', LOG_LEVEL: 'warn' };
@@ -256,8 +262,7 @@ export async function measureStartup(runs = 3): Promise<Startup> {
     const child = spawn(process.execPath, ['--enable-source-maps', join(here, 'main.js'), 'start'], { env });
     await waitForLine(child, /Client secret\s+\S+/, 'railyard');
     result.wallMs.push(performance.now() - started);
-    const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    result.cpuMs.push((Number(fields[11]) + Number(fields[12])) / ticksPerMs);
+    result.cpuMs.push(cpuMs(child.pid!));
     child.kill('SIGTERM');
     await stopped(child);
   }

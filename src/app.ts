@@ -14,7 +14,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import sjson from 'secure-json-parse';
 import { ADMIN_PREFIX, BASE_PATH, JOURNAL_SIZE_DEFAULT } from './config.js';
 import { authenticate, authenticateAgent, cachedPrincipal, checkPermission, type Principal } from './http/auth.js';
-import type { Ctx, Deps, Permission } from './http/context.js';
+import type { Ctx } from './http/context.js';
+import type { Deps, Permission } from './http/deps.js';
 import {
   answerClientError,
   answerFrameworkError,

@@ -18,7 +18,7 @@ import { ApiError } from './http/errors.js';
 import { collectGarbageWhenIdle } from './memory.js';
 import { fullCollection } from './full-collection.js';
 import { compactSenderHeap } from './events/sender.js';
-import type { Deps } from './http/context.js';
+import type { Deps } from './http/deps.js';
 import {
   bootstrap,
   createPlatform,

@@ -3,16 +3,15 @@
 // endpoints, found by its runtime file) and once it has stopped (on the store itself). On the
 // embedded store by default; on PostgreSQL when DATABASE_URL is set (in a schema of its own).
 
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { cleanEnv, freePort, MAIN, spawnServer } from './fixtures/server.js';
 
-const MAIN = join(__dirname, '../dist/main.js');
 const databaseUrl = process.env.DATABASE_URL || undefined;
 const schemas: string[] = [];
 const children: ChildProcessWithoutNullStreams[] = [];
@@ -46,31 +45,6 @@ async function storeEnv(): Promise<Record<string, string>> {
   return env;
 }
 
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const key of [
-    'DATABASE_URL',
-    'RAILYARD_RECORD',
-    'GRID_CLIENT_ID',
-    'GRID_CLIENT_SECRET',
-    'PORT',
-    'HOST',
-    'DATA_DIR',
-  ])
-    delete env[key];
-  return { ...env, LOG_LEVEL: 'warn', ...extra };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address() as { port: number };
-      server.close(() => resolve(address.port));
-    });
-  });
-}
-
 interface Started {
   child: ChildProcessWithoutNullStreams;
   root: string;
@@ -81,17 +55,8 @@ interface Started {
 
 async function startServer(env: Record<string, string>): Promise<Started> {
   const port = await freePort();
-  const child = spawn(process.execPath, [MAIN, 'start'], { env: cleanEnv({ ...env, PORT: String(port) }) });
+  const { child, field } = await spawnServer(cleanEnv({ ...env, PORT: String(port) }));
   children.push(child);
-  let out = '';
-  child.stdout.on('data', (chunk) => (out += chunk));
-  child.stderr.on('data', (chunk) => (out += chunk));
-  const deadline = Date.now() + 20_000;
-  while (!/Client secret/.test(out)) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`server did not start:\n${out}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  const field = (label: string) => new RegExp(`${label}\\s+(\\S+)`).exec(out)?.[1] ?? '';
   return {
     child,
     root: `http://127.0.0.1:${port}`,

@@ -1,42 +1,20 @@
 // The `railyard` command as a user runs it: a real process on a real port.
 
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { cleanEnv, freePort, MAIN, spawnServer } from './fixtures/server.js';
 
-const MAIN = join(__dirname, '../dist/main.js');
 const children: ChildProcessWithoutNullStreams[] = [];
 afterEach(() => {
   for (const child of children.splice(0)) child.kill('SIGKILL');
 });
 
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const key of [
-    'DATABASE_URL',
-    'RAILYARD_RECORD',
-    'GRID_CLIENT_ID',
-    'GRID_CLIENT_SECRET',
-    'PORT',
-    'HOST',
-    'DATA_DIR',
-  ])
-    delete env[key];
-  return { ...env, LOG_LEVEL: 'info', ...extra };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address() as { port: number };
-      server.close(() => resolve(address.port));
-    });
-  });
-}
+/** The CLI's tests read its info lines too. */
+const cliEnv = (env: Record<string, string>) => cleanEnv({ LOG_LEVEL: 'info', ...env });
 
 interface Started {
   child: ChildProcessWithoutNullStreams;
@@ -49,21 +27,12 @@ interface Started {
 
 async function startServer(env: Record<string, string>): Promise<Started> {
   const spawnedAt = performance.now();
-  const child = spawn(process.execPath, [MAIN, 'start'], { env: cleanEnv(env) });
+  const { child, output, field } = await spawnServer(cliEnv(env), 15_000);
   children.push(child);
-  let out = '';
-  child.stdout.on('data', (chunk) => (out += chunk));
-  child.stderr.on('data', (chunk) => (out += chunk));
-  const deadline = Date.now() + 15_000;
-  while (!/Client secret/.test(out)) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`server did not start:\n${out}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
   const readyAfterMs = performance.now() - spawnedAt;
-  const field = (label: string) => new RegExp(`${label}\\s+(\\S+)`).exec(out)?.[1] ?? '';
   return {
     child,
-    output: () => out,
+    output,
     baseUrl: field('Base URL'),
     clientId: field('Client ID'),
     clientSecret: field('Client secret'),
@@ -167,7 +136,7 @@ describe('railyard start', () => {
 
 describe('start-up errors', () => {
   function runOnce(env: Record<string, string>, args = ['start']) {
-    return spawnSync(process.execPath, [MAIN, ...args], { env: cleanEnv(env), encoding: 'utf8', timeout: 20_000 });
+    return spawnSync(process.execPath, [MAIN, ...args], { env: cliEnv(env), encoding: 'utf8', timeout: 20_000 });
   }
 
   it('stops with one line when the port is taken', async () => {
@@ -236,7 +205,7 @@ describe('railyard platform create', () => {
   it('adds a platform whose credentials work and see only its own data', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'railyard-'));
     const created = spawnSync(process.execPath, [MAIN, 'platform', 'create', '--name', 'Second tenant'], {
-      env: cleanEnv({ DATA_DIR: dataDir }),
+      env: cliEnv({ DATA_DIR: dataDir }),
       encoding: 'utf8',
     });
     expect(created.status).toBe(0);

@@ -11,7 +11,7 @@ import { ManualClock, systemClock, type Clock } from '../src/clock.js';
 import { BASE_PATH, type Config } from '../src/config.js';
 import { dropPgSchema, openDb } from '../src/db/index.js';
 import { AuthCache } from '../src/http/auth.js';
-import type { Deps } from '../src/http/context.js';
+import type { Deps } from '../src/http/deps.js';
 import { createPlatform } from '../src/modules/platform/service.js';
 
 export const databaseUrl = process.env.DATABASE_URL || undefined;

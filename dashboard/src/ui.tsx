@@ -2,7 +2,7 @@
 
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { ApiError, get, GRID, type Obj, type Page } from './api.js';
+import { ApiError, get, GRID, id as pathId, type Obj, type Page } from './api.js';
 import { shortId, when } from './format.js';
 
 /** How often a live page reads again. */
@@ -230,12 +230,116 @@ export function PageTitle({ children, note }: { children: ComponentChildren; not
   );
 }
 
+/** Whether a page's data is live, and what went wrong when it is not. */
 export function Live({ loaded }: { loaded: Loaded<unknown> }) {
   return (
-    <p class="live" aria-live="polite">
-      {loaded.loading ? 'Loading…' : loaded.error ? 'Not updating (see the error)' : 'Live: updates every 1.5 s'}
-    </p>
+    <>
+      <p class="live" aria-live="polite">
+        {loaded.loading ? 'Loading…' : loaded.error ? 'Not updating (see the error)' : 'Live: updates every 1.5 s'}
+      </p>
+      <Problem error={loaded.error} />
+    </>
   );
+}
+
+/** The head of a detail page: its title, the way back to its list, and whether it is live. */
+export function DetailHead({
+  children,
+  back,
+  backTo,
+  loaded,
+}: {
+  children: ComponentChildren;
+  /** The list's page and the words of the link back to it. */
+  backTo: string;
+  back: string;
+  loaded: Loaded<unknown>;
+}) {
+  return (
+    <>
+      <PageTitle>{children}</PageTitle>
+      <p>
+        <a href={href(backTo)}>← {back}</a>
+      </p>
+      <Live loaded={loaded} />
+    </>
+  );
+}
+
+/** A list's filters: changing one reloads the list (nothing to submit). */
+export function Filters({ label, children }: { label: string; children: ComponentChildren }) {
+  return (
+    <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label={label}>
+      {children}
+    </form>
+  );
+}
+
+/** A filter with a fixed set of values: each a value shown as itself ('' as Any), or [value, text]. */
+export function SelectFilter({
+  label,
+  value,
+  onChange,
+  options,
+}: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  options: readonly (string | readonly [string, string])[];
+}) {
+  return (
+    <label>
+      {label}
+      <select value={value} onChange={(e) => onChange(e.currentTarget.value)}>
+        {options.map((option) => {
+          const [optionValue, text] = typeof option === 'string' ? [option, option || 'Any'] : option;
+          return (
+            <option value={optionValue} key={optionValue}>
+              {text}
+            </option>
+          );
+        })}
+      </select>
+    </label>
+  );
+}
+
+/**
+ * A free-text filter, applied when the field changes (Enter or leaving it); `asTyped` applies
+ * it at every keystroke instead, for a search the page does itself.
+ */
+export function TextFilter({
+  label,
+  value,
+  onChange,
+  placeholder,
+  asTyped = false,
+}: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  placeholder: string;
+  asTyped?: boolean;
+}) {
+  return (
+    <label>
+      {label}
+      <input
+        type={asTyped ? 'search' : 'text'}
+        value={value}
+        {...(asTyped
+          ? { onInput: (e: Event) => onChange((e.currentTarget as HTMLInputElement).value) }
+          : { onChange: (e: Event) => onChange((e.currentTarget as HTMLInputElement).value) })}
+        placeholder={placeholder}
+        spellcheck={false}
+      />
+    </label>
+  );
+}
+
+/** A list's caption with its total count, when the API gave one. */
+export function countedCaption(caption: string, page: Page | undefined): string {
+  return page?.totalCount !== undefined ? `${caption} (${page.totalCount})` : caption;
 }
 
 /** The name a customer goes by: an individual's full name, a business's legal name. */
@@ -258,4 +362,41 @@ export function Owner({ id, names }: { id: string | undefined | null; names: Map
       {names.get(id) ?? shortId(id)}
     </a>
   );
+}
+
+// Cards never change their number: each is read once and kept for the page's life (a card
+// that cannot be read is kept as null, and shown without its digits).
+const cardsRead = new Map<string, Obj | null>();
+const cardsAsked = new Set<string>();
+
+/** The cards named by `cardIds`, read once each; the map fills as they arrive. */
+export function useCards(cardIds: (string | undefined)[]): Map<string, Obj | null> {
+  const [, setArrived] = useState(0);
+  const missing = [...new Set(cardIds)].filter((cardId): cardId is string => !!cardId && !cardsAsked.has(cardId));
+  const key = missing.join(' ');
+  useEffect(() => {
+    if (key === '') return undefined;
+    let mounted = true;
+    void Promise.all(
+      key.split(' ').map(async (cardId) => {
+        cardsAsked.add(cardId);
+        try {
+          cardsRead.set(cardId, await get(`${GRID}/cards/${pathId(cardId)}`));
+        } catch {
+          cardsRead.set(cardId, null);
+        }
+      }),
+    ).then(() => {
+      if (mounted) setArrived((n) => n + 1);
+    });
+    return () => {
+      mounted = false;
+    };
+  }, [key]);
+  return cardsRead;
+}
+
+/** "Card •••• 4242": a card by its last four digits (while they load, or unknown: "Card"). */
+export function cardLabel(card: Obj | null | undefined): string {
+  return card?.last4 ? `Card •••• ${card.last4}` : 'Card';
 }

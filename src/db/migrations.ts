@@ -27,6 +27,7 @@ import * as m0014 from './migrations/0014_card_simulations.js';
 import * as m0015 from './migrations/0015_stablecoins.js';
 import * as m0016 from './migrations/0016_list_counts.js';
 import * as m0017 from './migrations/0017_counts_at_commit.js';
+import * as m0019 from './migrations/0019_ledger_history_indexes.js';
 import * as m0020 from './migrations/0020_request_journal.js';
 import * as m0021 from './migrations/0021_faults.js';
 import * as m0022 from './migrations/0022_snapshots.js';
@@ -53,6 +54,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0015_stablecoins': m0015,
   '0016_list_counts': m0016,
   '0017_counts_at_commit': m0017,
+  '0019_ledger_history_indexes': m0019,
   '0020_request_journal': m0020,
   '0021_faults': m0021,
   '0022_snapshots': m0022,

@@ -12,7 +12,8 @@
 import { iso, platformNow } from '../clock.js';
 import { BACKGROUND, type Queryable, type Tx } from '../db/index.js';
 import { toPage, type PageRequest } from '../db/pagination.js';
-import type { Ctx, Deps } from '../http/context.js';
+import type { Ctx } from '../http/context.js';
+import type { Deps } from '../http/deps.js';
 import { apiError } from '../http/errors.js';
 import { newId } from '../ids.js';
 import { defineJob, type Job, type JobContext } from '../jobs/queue.js';

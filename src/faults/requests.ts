@@ -14,7 +14,7 @@
 
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { BASE_PATH } from '../config.js';
-import type { Deps } from '../http/context.js';
+import type { Deps } from '../http/deps.js';
 import { markFault } from '../http/request-marks.js';
 import { isOperationSchema } from '../http/route.js';
 import {

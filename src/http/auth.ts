@@ -7,7 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { platformNow } from '../clock.js';
 import { secretHash } from '../crypto/sealing.js';
 import { apiError } from './errors.js';
-import type { Deps, Permission, PlatformSettings } from './context.js';
+import type { CachedPrincipal, CredentialCache, Deps, Permission, PlatformSettings } from './deps.js';
 
 export function hashSecret(secret: string, salt: string): string {
   return createHmac('sha256', salt).update(secret).digest('hex');
@@ -46,8 +46,6 @@ export interface Principal {
   faultRules: string | null;
 }
 
-type CachedPrincipal = Omit<Principal, 'now'> & { clockOffsetMs: number };
-
 const authCacheEntriesMax = 1000;
 
 /**
@@ -55,7 +53,7 @@ const authCacheEntriesMax = 1000;
  * store this process alone writes (the embedded one): every write that could change an
  * answer (a token deleted, platform settings or clock changed) clears it at once.
  */
-export class AuthCache {
+export class AuthCache implements CredentialCache {
   private readonly entries = new Map<string, CachedPrincipal>();
   get(header: string): CachedPrincipal | undefined {
     return this.entries.get(header);

@@ -4,7 +4,7 @@
 
 import type { TSchema } from '@sinclair/typebox';
 import type { ErrorStatus } from './errors.js';
-import type { Permission } from './context.js';
+import type { Permission } from './deps.js';
 import { ERROR_SCHEMAS } from './schemas.js';
 import { Type } from '@sinclair/typebox';
 

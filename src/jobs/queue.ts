@@ -8,7 +8,7 @@ import { iso, systemClock } from '../clock.js';
 import { afterCommit, afterRollback, type DialectName, type Queryable, type Tx } from '../db/index.js';
 import { notify } from '../db/notify.js';
 import { prepare } from '../db/prepared.js';
-import type { Deps } from '../http/context.js';
+import type { Deps } from '../http/deps.js';
 import { newId } from '../ids.js';
 import type { FastifyBaseLogger } from 'fastify';
 

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import { platformNow } from '../clock.js';
-import type { Deps } from '../http/context.js';
+import type { Deps } from '../http/deps.js';
 import { BACKGROUND, type Queryable } from '../db/index.js';
 import { listen, type Subscription } from '../db/notify.js';
 import {

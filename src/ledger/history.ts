@@ -1,10 +1,9 @@
 // Reading the ledger's history: the postings behind an account's balances and the postings of
 // one transaction. Read-only; the dashboard and railyard's inspection endpoints use it.
 //
-// note: ledger_entries has no index on account_id and ledger_postings none on transaction_id
-// (each index costs a page write per commit on the hot path, see migration 0004), so these
-// reads scan the platform's entries. That is fine for a developer looking at one account or
-// one payment of a sandbox, and keeps every transfer as cheap as it is.
+// note: an account's entries are one range of the index ledger_entries_account (platform,
+// account, …) and a transaction's postings one of ledger_postings_transaction (migration
+// 0019, which says what they cost a transfer and what they save here).
 
 import { sql } from 'kysely';
 import type { Queryable } from '../db/index.js';

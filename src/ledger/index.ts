@@ -719,8 +719,14 @@ export async function audit(q: Queryable, platformId: string): Promise<LedgerAud
   const sums = await store.entrySums(q, platformId);
   const postings = await store.postingCounts(q, platformId);
   const accounts = await store.allAccounts(q, platformId);
-  const entriesOf = (id: string, bucket: Bucket) =>
-    BigInt(sums.find((s) => s.account_id === id && s.bucket === bucket)?.sum ?? '0');
+  // An account's sum per bucket (the first row, as an account holds one currency), in a map:
+  // a platform may have thousands of accounts.
+  const sumOf = new Map<string, bigint>();
+  for (const s of sums) {
+    const key = `${s.account_id} ${s.bucket}`;
+    if (!sumOf.has(key)) sumOf.set(key, BigInt(s.sum));
+  }
+  const entriesOf = (id: string, bucket: Bucket) => sumOf.get(`${id} ${bucket}`) ?? 0n;
   const checked = accounts.map((row) => {
     const internal = row.kind === 'INTERNAL';
     const available = internal ? BigInt(row.available) : entriesOf(row.id, 'AVAILABLE');

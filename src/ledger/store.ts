@@ -161,13 +161,16 @@ export interface EntrySumRow {
   bucket: string;
   currency: string;
   sum: string;
-  postings: string;
 }
 
-/** The sums of a platform's entries per account and bucket, in one pass over them. */
+/**
+ * The sums of a platform's entries per account and bucket, in one pass over them: on either
+ * store a read of the platform's part of ledger_entries_account (migration 0019), which holds
+ * these columns in this order.
+ */
 export async function entrySums(q: Queryable, platformId: string): Promise<EntrySumRow[]> {
   const result = await sql<EntrySumRow>`
-    SELECT account_id, bucket, currency, CAST(SUM(amount) AS TEXT) AS sum, CAST(COUNT(DISTINCT posting_id) AS TEXT) AS postings
+    SELECT account_id, bucket, currency, CAST(SUM(amount) AS TEXT) AS sum
     FROM ledger_entries WHERE platform_id = ${platformId}
     GROUP BY account_id, bucket, currency`.execute(q);
   return result.rows;

@@ -12,7 +12,7 @@ import { systemClock } from '../clock.js';
 import { ADMIN_PREFIX, BASE_PATH, ConfigError, loadConfig } from '../config.js';
 import { openDb } from '../db/index.js';
 import { AuthCache } from '../http/auth.js';
-import type { Deps } from '../http/context.js';
+import type { Deps } from '../http/deps.js';
 import type { RailyardEventList } from '../modules/inspect/schemas.js';
 import { createPlatform } from '../modules/platform/service.js';
 import type { RailyardRequest, RailyardRequestList, RailyardRequestReport } from '../modules/requests/schemas.js';

@@ -3,7 +3,7 @@
 
 import { quoteExecutionScenarioFor, UMA_PENDING_LONG_MS, type QuoteExecutionScenario } from '../sandbox/magic.js';
 import { transferScenarioFor } from '../sandbox/magic.js';
-import type { Rail, TimelineStep } from './index.js';
+import type { Rail, TimelineStep } from './types.js';
 
 function timelineOf(scenario: QuoteExecutionScenario): TimelineStep[] {
   switch (scenario.kind) {

@@ -23,7 +23,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import { sql, type Tx } from '../db/index.js';
-import type { Deps } from '../http/context.js';
+import type { Deps } from '../http/deps.js';
 import { apiError } from '../http/errors.js';
 
 /** How long the work waits for jobs of the platform that run under a lease to end. */

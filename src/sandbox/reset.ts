@@ -12,7 +12,7 @@ import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import { platformNow } from '../clock.js';
 import { sql } from '../db/index.js';
 import { syncFaultTags } from '../faults/service.js';
-import type { Deps } from '../http/context.js';
+import type { Deps } from '../http/deps.js';
 import { provisionInternalAccounts } from '../modules/internal-accounts/service.js';
 import { platformExclusive } from './exclusive.js';
 import { ownedBy, platformTables } from './platform-tables.js';

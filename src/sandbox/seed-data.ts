@@ -2,7 +2,8 @@
 // and names to draw from. Plain facts, chosen by a seeded generator, so one seed always gives
 // the same people.
 
-import { clabeCheckDigit, ibanCheckDigits } from '../modules/external-accounts/formats.js';
+import { base58Encode, clabeCheckDigit, ibanCheckDigits } from '../modules/external-accounts/formats.js';
+import { EEA_COUNTRIES } from '../regions.js';
 
 /** mulberry32: a small seeded generator; the same seed draws the same numbers everywhere. */
 export function seededRandom(seed: number): () => number {
@@ -45,10 +46,9 @@ export interface Country {
   businessNames: readonly string[];
 }
 
-export const COUNTRIES: Record<string, Country> = {
+/** Each country's facts; its code is its key, and whether it is in the EEA is src/regions.ts's answer. */
+const FACTS: Record<string, Omit<Country, 'code' | 'eea'>> = {
   US: {
-    code: 'US',
-    eea: false,
     address: { line1: '1200 Congress Avenue', city: 'Austin', state: 'TX', postalCode: '78701' },
     phonePrefix: '+1512',
     firstNames: ['Jordan', 'Avery', 'Taylor', 'Morgan', 'Casey', 'Riley'],
@@ -56,8 +56,6 @@ export const COUNTRIES: Record<string, Country> = {
     businessNames: ['Lone Star Freight LLC', 'Pecan Street Coffee Inc', 'Bluebonnet Software LLC'],
   },
   GB: {
-    code: 'GB',
-    eea: false,
     address: { line1: '18 Deansgate', city: 'Manchester', postalCode: 'M3 1AZ' },
     phonePrefix: '+44161',
     firstNames: ['Oliver', 'Amelia', 'Harry', 'Isla', 'George', 'Poppy'],
@@ -65,8 +63,6 @@ export const COUNTRIES: Record<string, Country> = {
     businessNames: ['Northern Quarter Prints Ltd', 'Irwell Logistics Ltd', 'Ancoats Bakery Ltd'],
   },
   DE: {
-    code: 'DE',
-    eea: true,
     address: { line1: 'Torstrasse 110', city: 'Berlin', postalCode: '10119' },
     phonePrefix: '+4930',
     firstNames: ['Lena', 'Jonas', 'Mia', 'Felix', 'Hannah', 'Lukas'],
@@ -74,8 +70,6 @@ export const COUNTRIES: Record<string, Country> = {
     businessNames: ['Spree Werkstatt GmbH'],
   },
   FR: {
-    code: 'FR',
-    eea: true,
     address: { line1: '24 Rue de la Republique', city: 'Lyon', postalCode: '69002' },
     phonePrefix: '+33478',
     firstNames: ['Camille', 'Louis', 'Chloe', 'Hugo', 'Manon', 'Jules'],
@@ -83,8 +77,6 @@ export const COUNTRIES: Record<string, Country> = {
     businessNames: ['Atelier Croix-Rousse SARL'],
   },
   MX: {
-    code: 'MX',
-    eea: false,
     address: { line1: 'Avenida Chapultepec 480', city: 'Guadalajara', state: 'JAL', postalCode: '44100' },
     phonePrefix: '+5233',
     firstNames: ['Sofia', 'Mateo', 'Valentina', 'Santiago', 'Regina', 'Diego'],
@@ -92,8 +84,6 @@ export const COUNTRIES: Record<string, Country> = {
     businessNames: ['Tapatia Textiles SA de CV', 'Cafe Chapultepec SA de CV'],
   },
   BR: {
-    code: 'BR',
-    eea: false,
     address: { line1: 'Avenida Paulista 1578', city: 'Sao Paulo', state: 'SP', postalCode: '01310-200' },
     phonePrefix: '+5511',
     firstNames: ['Ana', 'Gabriel', 'Beatriz', 'Lucas', 'Julia', 'Rafael'],
@@ -101,8 +91,6 @@ export const COUNTRIES: Record<string, Country> = {
     businessNames: ['Paulista Digital Ltda', 'Ipiranga Alimentos Ltda'],
   },
   NG: {
-    code: 'NG',
-    eea: false,
     address: { line1: '15 Admiralty Way', city: 'Lagos', postalCode: '106104' },
     phonePrefix: '+23412',
     firstNames: ['Amara', 'Chidi', 'Ngozi', 'Tunde', 'Adaeze', 'Emeka'],
@@ -110,8 +98,6 @@ export const COUNTRIES: Record<string, Country> = {
     businessNames: ['Lekki Solar Ltd'],
   },
   PH: {
-    code: 'PH',
-    eea: false,
     address: { line1: '88 Osmena Boulevard', city: 'Cebu City', postalCode: '6000' },
     phonePrefix: '+6332',
     firstNames: ['Andrea', 'Paolo', 'Bea', 'Miguel', 'Kristine', 'Rafael'],
@@ -119,6 +105,10 @@ export const COUNTRIES: Record<string, Country> = {
     businessNames: ['Visayas Outsourcing Inc'],
   },
 };
+
+export const COUNTRIES: Record<string, Country> = Object.fromEntries(
+  Object.entries(FACTS).map(([code, facts]) => [code, { code, eea: EEA_COUNTRIES.has(code), ...facts }]),
+);
 
 /** A phone number of the country: its prefix, then drawn digits up to 12. */
 export function phoneOf(draw: Draw, country: Country): string {
@@ -141,16 +131,7 @@ export function clabeOf(draw: Draw, suffix: string): string {
   throw new Error('unreachable: position 10 has weight 7, which reaches every check digit');
 }
 
-const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-
 /** A Solana address: 32 drawn bytes in base58. */
 export function solanaAddressOf(draw: Draw): string {
-  const bytes = Array.from({ length: 32 }, () => draw.int(1, 255));
-  let value = BigInt(`0x${Buffer.from(bytes).toString('hex')}`);
-  let out = '';
-  while (value > 0n) {
-    out = BASE58[Number(value % 58n)] + out;
-    value /= 58n;
-  }
-  return out;
+  return base58Encode(Uint8Array.from({ length: 32 }, () => draw.int(1, 255)));
 }

@@ -15,7 +15,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { platformNow } from '../clock.js';
 import { BASE_PATH } from '../config.js';
-import { PERMISSIONS } from '../http/context.js';
+import { PERMISSIONS } from '../http/deps.js';
 import { apiError } from '../http/errors.js';
 import { JOURNAL_HEADER } from '../http/journal.js';
 import { issueToken } from '../modules/tokens/service.js';

@@ -10,7 +10,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { Deps } from '../http/context.js';
+import type { Deps } from '../http/deps.js';
 import { apiError } from '../http/errors.js';
 import { op } from '../http/route.js';
 import { createPlatform, requirePlatform } from '../modules/platform/service.js';

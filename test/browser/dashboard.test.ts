@@ -1,10 +1,11 @@
 // The dashboard in a real browser: headless Chromium (Debian's `chromium` package) driven by
 // playwright-core against a real server process on an ephemeral port. It signs in, watches a
-// customer and a transfer made through the API appear, opens a transaction's timeline, replays
-// a webhook, advances the clock until a pending payment completes, approves an agent's
-// action, saves, restores and deletes a snapshot, and reads the request journal and its
-// report; on the Testing page it adds fault rules, sees one fire, and removes them.
-// Screenshots of the main pages at 1280 and 390 px wide go to .ci-work/screenshots/
+// customer and a transfer made through the API appear, opens a transaction's timeline, shows a
+// card payment with its card and merchant, replays a webhook, advances the clock until a
+// pending payment completes, approves an agent's action, saves, restores and deletes a
+// snapshot, and reads the request journal and its report; on the Testing page it adds fault
+// rules, sees one fire, and removes them. Screenshots of the main pages at 1280 and 390 px
+// wide go to .ci-work/screenshots/
 // (git-ignored) for a reviewer to look at.
 //
 // Without /usr/bin/chromium the test fails when CI is set and is skipped otherwise (install it
@@ -171,6 +172,51 @@ describe.skipIf(skipReason !== undefined)('the dashboard in Chromium', () => {
     expect(await movements.textContent()).toMatch(/HOLD.*SETTLE/);
     expect(await movements.textContent()).toContain('−25.00 USD');
 
+    // A card payment shows its amount, its card's last four digits and its merchant, in the
+    // list and in its detail. (Another customer's card, so the first one's balances stay as
+    // the checks below expect.)
+    const cardholder = await api('POST', '/customers', individualBody('Grace Hopper'));
+    expect(cardholder.status).toBe(201);
+    const cardAccount = (await api('GET', `/customers/internal-accounts?customerId=${cardholder.body.id}&currency=USD`))
+      .body.data[0];
+    expect((await api('POST', `/sandbox/internal-accounts/${cardAccount.id}/fund`, { amount: 100_000 })).status).toBe(
+      200,
+    );
+    const issued = await api('POST', '/cards', {
+      cardholderId: cardholder.body.id,
+      form: 'VIRTUAL',
+      fundingSources: [cardAccount.id],
+    });
+    expect(issued.status).toBe(201);
+    await poll(async () => (await api('GET', `/cards/${issued.body.id}`)).body.state).toBe('ACTIVE');
+    const last4 = (await api('GET', `/cards/${issued.body.id}`)).body.last4 as string;
+    expect(last4).toMatch(/^\d{4}$/);
+    await open('transactions');
+    const authorization = await api('POST', `/sandbox/cards/${issued.body.id}/simulate/authorization`, {
+      amount: 1_234,
+      currency: { code: 'USD' },
+      merchant: { descriptor: 'CORNER BAKERY 4410', mcc: '5812', country: 'US' },
+    });
+    expect(authorization.status).toBe(202);
+    const simulation = `/_railyard/card-simulations/${authorization.body.issuerTransactionToken}`;
+    await poll(async () => (await api('GET', simulation)).body.status).toBe('APPLIED');
+    const cardTransactionId = (await api('GET', simulation)).body.cardTransactionId as string;
+    const cardRow = row(cardTransactionId.slice(-8));
+    await cardRow.waitFor();
+    await poll(() => cardRow.textContent()).toContain(`Card •••• ${last4}`);
+    const cardRowText = await cardRow.textContent();
+    expect(cardRowText).toMatch(/CARD.*AUTHORIZED.*12\.34 USD/);
+    expect(cardRowText).toContain(`Card •••• ${last4} → CORNER BAKERY 4410`);
+    expect(cardRowText).not.toContain('— → —');
+    await cardRow.getByRole('link').first().click();
+    await page.getByRole('heading', { name: 'Status timeline' }).waitFor();
+    const cardFields = page.locator('dl.fields').first();
+    await poll(() => cardFields.textContent()).toContain(`Card •••• ${last4}`);
+    expect(await cardFields.textContent()).toContain('Amount12.34 USD');
+    expect(await cardFields.textContent()).toContain('MerchantCORNER BAKERY 4410 (MCC 5812, US)');
+    expect(await cardFields.textContent()).toContain('TypeCARD (DEBIT)');
+    await poll(() => page.getByRole('table', { name: 'Postings, oldest first' }).textContent()).toContain('−12.34 USD');
+
     // A webhook delivery: the request with its signature, then a replay that the receiver gets.
     await receiver.waitFor(2, 10_000);
     const completed = (
@@ -302,6 +348,7 @@ describe.skipIf(skipReason !== undefined)('the dashboard in Chromium', () => {
     // Screenshots of the main pages at both widths.
     await screenshots('transactions');
     await screenshots(`transactions/${encodeURIComponent(payout)}`, 'transaction');
+    await screenshots(`transactions/${encodeURIComponent(cardTransactionId)}`, 'card-transaction');
     await screenshots('customers');
     await screenshots(`customers/${encodeURIComponent(customer.body.id)}`, 'customer');
     await screenshots('accounts');

@@ -17,7 +17,7 @@ import type { Clock } from '../../src/clock.js';
 import { BASE_PATH } from '../../src/config.js';
 import { openDb } from '../../src/db/index.js';
 import { AuthCache } from '../../src/http/auth.js';
-import type { Deps } from '../../src/http/context.js';
+import type { Deps } from '../../src/http/deps.js';
 import {
   basic,
   testConfig,

@@ -7,18 +7,23 @@ import { randomUUID } from 'node:crypto';
 import { accountBody } from '../fixtures/accounts.js';
 import { SoftAuthenticator } from '../fixtures/authenticator.js';
 import { berlin } from '../fixtures/sca.js';
-import { businessBody, individualBody, JPEG, ownerBody, PDF, uniqueId } from '../fixtures/customers.js';
+import {
+  businessBody,
+  type FilePart as MultipartFile,
+  individualBody,
+  JPEG,
+  multipart,
+  ownerBody,
+  PDF,
+  uniqueId,
+} from '../fixtures/customers.js';
 import { googleClaims, mintOidcToken } from '../fixtures/oidc.js';
 import { clientKey, otpLogin, sealOtp, signed } from '../fixtures/wallet.js';
 import { enableServerAdmin } from '../../src/sandbox/server-admin.js';
 import type { Tenant, TestApp } from '../helper.js';
 
-export interface FilePart {
-  name: string;
-  fileName: string;
-  data: Buffer;
-  contentType: string;
-}
+/** A file part of a baseline's form: every member given, so the mutations can change each. */
+export type FilePart = Required<MultipartFile>;
 
 export interface Baseline {
   params?: Record<string, string>;
@@ -146,16 +151,16 @@ export async function buildWorld(t: TestApp, tenant: Tenant): Promise<World> {
   const documentReply = await tenant.api(
     'POST',
     '/documents',
-    multipartBody({
-      fields: {
+    multipart(
+      {
         documentHolder: individual.id,
         documentType: 'PASSPORT',
         country: 'US',
         documentNumber: 'P1234567',
         issuingAuthority: 'US Department of State',
       },
-      files: [{ name: 'file', fileName: 'passport.jpg', data: JPEG(), contentType: 'image/jpeg' }],
-    }),
+      [{ name: 'file', fileName: 'passport.jpg', data: JPEG(), contentType: 'image/jpeg' }],
+    ),
   );
   const document = jsonOf(documentReply, 'POST /documents');
   const token = await post('/tokens', { name: 'fuzz reader', permissions: ['VIEW'] });
@@ -192,10 +197,7 @@ export async function buildWorld(t: TestApp, tenant: Tenant): Promise<World> {
     await tenant.api(
       'POST',
       '/customers/bulk/csv',
-      multipartBody({
-        fields: {},
-        files: [{ name: 'file', fileName: 'customers.csv', data: Buffer.from(csv), contentType: 'text/csv' }],
-      }),
+      multipart({}, [{ name: 'file', fileName: 'customers.csv', data: Buffer.from(csv), contentType: 'text/csv' }]),
     ),
     'POST /customers/bulk/csv',
   );
@@ -480,29 +482,6 @@ export function quoteBody(sourceAccountId: string, destinationAccountId: string)
   };
 }
 
-/** A multipart/form-data request for the test helper's api(). */
-/** A multipart/form-data body: fields (a field may come more than once) then files. */
-export function multipartBody(
-  form: { fields: Record<string, string> | readonly (readonly [string, string])[]; files: readonly FilePart[] },
-  boundary = `----railyardfuzz${uniqueId('b').replace(/[^a-z0-9]/gi, '')}`,
-) {
-  const chunks: Buffer[] = [];
-  const fields = Array.isArray(form.fields) ? form.fields : Object.entries(form.fields);
-  for (const [name, value] of fields)
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
-  for (const file of form.files) {
-    chunks.push(
-      Buffer.from(
-        `--${boundary}\r\nContent-Disposition: form-data; name="${file.name}"; filename="${file.fileName}"\r\nContent-Type: ${file.contentType}\r\n\r\n`,
-      ),
-      file.data,
-      Buffer.from('\r\n'),
-    );
-  }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`));
-  return { payload: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
-}
-
 /** A fresh customer in the EEA, whose email and phone need verifying. */
 function euContact(w: World) {
   return w.post(
@@ -750,10 +729,9 @@ export const BASELINES: Record<string, BaselineRow> = {
       const reply = await w.tenant.api(
         'POST',
         '/documents',
-        multipartBody({
-          fields: { documentHolder: w.individual.id, documentType: 'PROOF_OF_ADDRESS', country: 'US' },
-          files: [{ name: 'file', fileName: 'bill.pdf', data: PDF(), contentType: 'application/pdf' }],
-        }),
+        multipart({ documentHolder: w.individual.id, documentType: 'PROOF_OF_ADDRESS', country: 'US' }, [
+          { name: 'file', fileName: 'bill.pdf', data: PDF(), contentType: 'application/pdf' },
+        ]),
       );
       return { params: { documentId: jsonOf(reply, 'POST /documents').id } };
     },

@@ -22,7 +22,8 @@ import { sql } from '../../src/db/index.js';
 import { UNDECLARED_STATUSES } from '../../src/http/deviations.js';
 import { receiverFor, type Receiver } from '../events/support.js';
 import { build, basic, type TestApp } from '../helper.js';
-import { BASELINES, buildWorld, multipartBody, type World } from './baselines.js';
+import { multipart } from '../fixtures/customers.js';
+import { BASELINES, buildWorld, type World } from './baselines.js';
 import { mutationsOf, seeded, shapeOf, toJson, type Mutation, type Shape } from './mutations.js';
 import { errorCodesOf, referenceOperation, requestProblems, type RequestUnderTest } from './oracle.js';
 
@@ -195,7 +196,7 @@ export function fuzzSuite(part: number, parts: number): void {
       payload = body.text;
       if (body.contentType !== undefined) headers['content-type'] = body.contentType;
     } else if (body?.kind === 'form') {
-      const encoded = multipartBody(body, 'railyard-fuzz-boundary');
+      const encoded = multipart(body.fields, body.files, 'railyard-fuzz-boundary');
       payload = encoded.payload;
       Object.assign(headers, encoded.headers);
       multipartParts = [...body.fields.map(([n]) => n), ...body.files.map((f) => f.name)];

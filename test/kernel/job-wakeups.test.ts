@@ -9,9 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { dropPgSchema } from '../../src/db/index.js';
 import { recordEvent } from '../../src/events/outbox.js';
-import type { Deps } from '../../src/http/context.js';
+import type { Deps } from '../../src/http/deps.js';
 import { defineJob } from '../../src/jobs/queue.js';
-import { JOB_SAFETY_POLL_MS } from '../../src/jobs/runner.js';
+import { JOB_SAFETY_POLL_MS, type JobRunner } from '../../src/jobs/runner.js';
 import { createPlatform, platformNowOf } from '../../src/modules/platform/service.js';
 import { startInstance } from '../events/support.js';
 import { watchStatements } from '../fixtures/statements.js';
@@ -58,14 +58,14 @@ async function until(what: string, check: () => boolean | Promise<boolean>, time
 
 /** Starts the runner and waits until it has run what was due and sleeps. */
 async function startedAndAsleep(t: TestApp): Promise<void> {
-  await t.deps.jobs!.start();
-  await until('the runner to sleep', () => t.deps.jobs!.asleep);
+  await (t.deps.jobs as JobRunner).start();
+  await until('the runner to sleep', () => (t.deps.jobs as JobRunner).asleep);
 }
 
 describe('the background job runner', () => {
   it('sends the store no statement while nothing is due', { timeout: 60_000 }, async () => {
     const t = await build();
-    const runner = t.deps.jobs!;
+    const runner = t.deps.jobs as JobRunner;
     try {
       await schedule(t.deps, t.platformId, 'before-idle', 0);
       await startedAndAsleep(t);
@@ -102,7 +102,7 @@ describe('the background job runner', () => {
 
   it('runs a job at its due time, set as a timer when the job commits', { timeout: 60_000 }, async () => {
     const t = await build();
-    const runner = t.deps.jobs!;
+    const runner = t.deps.jobs as JobRunner;
     runner.safetyPollMs = NO_SAFETY_LOOK_MS;
     try {
       await startedAndAsleep(t);
@@ -120,7 +120,7 @@ describe('the background job runner', () => {
 
   it('wakes when a clock advance brings a job forward, without running it early', { timeout: 60_000 }, async () => {
     const t = await build();
-    const runner = t.deps.jobs!;
+    const runner = t.deps.jobs as JobRunner;
     runner.safetyPollMs = NO_SAFETY_LOOK_MS;
     try {
       const dueMs = (await platformNowOf(t.deps, t.platformId)).getTime() + 3_600_000;
@@ -147,7 +147,7 @@ describe.skipIf(!databaseUrl)('the background job runner of another instance on 
     const pgSchema = `t_wake_${process.pid}_${Date.now() % 100_000}`;
     const runnerSide = await startInstance({ clock: systemClock, pgSchema });
     const committing = await startInstance({ clock: systemClock, pgSchema });
-    const runner = runnerSide.deps.jobs!;
+    const runner = runnerSide.deps.jobs as JobRunner;
     runner.safetyPollMs = NO_SAFETY_LOOK_MS;
     try {
       const { platformId } = await createPlatform(committing.deps, { name: 'Wake', counterpartyRules: false });

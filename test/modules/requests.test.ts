@@ -16,7 +16,7 @@ import { buildApp } from '../../src/app.js';
 import { systemClock } from '../../src/clock.js';
 import { BASE_PATH } from '../../src/config.js';
 import { dropPgSchema, openDb } from '../../src/db/index.js';
-import type { Deps } from '../../src/http/context.js';
+import type { Deps } from '../../src/http/deps.js';
 import { apiError } from '../../src/http/errors.js';
 import { createPlatform } from '../../src/modules/platform/service.js';
 import { markFault } from '../../src/http/request-marks.js';

@@ -5,6 +5,7 @@ import { useState } from 'preact/hooks';
 import { ADMIN, get, GRID, id, type Obj, type Page, query } from '../api.js';
 import { currencyAmount, money } from '../format.js';
 import {
+  DetailHead,
   Fields,
   href,
   Id,
@@ -12,7 +13,6 @@ import {
   Live,
   Owner,
   PageTitle,
-  Problem,
   Status,
   Table,
   Time,
@@ -37,6 +37,60 @@ export function externalIdentifier(account: Obj): string {
   );
 }
 
+/**
+ * An internal account in a table: Account, Owner (when `names` is given: a list of every
+ * owner's accounts), Type, Status, Balance, Total balance.
+ */
+export function InternalAccountRow({ account, names }: { account: Obj; names?: Map<string, string> }) {
+  return (
+    <tr>
+      <td>
+        <IdLink to={href('accounts', account.id)} value={account.id} />
+      </td>
+      {names !== undefined ? (
+        <td>
+          <Owner id={account.customerId} names={names} />
+        </td>
+      ) : null}
+      <td>{account.type}</td>
+      <td>
+        <Status value={account.status} />
+      </td>
+      <td class="num">{currencyAmount(account.balance)}</td>
+      <td class="num">{currencyAmount(account.totalBalance)}</td>
+    </tr>
+  );
+}
+
+/**
+ * An external account in a table: Account, Owner (when `names` is given), Type, Currency,
+ * Identifier, Beneficiary (with the owner), Status.
+ */
+export function ExternalAccountRow({ account, names }: { account: Obj; names?: Map<string, string> }) {
+  const beneficiary = account.accountInfo?.beneficiary;
+  return (
+    <tr>
+      <td>
+        <Id value={account.id} />
+      </td>
+      {names !== undefined ? (
+        <td>
+          <Owner id={account.customerId} names={names} />
+        </td>
+      ) : null}
+      <td>{account.accountInfo?.accountType}</td>
+      <td>{account.currency}</td>
+      <td>
+        <code>{externalIdentifier(account)}</code>
+      </td>
+      {names !== undefined ? <td>{beneficiary?.fullName ?? beneficiary?.legalName ?? '—'}</td> : null}
+      <td>
+        <Status value={account.status} />
+      </td>
+    </tr>
+  );
+}
+
 async function loadInternal() {
   const [platform, customers] = await Promise.all([
     get<Page>(`${GRID}/platform/internal-accounts`),
@@ -55,27 +109,13 @@ export function InternalAccountsPage() {
         Internal accounts
       </PageTitle>
       <Live loaded={loaded} />
-      <Problem error={loaded.error} />
       <Table
         caption={`Internal accounts: the platform's, then customers'${loaded.data?.more ? ' (the 100 newest)' : ''}`}
         head={['Account', 'Owner', 'Type', 'Status', 'Balance', 'Total balance']}
         count={loaded.data === undefined ? undefined : rows.length}
       >
         {rows.map((account) => (
-          <tr key={account.id}>
-            <td>
-              <IdLink to={href('accounts', account.id)} value={account.id} />
-            </td>
-            <td>
-              <Owner id={account.customerId} names={names} />
-            </td>
-            <td>{account.type}</td>
-            <td>
-              <Status value={account.status} />
-            </td>
-            <td class="num">{currencyAmount(account.balance)}</td>
-            <td class="num">{currencyAmount(account.totalBalance)}</td>
-          </tr>
+          <InternalAccountRow account={account} names={names} key={account.id} />
         ))}
       </Table>
     </section>
@@ -91,14 +131,9 @@ export function AccountPage({ accountId }: { accountId: string }) {
   const d = loaded.data;
   return (
     <section>
-      <PageTitle>
+      <DetailHead backTo="accounts" back="All internal accounts" loaded={loaded}>
         Internal account <code class="id">{accountId}</code>
-      </PageTitle>
-      <p>
-        <a href={href('accounts')}>← All internal accounts</a>
-      </p>
-      <Live loaded={loaded} />
-      <Problem error={loaded.error} />
+      </DetailHead>
       {d !== undefined ? (
         <>
           <Fields
@@ -173,30 +208,13 @@ export function ExternalAccountsPage() {
         External accounts
       </PageTitle>
       <Live loaded={loaded} />
-      <Problem error={loaded.error} />
       <Table
         caption="External accounts: the platform's, then customers'"
         head={['Account', 'Owner', 'Type', 'Currency', 'Identifier', 'Beneficiary', 'Status']}
         count={loaded.data?.length}
       >
         {(loaded.data ?? []).map((account) => (
-          <tr key={account.id}>
-            <td>
-              <Id value={account.id} />
-            </td>
-            <td>
-              <Owner id={account.customerId} names={names} />
-            </td>
-            <td>{account.accountInfo?.accountType}</td>
-            <td>{account.currency}</td>
-            <td>
-              <code>{externalIdentifier(account)}</code>
-            </td>
-            <td>{account.accountInfo?.beneficiary?.fullName ?? account.accountInfo?.beneficiary?.legalName ?? '—'}</td>
-            <td>
-              <Status value={account.status} />
-            </td>
-          </tr>
+          <ExternalAccountRow account={account} names={names} key={account.id} />
         ))}
       </Table>
     </section>

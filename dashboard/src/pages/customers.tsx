@@ -3,23 +3,24 @@
 
 import { useState } from 'preact/hooks';
 import { get, GRID, id, type Obj, type Page, query } from '../api.js';
-import { currencyAmount } from '../format.js';
 import {
+  DetailHead,
   customerName,
   Fields,
+  Filters,
   href,
   Id,
-  IdLink,
   Live,
   PageTitle,
-  Problem,
   Raw,
+  SelectFilter,
   Status,
   Table,
+  TextFilter,
   Time,
   usePoll,
 } from '../ui.js';
-import { externalIdentifier } from './accounts.js';
+import { ExternalAccountRow, InternalAccountRow } from './accounts.js';
 
 const LIST_MAX = 100;
 
@@ -69,28 +70,26 @@ export function CustomersPage({ params }: { params: URLSearchParams }) {
       >
         Customers
       </PageTitle>
-      <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label="Search customers">
-        <label>
-          Search
-          <input
-            type="search"
-            value={search}
-            onInput={(e) => setSearch(e.currentTarget.value)}
-            placeholder="Name, email, Customer:…, platformCustomerId, $uma@…"
-            spellcheck={false}
-          />
-        </label>
-        <label>
-          Type
-          <select value={customerType} onChange={(e) => setCustomerType(e.currentTarget.value)}>
-            <option value="">Any</option>
-            <option value="INDIVIDUAL">Individual</option>
-            <option value="BUSINESS">Business</option>
-          </select>
-        </label>
-      </form>
+      <Filters label="Search customers">
+        <TextFilter
+          label="Search"
+          value={search}
+          onChange={setSearch}
+          placeholder="Name, email, Customer:…, platformCustomerId, $uma@…"
+          asTyped
+        />
+        <SelectFilter
+          label="Type"
+          value={customerType}
+          onChange={setCustomerType}
+          options={[
+            ['', 'Any'],
+            ['INDIVIDUAL', 'Individual'],
+            ['BUSINESS', 'Business'],
+          ]}
+        />
+      </Filters>
       <Live loaded={loaded} />
-      <Problem error={loaded.error} />
       <Table
         caption="Customers"
         head={['Name', 'Type', 'KYC / KYB', 'Region', 'Platform id', 'Created']}
@@ -136,12 +135,9 @@ export function CustomerPage({ customerId }: { customerId: string }) {
   const c = d?.customer;
   return (
     <section>
-      <PageTitle>{c !== undefined ? customerName(c) : 'Customer'}</PageTitle>
-      <p>
-        <a href={href('customers')}>← All customers</a>
-      </p>
-      <Live loaded={loaded} />
-      <Problem error={loaded.error} />
+      <DetailHead backTo="customers" back="All customers" loaded={loaded}>
+        {c !== undefined ? customerName(c) : 'Customer'}
+      </DetailHead>
       {c !== undefined && d !== undefined ? (
         <>
           <Fields
@@ -172,17 +168,7 @@ export function CustomerPage({ customerId }: { customerId: string }) {
             count={d.internal.length}
           >
             {d.internal.map((account) => (
-              <tr key={account.id}>
-                <td>
-                  <IdLink to={href('accounts', account.id)} value={account.id} />
-                </td>
-                <td>{account.type}</td>
-                <td>
-                  <Status value={account.status} />
-                </td>
-                <td class="num">{currencyAmount(account.balance)}</td>
-                <td class="num">{currencyAmount(account.totalBalance)}</td>
-              </tr>
+              <InternalAccountRow account={account} key={account.id} />
             ))}
           </Table>
           <Table
@@ -191,19 +177,7 @@ export function CustomerPage({ customerId }: { customerId: string }) {
             count={d.external.length}
           >
             {d.external.map((account) => (
-              <tr key={account.id}>
-                <td>
-                  <Id value={account.id} />
-                </td>
-                <td>{account.accountInfo?.accountType}</td>
-                <td>{account.currency}</td>
-                <td>
-                  <code>{externalIdentifier(account)}</code>
-                </td>
-                <td>
-                  <Status value={account.status} />
-                </td>
-              </tr>
+              <ExternalAccountRow account={account} key={account.id} />
             ))}
           </Table>
           <Table

@@ -4,9 +4,9 @@ import { useState } from 'preact/hooks';
 import { get, GRID, id, type Obj, type Page, post, query } from '../api.js';
 import { currencyAmount, money } from '../format.js';
 import {
+  href,
   Id,
   IdLink,
-  href,
   Live,
   Owner,
   PageTitle,
@@ -66,7 +66,6 @@ export function AgentsPage() {
         Agents
       </PageTitle>
       <Live loaded={loaded} />
-      <Problem error={loaded.error} />
       <h2>Pending approvals</h2>
       <p aria-live="polite" class="done">
         {message ?? ''}
@@ -150,7 +149,6 @@ export function CardsPage() {
         Cards
       </PageTitle>
       <Live loaded={loaded} />
-      <Problem error={loaded.error} />
       <Table
         caption="Cards"
         head={['Card', 'Last 4', 'Cardholder', 'State', 'Currency', 'Funding sources', 'Transactions', 'Created']}
@@ -214,7 +212,6 @@ export function StablecoinsPage() {
         Stablecoins
       </PageTitle>
       <Live loaded={loaded} />
-      <Problem error={loaded.error} />
       <Table
         caption="Provider links"
         head={['Link', 'Provider', 'Provider account', 'Status', 'Created']}

@@ -1,21 +1,28 @@
 // Transactions (and the quotes behind cross-currency ones): a filterable live list, and one
 // transaction's detail with its status timeline, every event and its money movements.
 
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { ADMIN, get, GRID, id, type Obj, type Page, query } from '../api.js';
 import { currencyAmount, money } from '../format.js';
 import {
+  DetailHead,
+  cardLabel,
+  countedCaption,
   Fields,
+  Filters,
   href,
   IdLink,
   Live,
   Owner,
   PageTitle,
-  Problem,
   Raw,
+  SelectFilter,
   Status,
   Table,
+  TextFilter,
   Time,
+  useCards,
   useCustomerNames,
   usePoll,
 } from '../ui.js';
@@ -36,8 +43,12 @@ const STATUSES = [
   'EXPIRED',
 ];
 
-/** What a transaction moved, in major units: what was sent, else what was received. */
+/**
+ * What a transaction moved, in major units: what was sent, else what was received; for a card
+ * transaction, what was authorized (its detail shows what settled and what came back).
+ */
 export function transactionAmount(tx: Obj): string {
+  if (tx.type === 'CARD') return currencyAmount(tx.authorizedAmount);
   if (tx.sentAmount !== undefined) return currencyAmount(tx.sentAmount);
   if (tx.receivedAmount !== undefined) return currencyAmount(tx.receivedAmount);
   if (tx.amount !== undefined && typeof tx.amount === 'object') return currencyAmount(tx.amount);
@@ -48,7 +59,39 @@ function endpoint(side: Obj | undefined): string | undefined {
   return side?.accountId ?? side?.umaAddress ?? side?.cardId ?? side?.sourceType ?? side?.destinationType;
 }
 
+/** A card transaction's merchant: its descriptor, then its category code and country when known. */
+function merchantLabel(merchant: Obj | undefined): string {
+  if (merchant?.descriptor === undefined) return '—';
+  const more = [merchant.mcc ? `MCC ${merchant.mcc}` : '', merchant.country ?? ''].filter(Boolean).join(', ');
+  return more ? `${merchant.descriptor} (${more})` : merchant.descriptor;
+}
+
+/** Where a transaction's money came from and went: accounts, or a card and its merchant. */
+function Sides({ tx, cards }: { tx: Obj; cards: Map<string, Obj | null> }) {
+  if (tx.type === 'CARD') {
+    const card = <span title={tx.cardId}>{cardLabel(cards.get(tx.cardId))}</span>;
+    const merchant = <span title={merchantLabel(tx.merchant)}>{tx.merchant?.descriptor ?? '—'}</span>;
+    // A debit pays the merchant from the card; a credit (a merchant's refund) comes back to it.
+    return tx.direction === 'CREDIT' ? (
+      <>
+        {merchant} → {card}
+      </>
+    ) : (
+      <>
+        {card} → {merchant}
+      </>
+    );
+  }
+  return (
+    <>
+      <span title={endpoint(tx.source)}>{shortSide(tx.source)}</span> →{' '}
+      <span title={endpoint(tx.destination)}>{shortSide(tx.destination)}</span>
+    </>
+  );
+}
+
 export function TransactionRows({ rows, names }: { rows: Obj[]; names: Map<string, string> }) {
+  const cards = useCards(rows.map((tx) => tx.cardId));
   return (
     <>
       {rows.map((tx) => (
@@ -68,10 +111,15 @@ export function TransactionRows({ rows, names }: { rows: Obj[]; names: Map<strin
           </td>
           <td class="num">{transactionAmount(tx)}</td>
           <td>
-            <span title={endpoint(tx.source)}>{shortSide(tx.source)}</span> →{' '}
-            <span title={endpoint(tx.destination)}>{shortSide(tx.destination)}</span>
+            <Sides tx={tx} cards={cards} />
           </td>
-          <td>{tx.quoteId ? <span title={tx.quoteId}>quote</span> : (tx.paymentRail ?? '')}</td>
+          <td>
+            {tx.quoteId ? (
+              <span title={tx.quoteId}>quote</span>
+            ) : (
+              (tx.paymentRail ?? (tx.type === 'CARD' ? 'card' : ''))
+            )}
+          </td>
         </tr>
       ))}
     </>
@@ -99,50 +147,20 @@ export function TransactionsPage({ params }: { params: URLSearchParams }) {
       <PageTitle note="Transfers, quote payments and card transactions, newest first. Quotes appear as the transaction they pay.">
         Transactions
       </PageTitle>
-      <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter transactions">
-        <label>
-          Type
-          <select value={type} onChange={(e) => setType(e.currentTarget.value)}>
-            {TYPES.map((t) => (
-              <option value={t} key={t}>
-                {t || 'Any'}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Status
-          <select value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
-            {STATUSES.map((s) => (
-              <option value={s} key={s}>
-                {s || 'Any'}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Customer id
-          <input
-            value={customerId}
-            onChange={(e) => setCustomerId(e.currentTarget.value)}
-            placeholder="Customer:…"
-            spellcheck={false}
-          />
-        </label>
-        <label>
-          Account id
-          <input
-            value={account}
-            onChange={(e) => setAccount(e.currentTarget.value)}
-            placeholder="InternalAccount:… or ExternalAccount:…"
-            spellcheck={false}
-          />
-        </label>
-      </form>
+      <Filters label="Filter transactions">
+        <SelectFilter label="Type" value={type} onChange={setType} options={TYPES} />
+        <SelectFilter label="Status" value={status} onChange={setStatus} options={STATUSES} />
+        <TextFilter label="Customer id" value={customerId} onChange={setCustomerId} placeholder="Customer:…" />
+        <TextFilter
+          label="Account id"
+          value={account}
+          onChange={setAccount}
+          placeholder="InternalAccount:… or ExternalAccount:…"
+        />
+      </Filters>
       <Live loaded={loaded} />
-      <Problem error={loaded.error} />
       <Table
-        caption={`Transactions${loaded.data?.totalCount !== undefined ? ` (${loaded.data.totalCount})` : ''}`}
+        caption={countedCaption('Transactions', loaded.data)}
         head={['Created', 'Id', 'Customer', 'Type', 'Status', 'Amount', 'From → to', 'Rail']}
         count={loaded.data?.data.length}
         empty="No transactions match."
@@ -157,6 +175,8 @@ interface Detail {
   transaction: Obj;
   timeline: Obj;
   quote: Obj | undefined;
+  /** The card of a card transaction (null when it cannot be read). */
+  card: Obj | null | undefined;
   deliveries: Page;
 }
 
@@ -166,8 +186,13 @@ async function loadDetail(transactionId: string): Promise<Detail> {
     get(`${ADMIN}/transactions/${id(transactionId)}/timeline`),
     get<Page>(`${ADMIN}/webhooks/deliveries${query({ resourceId: transactionId, limit: 100 })}`),
   ]);
-  const quote = transaction.quoteId ? await get(`${GRID}/quotes/${id(transaction.quoteId)}`) : undefined;
-  return { transaction, timeline, quote, deliveries };
+  const [quote, card] = await Promise.all([
+    transaction.quoteId ? get(`${GRID}/quotes/${id(transaction.quoteId)}`) : undefined,
+    transaction.type === 'CARD' && transaction.cardId
+      ? get(`${GRID}/cards/${id(transaction.cardId)}`).catch(() => null)
+      : undefined,
+  ]);
+  return { transaction, timeline, quote, card, deliveries };
 }
 
 export function TransactionPage({ transactionId }: { transactionId: string }) {
@@ -176,37 +201,12 @@ export function TransactionPage({ transactionId }: { transactionId: string }) {
   const tx = d?.transaction;
   return (
     <section>
-      <PageTitle>
+      <DetailHead backTo="transactions" back="All transactions" loaded={loaded}>
         Transaction <code class="id">{transactionId}</code>
-      </PageTitle>
-      <p>
-        <a href={href('transactions')}>← All transactions</a>
-      </p>
-      <Live loaded={loaded} />
-      <Problem error={loaded.error} />
+      </DetailHead>
       {tx !== undefined && d !== undefined ? (
         <>
-          <Fields
-            rows={[
-              ['Status', <Status value={tx.status} key="s" />],
-              ['Type', tx.type],
-              ['Amount', transactionAmount(tx)],
-              ...(tx.receivedAmount !== undefined && tx.sentAmount !== undefined
-                ? ([['Received', currencyAmount(tx.receivedAmount)]] as [string, string][])
-                : []),
-              [
-                'Customer',
-                tx.customerId ? <IdLink to={href('customers', tx.customerId)} value={tx.customerId} /> : '—',
-              ],
-              ['Source', sideLink(tx.source)],
-              ['Destination', sideLink(tx.destination)],
-              ['Rail', tx.paymentRail ?? '—'],
-              ['Reference', tx.reconciliationInstructions?.reference ?? '—'],
-              ['Failure reason', tx.failureReason ?? '—'],
-              ['Created', <Time iso={tx.createdAt} key="c" />],
-              ['Settled', <Time iso={tx.settledAt} key="st" />],
-            ]}
-          />
+          <Fields rows={tx.type === 'CARD' ? cardFields(tx, d.card) : transferFields(tx)} />
           <h2>Status timeline</h2>
           <ol class="timeline" aria-label="Events of this transaction, oldest first">
             {d.timeline.events.length === 0 ? <li>No events recorded.</li> : null}
@@ -274,6 +274,51 @@ export function TransactionPage({ transactionId }: { transactionId: string }) {
       ) : null}
     </section>
   );
+}
+
+type FieldRows = [string, ComponentChildren][];
+
+/** The fields of a transfer, a quote's payment or an incoming payment. */
+function transferFields(tx: Obj): FieldRows {
+  return [
+    ['Status', <Status value={tx.status} key="s" />],
+    ['Type', tx.type],
+    ['Amount', transactionAmount(tx)],
+    ...(tx.receivedAmount !== undefined && tx.sentAmount !== undefined
+      ? ([['Received', currencyAmount(tx.receivedAmount)]] as [string, string][])
+      : []),
+    ['Customer', tx.customerId ? <IdLink to={href('customers', tx.customerId)} value={tx.customerId} /> : '—'],
+    ['Source', sideLink(tx.source)],
+    ['Destination', sideLink(tx.destination)],
+    ['Rail', tx.paymentRail ?? '—'],
+    ['Reference', tx.reconciliationInstructions?.reference ?? '—'],
+    ['Failure reason', tx.failureReason ?? '—'],
+    ['Created', <Time iso={tx.createdAt} key="c" />],
+    ['Settled', <Time iso={tx.settledAt} key="st" />],
+  ];
+}
+
+/** The fields of a card transaction: its amounts, its card and its merchant. */
+function cardFields(tx: Obj, card: Obj | null | undefined): FieldRows {
+  return [
+    ['Status', <Status value={tx.status} key="s" />],
+    ['Type', `CARD (${tx.direction ?? '—'})`],
+    ['Amount', transactionAmount(tx)],
+    ['Settled', currencyAmount(tx.settledAmount)],
+    ['Refunded', currencyAmount(tx.refundedAmount)],
+    [
+      'Card',
+      <span key="c" title={tx.cardId}>
+        {cardLabel(card)}
+        {card?.brand ? ` (${card.brand})` : ''}
+      </span>,
+    ],
+    ['Merchant', merchantLabel(tx.merchant)],
+    ['Funding account', sideLink({ accountId: tx.accountId })],
+    ['Customer', tx.customerId ? <IdLink to={href('customers', tx.customerId)} value={tx.customerId} /> : '—'],
+    ['Authorized', <Time iso={tx.authorizedAt} key="a" />],
+    ['Last event', <Time iso={tx.lastEventAt} key="l" />],
+  ];
 }
 
 function sideLink(side: Obj | undefined) {

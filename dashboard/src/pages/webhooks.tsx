@@ -3,7 +3,23 @@
 
 import { useState } from 'preact/hooks';
 import { ADMIN, type ApiError, get, id, type Obj, type Page, post, query } from '../api.js';
-import { Fields, href, Id, Live, PageTitle, Problem, Status, Table, Time, usePoll } from '../ui.js';
+import {
+  DetailHead,
+  countedCaption,
+  Fields,
+  Filters,
+  href,
+  Id,
+  Live,
+  PageTitle,
+  Problem,
+  SelectFilter,
+  Status,
+  Table,
+  TextFilter,
+  Time,
+  usePoll,
+} from '../ui.js';
 
 const STATUSES = ['', 'PENDING', 'DELIVERED', 'FAILED'];
 
@@ -17,31 +33,13 @@ export function WebhooksPage({ params }: { params: URLSearchParams }) {
       <PageTitle note="Every event sent to the platform's webhook endpoint, newest first. Set the endpoint with PATCH /config.">
         Webhook deliveries
       </PageTitle>
-      <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter deliveries">
-        <label>
-          Status
-          <select value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
-            {STATUSES.map((s) => (
-              <option value={s} key={s}>
-                {s || 'Any'}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Type
-          <input
-            value={type}
-            onChange={(e) => setType(e.currentTarget.value)}
-            placeholder="OUTGOING_PAYMENT.COMPLETED"
-            spellcheck={false}
-          />
-        </label>
-      </form>
+      <Filters label="Filter deliveries">
+        <SelectFilter label="Status" value={status} onChange={setStatus} options={STATUSES} />
+        <TextFilter label="Type" value={type} onChange={setType} placeholder="OUTGOING_PAYMENT.COMPLETED" />
+      </Filters>
       <Live loaded={loaded} />
-      <Problem error={loaded.error} />
       <Table
-        caption={`Deliveries${loaded.data?.totalCount !== undefined ? ` (${loaded.data.totalCount})` : ''}`}
+        caption={countedCaption('Deliveries', loaded.data)}
         head={['Created', 'Type', 'About', 'Status', 'Tries', 'Last try', 'Next try']}
         count={loaded.data?.data.length}
         empty="No deliveries yet."
@@ -116,14 +114,9 @@ export function DeliveryPage({ deliveryId }: { deliveryId: string }) {
   const resource: string | undefined = d?.resourceId;
   return (
     <section>
-      <PageTitle>
+      <DetailHead backTo="webhooks" back="All deliveries" loaded={loaded}>
         Delivery <code class="id">{deliveryId}</code>
-      </PageTitle>
-      <p>
-        <a href={href('webhooks')}>← All deliveries</a>
-      </p>
-      <Live loaded={loaded} />
-      <Problem error={loaded.error} />
+      </DetailHead>
       {d !== undefined && sent !== undefined ? (
         <>
           <div class="actions">

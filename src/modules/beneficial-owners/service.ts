@@ -6,7 +6,7 @@ import { apiError, FieldErrors, invalidInput } from '../../http/errors.js';
 import { prune } from '../../http/schemas.js';
 import { newId } from '../../ids.js';
 import { beneficialOwnerKycFor } from '../../sandbox/magic.js';
-import { activeCustomer } from '../customers/service.js';
+import { activeCustomer } from '../customers/lookup.js';
 import { BeneficialOwnerPersonalInfo, BeneficialOwnerPersonalInfoUpdate } from './schemas.js';
 import * as store from './store.js';
 

@@ -18,7 +18,7 @@ import type { Ctx } from '../../http/context.js';
 import { apiError, invalidInput } from '../../http/errors.js';
 import { defineJob, type JobContext } from '../../jobs/queue.js';
 import { cardDecisionFor } from '../../sandbox/magic.js';
-import { findCustomer } from '../customers/store.js';
+import { findCustomerRow } from '../customers/lookup.js';
 import {
   applyCardEvent,
   type CardEvent,
@@ -179,7 +179,7 @@ async function runOpening(tx: Tx, sim: store.SimulationRow, ctx: JobContext): Pr
   if (direction === 'DEBIT' && limit !== null && amount > BigInt(limit)) {
     return { status: 'DECLINED', reason: 'EXCEEDS_MAX_SPEND_PER_TRANSACTION' };
   }
-  const cardholder = await findCustomer(tx, sim.platform_id, card.cardholder_id);
+  const cardholder = await findCustomerRow(tx, sim.platform_id, card.cardholder_id);
   const pull = decision.pull === 'FAILS' ? 'FAILS' : decision.afterMs > 0 ? 'PENDING' : 'CONFIRMED';
   const opening = await openCardTransaction(
     tx,

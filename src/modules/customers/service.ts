@@ -20,7 +20,7 @@ import { ownersByCustomer, type BeneficialOwnerView } from '../beneficial-owners
 import { provisionInternalAccounts } from '../internal-accounts/service.js';
 import { bootstrapWalletCredentials, contactChangeStep } from '../wallet-auth/service.js';
 import type { SignedHeaders } from '../wallet-auth/signing.js';
-import { readPlatformConfig } from '../platform/service.js';
+import { readPlatformConfig } from '../platform/config.js';
 import {
   BusinessCustomerCreateRequest,
   BusinessCustomerUpdateRequest,
@@ -30,9 +30,9 @@ import {
   type CustomerInput,
   type KycStatusValue,
 } from './schemas.js';
+import { activeCustomer, type CustomerRow } from './lookup.js';
 import * as store from './store.js';
 
-export type CustomerRow = store.CustomerRow;
 export type CustomerView = Record<string, unknown> & { id: string; customerType: 'INDIVIDUAL' | 'BUSINESS' };
 
 /** The version of the End User Terms railyard serves (GET /customers/end-user-terms). */
@@ -141,42 +141,6 @@ export async function presentCustomerRow(q: Queryable, row: CustomerRow): Promis
 
 // ----------------------------------------------------------------------------- lookups for every area
 
-/**
- * A live customer of the platform. Unknown ids and other platforms' customers are 404
- * USER_NOT_FOUND. A deleted customer is 410 CUSTOMER_DELETED where the operation declares
- * 410 (`whenDeleted: 'gone'`), and otherwise 404 with a message saying it was deleted.
- */
-export async function activeCustomer(
-  q: Queryable,
-  platformId: string,
-  id: string,
-  whenDeleted: 'notFound' | 'gone' = 'notFound',
-): Promise<CustomerRow> {
-  const row = await store.findCustomer(q, platformId, id);
-  if (row === undefined) throw apiError('USER_NOT_FOUND', `No customer ${id}`);
-  if (row.deleted_at !== null) {
-    if (whenDeleted === 'gone') throw apiError('CUSTOMER_DELETED', `Customer ${id} was deleted at ${row.deleted_at}`);
-    throw apiError('USER_NOT_FOUND', `Customer ${id} was deleted at ${row.deleted_at}`, {
-      customerId: id,
-      isDeleted: true,
-    });
-  }
-  return row;
-}
-
-/** A live customer named by a body field, for operations that answer a bad reference with 400. */
-export async function customerNamedBy(
-  q: Queryable,
-  platformId: string,
-  id: string,
-  field: string,
-): Promise<CustomerRow> {
-  const row = await store.findCustomer(q, platformId, id);
-  if (row === undefined) throw invalidInput([{ field, message: `names no customer of this platform: ${id}` }]);
-  if (row.deleted_at !== null) throw invalidInput([{ field, message: `names a deleted customer: ${id}` }]);
-  return row;
-}
-
 /** The live customer at a UMA address (normalized with the platform's UMA domain), if any. */
 export async function findActiveCustomerByUmaAddress(
   q: Queryable,
@@ -186,27 +150,6 @@ export async function findActiveCustomerByUmaAddress(
 ): Promise<CustomerRow | undefined> {
   const normalized = normalizeUmaAddress(umaAddress, platformDomain);
   return normalized === undefined ? undefined : store.findActiveByUmaAddress(q, platformId, normalized);
-}
-
-const activeCustomersPerPage = 500;
-
-/** Calls `visit` with the id of each live customer of the platform, in creation order, reading a page at a time. */
-export async function forEachActiveCustomer(
-  q: Queryable,
-  platformId: string,
-  visit: (customerId: string) => Promise<void>,
-): Promise<void> {
-  let after: store.CustomerKey | undefined;
-  for (;;) {
-    const page = await store.activeCustomerKeys(q, platformId, after, activeCustomersPerPage);
-    for (const key of page) await visit(key.id);
-    if (page.length < activeCustomersPerPage) return;
-    after = page[page.length - 1];
-  }
-}
-
-export async function findCustomerRow(q: Queryable, platformId: string, id: string): Promise<CustomerRow | undefined> {
-  return store.findCustomer(q, platformId, id);
 }
 
 export function customerProfile(row: CustomerRow): Profile {

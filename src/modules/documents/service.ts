@@ -9,7 +9,7 @@ import type { MultipartForm, UploadedFile } from '../../http/multipart.js';
 import { createValidators, markStrict, toFieldErrors } from '../../http/validation.js';
 import { newId } from '../../ids.js';
 import { findOwner } from '../beneficial-owners/service.js';
-import { activeCustomer } from '../customers/service.js';
+import { activeCustomer } from '../customers/lookup.js';
 import { DocumentReplaceFields, DocumentUploadFields, type DocumentTypeValue } from './schemas.js';
 import * as store from './store.js';
 

@@ -72,6 +72,21 @@ export function base58Decode(text: string): Buffer | null {
   return Buffer.from(bytes);
 }
 
+/** Bytes in base58 (Bitcoin's alphabet): each leading zero byte is a leading 1. */
+export function base58Encode(bytes: Uint8Array): string {
+  let value = BigInt(`0x${Buffer.from(bytes).toString('hex') || '0'}`);
+  let out = '';
+  while (value > 0n) {
+    out = BASE58[Number(value % 58n)] + out;
+    value /= 58n;
+  }
+  for (const byte of bytes) {
+    if (byte !== 0) break;
+    out = `1${out}`;
+  }
+  return out;
+}
+
 /** EVM chains (Ethereum, Base, Polygon, Plasma): 0x followed by 20 bytes of hex. */
 export function checkEvmAddress(address: string): string | null {
   return /^0x[0-9a-fA-F]{40}$/.test(address) ? null : 'must be 0x followed by 40 hexadecimal characters';

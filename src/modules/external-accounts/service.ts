@@ -5,13 +5,14 @@ import { verifyWalletSignature, type WalletNetwork } from '../../crypto/wallet-s
 import { isUniqueViolation, type Queryable } from '../../db/index.js';
 import { toPage, type PageRequest } from '../../db/pagination.js';
 import { recordEvent } from '../../events/outbox.js';
-import type { Ctx, Deps } from '../../http/context.js';
-import { customerNamedBy } from '../customers/service.js';
+import type { Ctx } from '../../http/context.js';
+import type { Deps } from '../../http/deps.js';
+import { customerNamedBy } from '../customers/lookup.js';
 import { platformNowOf } from '../platform/service.js';
 import { type ApiError, apiError, FieldErrors } from '../../http/errors.js';
 import { prune } from '../../http/schemas.js';
 import { newId } from '../../ids.js';
-import { isTrustedBeneficiary } from '../sca/trust.js';
+import { isTrustedBeneficiary } from '../sca/service.js';
 import { beneficiaryVerificationFor, SANDBOX_VALID_SIGNATURE } from '../../sandbox/magic.js';
 import {
   accountTypeDef,

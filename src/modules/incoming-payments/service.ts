@@ -22,10 +22,11 @@ import { currencyInfo } from '../../currencies.js';
 import type { Ctx } from '../../http/context.js';
 import { apiError, FieldErrors, type FieldError } from '../../http/errors.js';
 import { parseUmaAddress, sandboxUmaCounterpartyFor } from '../../sandbox/magic.js';
-import { activeCustomer, findActiveCustomerByUmaAddress, type CustomerRow } from '../customers/service.js';
+import { activeCustomer, type CustomerRow } from '../customers/lookup.js';
+import { findActiveCustomerByUmaAddress } from '../customers/service.js';
 import { umaDepositAccountFor } from '../external-accounts/service.js';
 import { findOwnerAccountIn, ledgerRefusal } from '../internal-accounts/service.js';
-import { readPlatformConfig, requireWithinLimits } from '../platform/service.js';
+import { readPlatformConfig, requireWithinLimits } from '../platform/config.js';
 import { receiveUmaPayment } from '../transactions/service.js';
 
 export interface SandboxReceiveInput {

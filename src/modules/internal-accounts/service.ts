@@ -19,9 +19,14 @@ import {
   openBooks,
   type Books,
 } from '../../ledger/index.js';
-import { forEachActiveCustomer } from '../customers/service.js';
-import { bech32Encode, clabeCheckDigit, ibanCheckDigits, toBech32Words } from '../external-accounts/formats.js';
-import { readPlatformConfig, readPlatformConfigShared } from '../platform/service.js';
+import {
+  base58Encode,
+  bech32Encode,
+  clabeCheckDigit,
+  ibanCheckDigits,
+  toBech32Words,
+} from '../external-accounts/formats.js';
+import { readPlatformConfig, readPlatformConfigShared } from '../platform/config.js';
 import type { InternalAccountType } from './schemas.js';
 import * as store from './store.js';
 
@@ -62,20 +67,21 @@ export async function provisionInternalAccounts(tx: Queryable, input: ProvisionI
 }
 
 /**
- * Gives the platform and each of its live customers what provisionInternalAccounts gives a
- * new owner, in `currencies` (the platform's supported currencies). A configuration change
- * that adds a currency calls it in its own transaction, after writing the new configuration,
- * with the platform's row locked.
+ * Gives the platform and each customer in `customerIds` (its live customers: the caller
+ * walks them, see activeCustomerIds) what provisionInternalAccounts gives a new owner, in
+ * `currencies` (the platform's supported currencies). A configuration change that adds a
+ * currency calls it in its own transaction, after writing the new configuration, with the
+ * platform's row locked.
  */
 export async function provisionEveryOwner(
   tx: Queryable,
-  input: { platformId: string; now: Date; currencies: string[] },
+  input: { platformId: string; now: Date; currencies: string[]; customerIds: AsyncIterable<string> },
 ): Promise<void> {
-  const { currencies } = input;
-  await provisionOwner(tx, { ...input, customerId: null }, currencies);
-  await forEachActiveCustomer(tx, input.platformId, async (customerId) => {
-    await provisionOwner(tx, { ...input, customerId }, currencies);
-  });
+  const { platformId, now, currencies } = input;
+  await provisionOwner(tx, { platformId, now, customerId: null }, currencies);
+  for await (const customerId of input.customerIds) {
+    await provisionOwner(tx, { platformId, now, customerId }, currencies);
+  }
 }
 
 async function provisionOwner(tx: Queryable, input: ProvisionInput, currencies: string[]): Promise<string[]> {
@@ -139,22 +145,7 @@ export function money(amount: bigint, currency: string) {
   return { amount: Number(amount), currency: currencyObject(currency) };
 }
 
-const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const BECH32 = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
-
-function base58(bytes: Buffer): string {
-  let value = BigInt(`0x${bytes.toString('hex')}`);
-  let out = '';
-  while (value > 0n) {
-    out = BASE58[Number(value % 58n)] + out;
-    value /= 58n;
-  }
-  for (const byte of bytes) {
-    if (byte !== 0) break;
-    out = `1${out}`;
-  }
-  return out;
-}
 
 /** Deterministic sandbox coordinates: the same account always shows the same details. */
 function seedOf(accountId: string): Buffer {
@@ -188,14 +179,18 @@ function cryptoDepositInfo(
   const chosen = network === undefined ? networks[0] : networks.find((n) => n.network === network);
   switch (chosen?.accountType) {
     case 'SOLANA_WALLET':
-      return { accountType: 'SOLANA_WALLET', address: base58(seed), assetType: currency };
+      return { accountType: 'SOLANA_WALLET', address: base58Encode(seed), assetType: currency };
     case 'TRON_WALLET': {
       const payload = Buffer.concat([Buffer.from([0x41]), seed.subarray(0, 20)]);
       const checksum = createHash('sha256')
         .update(createHash('sha256').update(payload).digest())
         .digest()
         .subarray(0, 4);
-      return { accountType: 'TRON_WALLET', address: base58(Buffer.concat([payload, checksum])), assetType: currency };
+      return {
+        accountType: 'TRON_WALLET',
+        address: base58Encode(Buffer.concat([payload, checksum])),
+        assetType: currency,
+      };
     }
     case 'BASE_WALLET':
     case 'POLYGON_WALLET':
@@ -385,6 +380,15 @@ export function internalAccountRead(platformId: string, id: string) {
 /** Turns an EMBEDDED_WALLET's privacy on or off (the caller checked the type and the signature). */
 export async function setWalletPrivacy(tx: Queryable, platformId: string, id: string, enabled: boolean, now: Date) {
   await store.setPrivateEnabled(tx, platformId, id, enabled, iso(now));
+}
+
+/** Every internal account of the owner (`customerId` null: the platform's own), without balances. */
+export async function ownerInternalAccounts(
+  q: Queryable,
+  platformId: string,
+  customerId: string | null,
+): Promise<store.InternalAccountRow[]> {
+  return store.ownerAccounts(q, platformId, customerId);
 }
 
 /** The owner's internal account in `currency`: the one a payment to that owner in that currency credits. */

@@ -6,13 +6,15 @@
 import { iso } from '../../clock.js';
 import type { Queryable } from '../../db/index.js';
 import { recordEvent } from '../../events/outbox.js';
-import type { Ctx, Deps } from '../../http/context.js';
+import type { Ctx } from '../../http/context.js';
+import type { Deps } from '../../http/deps.js';
 import { apiError, type ApiError, invalidInput } from '../../http/errors.js';
 import { randomCode } from '../../ids.js';
 import { parseUmaAddress } from '../../sandbox/magic.js';
 import { findActiveCustomerByUmaAddress, normalizeUmaAddress } from '../customers/service.js';
 import { money } from '../internal-accounts/service.js';
-import { platformNowOf, readPlatformConfig } from '../platform/service.js';
+import { readPlatformConfig } from '../platform/config.js';
+import { platformNowOf } from '../platform/service.js';
 import type { InvitationCreateInput } from './schemas.js';
 import * as store from './store.js';
 

@@ -16,7 +16,7 @@ import type { Ctx } from '../../http/context.js';
 import { apiError, type FieldError } from '../../http/errors.js';
 import { defineJob } from '../../jobs/queue.js';
 import { plainObject } from '../../json.js';
-import { readPlatformConfig } from '../platform/service.js';
+import { readPlatformConfig } from '../platform/config.js';
 import type { IncomingTransactionView } from './schemas.js';
 import * as store from './store.js';
 

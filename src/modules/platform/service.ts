@@ -3,33 +3,16 @@ import { iso, platformNow, type Clock } from '../../clock.js';
 import { currencyInfo } from '../../currencies.js';
 import type { Queryable } from '../../db/index.js';
 import { recordEvent } from '../../events/outbox.js';
-import { PERMISSIONS, type Ctx, type Deps, type PlatformSettings } from '../../http/context.js';
+import type { Ctx } from '../../http/context.js';
+import { PERMISSIONS, type Deps, type PlatformSettings } from '../../http/deps.js';
 import { apiError, FieldErrors } from '../../http/errors.js';
 import { newId } from '../../ids.js';
-import { parseShared } from '../../json.js';
 import type { JobContext } from '../../jobs/queue.js';
-import { BALANCE_MAX } from '../../ledger/index.js';
+import { activeCustomerIds } from '../customers/lookup.js';
 import { provisionEveryOwner, provisionInternalAccounts } from '../internal-accounts/service.js';
 import { issueToken, pinToken, type ApiTokenView } from '../tokens/service.js';
+import type { CurrencyConfig, StoredConfig } from './config.js';
 import * as store from './store.js';
-
-/** The PlatformConfig fields a platform sets (stored as JSON, returned as given). */
-export interface StoredConfig {
-  umaDomain: string;
-  webhookEndpoint?: string;
-  supportedCurrencies: CurrencyConfig[];
-  embeddedWalletConfig?: Record<string, unknown>;
-  cardTokenization2faConfig?: Record<string, unknown>;
-  feeConfigs?: Record<string, unknown>[];
-}
-
-export interface CurrencyConfig {
-  currencyCode: string;
-  minAmount: number;
-  maxAmount: number;
-  requiredCounterpartyFields: { name: string; mandatory: boolean }[];
-  enabledTransactionTypes: ('INCOMING' | 'OUTGOING')[];
-}
 
 const BOTH_DIRECTIONS: CurrencyConfig['enabledTransactionTypes'] = ['INCOMING', 'OUTGOING'];
 
@@ -159,13 +142,13 @@ export async function bootstrap(deps: Deps): Promise<BootstrapResult> {
   };
 }
 
-/** The platform's row; `forUpdate`: locked for a change made from what it holds (see store.findPlatformForUpdate). */
 /** 404 REFERENCE_NOT_FOUND unless the platform exists (for work on a platform named by id, not by credentials). */
 export async function requirePlatform(deps: Deps, platformId: string): Promise<void> {
   if ((await store.findPlatform(deps.db.k, platformId)) === undefined)
     throw apiError('REFERENCE_NOT_FOUND', `No platform ${platformId}`);
 }
 
+/** The platform's row; `forUpdate`: locked for a change made from what it holds (see store.findPlatformForUpdate). */
 async function loadPlatform(q: Queryable, platformId: string, forUpdate = false): Promise<store.PlatformRow> {
   const row = await (forUpdate ? store.findPlatformForUpdate(q, platformId) : store.findPlatform(q, platformId));
   // The platform of an authenticated request always exists.
@@ -186,48 +169,6 @@ function presentConfig(row: store.PlatformRow) {
 
 export async function getPlatformConfig(ctx: Ctx) {
   return presentConfig(await loadPlatform(ctx.db.k, ctx.platformId));
-}
-
-/**
- * Refuses a single payment of `amount` outside the platform's limits for its currency (the
- * maximum never above the ledger's balance maximum): 400 AMOUNT_OUT_OF_RANGE below the
- * minimum, 400 TRANSACTION_SIZE_LIMIT_EXCEEDED above the maximum. `field` set the amount.
- */
-export function requireWithinLimits(limits: CurrencyConfig, amount: bigint, field: string): void {
-  const currency = limits.currencyCode;
-  if (amount < BigInt(limits.minAmount)) {
-    throw apiError('AMOUNT_OUT_OF_RANGE', `The minimum ${currency} transaction is ${limits.minAmount}`, {
-      minAmount: limits.minAmount,
-      errors: [{ field, message: `must be at least ${limits.minAmount}` }],
-    });
-  }
-  const maxAmount = BigInt(limits.maxAmount) < BALANCE_MAX ? BigInt(limits.maxAmount) : BALANCE_MAX;
-  if (amount > maxAmount) {
-    throw apiError('TRANSACTION_SIZE_LIMIT_EXCEEDED', `The maximum single ${currency} transaction is ${maxAmount}`, {
-      maxAmount: Number(maxAmount),
-      errors: [{ field, message: `must be at most ${maxAmount}` }],
-    });
-  }
-}
-
-/** The platform's stored configuration, for other areas (limits, currencies, webhook endpoint); read-only. */
-export async function readPlatformConfig(q: Queryable, platformId: string): Promise<StoredConfig> {
-  return storedConfig(platformId, await store.findConfigText(q, platformId));
-}
-
-/**
- * readPlatformConfig for work that must agree with the currencies the platform supports
- * (provisioning internal accounts): a configuration change running at the same time either
- * waits for the caller's transaction or is seen by it, never missed.
- */
-export async function readPlatformConfigShared(tx: Queryable, platformId: string): Promise<StoredConfig> {
-  return storedConfig(platformId, await store.findConfigTextShared(tx, platformId));
-}
-
-function storedConfig(platformId: string, text: string | undefined): StoredConfig {
-  // The platform of an authenticated request always exists.
-  if (text === undefined) throw new Error(`platform ${platformId} vanished`);
-  return parseShared<StoredConfig>(text);
 }
 
 function checkConfigUpdate(patch: Partial<StoredConfig>): void {
@@ -302,6 +243,7 @@ export async function updatePlatformConfig(ctx: Ctx, patch: Partial<StoredConfig
         platformId: ctx.platformId,
         now: ctx.now,
         currencies: next.supportedCurrencies.map((c) => c.currencyCode),
+        customerIds: activeCustomerIds(tx, ctx.platformId),
       });
     }
     // A new endpoint hears a TEST webhook first (sent after the commit, to the new endpoint).

@@ -18,7 +18,7 @@ import {
 } from '../../rates/index.js';
 import { ACCOUNT_TYPES } from '../external-accounts/account-types.js';
 import { currencyObject } from '../internal-accounts/service.js';
-import { readPlatformConfig } from '../platform/service.js';
+import { readPlatformConfig } from '../platform/config.js';
 import { feeSchedule, type QuoteInput } from './planning.js';
 
 // ----------------------------------------------------------------------------- exchange rates

@@ -9,7 +9,7 @@ import { ApiError, apiError, FieldErrors, invalidInput, type FieldError } from '
 import { newId } from '../../ids.js';
 import { plainObject } from '../../json.js';
 import { quotePayloadToSign } from '../wallet-auth/actions.js';
-import type { QuotePayout } from '../../rails/index.js';
+import type { QuotePayout } from '../../rails/types.js';
 import {
   ConversionOutOfRange,
   convertReceiving,
@@ -25,14 +25,14 @@ import {
   type FeeSchedule,
 } from '../../rates/index.js';
 import { parseUmaAddress, pullSourceScenarioFor } from '../../sandbox/magic.js';
-import { customerNamedBy, type CustomerRow } from '../customers/service.js';
+import { customerNamedBy, type CustomerRow } from '../customers/lookup.js';
 import {
   findTransferCounterparty,
   requireActiveCounterparty,
   type TransferCounterparty,
 } from '../external-accounts/service.js';
 import { findInternalAccount, fundingInfo, type InternalAccountView } from '../internal-accounts/service.js';
-import type { StoredConfig } from '../platform/service.js';
+import type { StoredConfig } from '../platform/config.js';
 import { findReceiverLookup, type ReceiverLookup } from '../receivers/service.js';
 import type { Conversion as TransactionConversion } from '../transactions/service.js';
 import type * as store from './store.js';

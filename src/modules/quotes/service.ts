@@ -30,7 +30,7 @@ import { openSystemAccounts } from '../../ledger/index.js';
 import { checkQuoteSignature } from '../wallet-auth/actions.js';
 import { railFor } from '../../rails/index.js';
 import { decimalToNumber, decimalToString, parseDecimal, type Conversion } from '../../rates/index.js';
-import { type CustomerRow, findCustomerRow } from '../customers/service.js';
+import { type CustomerRow, findCustomerRow } from '../customers/lookup.js';
 import {
   currencyObject,
   findInternalAccount,
@@ -39,7 +39,7 @@ import {
   ledgerRefusal,
 } from '../internal-accounts/service.js';
 import { findTransferCounterparty } from '../external-accounts/service.js';
-import { readPlatformConfig } from '../platform/service.js';
+import { readPlatformConfig } from '../platform/config.js';
 import {
   executeQuoteTransaction,
   expireQuoteTransaction,
@@ -63,7 +63,7 @@ import {
   unlockedLoginState,
   verifyOperationProof,
 } from '../sca/service.js';
-import { isTrustedBeneficiary } from '../sca/trust.js';
+import { isTrustedBeneficiary } from '../sca/service.js';
 
 import {
   newChallenge,

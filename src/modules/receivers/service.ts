@@ -13,7 +13,7 @@ import { apiError, FieldErrors } from '../../http/errors.js';
 import { newId } from '../../ids.js';
 import { hasRate, midRate } from '../../rates/index.js';
 import { parseUmaAddress, sandboxUmaCounterpartyFor, type UmaScenario } from '../../sandbox/magic.js';
-import { activeCustomer } from '../customers/service.js';
+import { activeCustomer } from '../customers/lookup.js';
 import { findTransferCounterparty } from '../external-accounts/service.js';
 import { currencyObject } from '../internal-accounts/service.js';
 import * as store from './store.js';

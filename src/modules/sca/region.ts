@@ -2,7 +2,8 @@
 // the EU or the EEA. One definition for the quote challenge and every /sca operation.
 
 import { EEA_COUNTRIES } from '../../regions.js';
-import { customerProfile, type CustomerRow } from '../customers/service.js';
+import type { CustomerRow } from '../customers/lookup.js';
+import { customerProfile } from '../customers/service.js';
 
 export function inScaRegion(customer: CustomerRow | undefined): boolean {
   if (customer === undefined) return false;

@@ -22,7 +22,8 @@ import type { Ctx } from '../../http/context.js';
 import { apiError, FieldErrors, invalidInput } from '../../http/errors.js';
 import { newId } from '../../ids.js';
 import { SCA_SANDBOX_CODE } from '../../sandbox/magic.js';
-import { activeCustomer, type CustomerRow, unverifiedContactChannels } from '../customers/service.js';
+import { activeCustomer, type CustomerRow } from '../customers/lookup.js';
+import { unverifiedContactChannels } from '../customers/service.js';
 import { inScaRegion } from './region.js';
 import type { ProofInput, ScaFactorConfirmInput, ScaFactorName } from './schemas.js';
 import * as store from './store.js';
@@ -645,4 +646,17 @@ export async function recordSecurityEvent(
 /** Whether the customer has a live SCA session (for the operations that need one). */
 export async function hasScaSession(q: Queryable, ctx: Ctx, customerId: string): Promise<boolean> {
   return (await store.liveSession(q, ctx.platformId, customerId, iso(ctx.now))) !== undefined;
+}
+
+// note: the trust workflow (trust.ts) reads external accounts; this read of its outcome sits
+// here, below it, so that external accounts (which refuse to delete a trusted one) and quotes
+// can ask without importing the workflow.
+/** Whether the customer's payments to this external account skip the per-payment challenge. */
+export async function isTrustedBeneficiary(
+  q: Queryable,
+  platformId: string,
+  customerId: string,
+  externalAccountId: string,
+) {
+  return store.isTrusted(q, platformId, customerId, externalAccountId);
 }

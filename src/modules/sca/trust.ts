@@ -131,13 +131,3 @@ export async function confirmChange(ctx: Ctx, externalAccountId: string, change:
     return { trusted: change === 'TRUST' };
   });
 }
-
-/** Whether the customer's payments to this external account skip the per-payment challenge. */
-export async function isTrustedBeneficiary(
-  q: Queryable,
-  platformId: string,
-  customerId: string,
-  externalAccountId: string,
-) {
-  return store.isTrusted(q, platformId, customerId, externalAccountId);
-}

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PERMISSIONS } from '../../http/context.js';
+import { PERMISSIONS } from '../../http/deps.js';
 import {
   component,
   CreatedUpdatedQuery,

@@ -9,7 +9,7 @@ import { recordEvents, type EventInput } from '../../events/outbox.js';
 import { newId } from '../../ids.js';
 import { defineJob } from '../../jobs/queue.js';
 import { openBooks, type Books, type ConversionLegs, type Funds } from '../../ledger/index.js';
-import type { RailOutcome, TimelineStep } from '../../rails/index.js';
+import type { RailOutcome, TimelineStep } from '../../rails/types.js';
 import { findTransferCounterparty } from '../external-accounts/service.js';
 import { recordBalanceUpdates, type InternalAccountView } from '../internal-accounts/service.js';
 import {

@@ -2,7 +2,7 @@
 // CardTransaction shapes, from one row of the transactions table.
 
 import { money } from '../internal-accounts/service.js';
-import type { QuotePayout } from '../../rails/index.js';
+import type { QuotePayout } from '../../rails/types.js';
 import type { UmaScenario } from '../../sandbox/magic.js';
 import type { CardTransactionStatus } from './schemas.js';
 import type * as store from './store.js';

@@ -3,7 +3,7 @@
 
 import type { Tx } from '../../db/index.js';
 import { systemAccountId } from '../../ledger/index.js';
-import type { TimelineStep } from '../../rails/index.js';
+import type { TimelineStep } from '../../rails/types.js';
 import type { InternalAccountView } from '../internal-accounts/service.js';
 import {
   amountOf,

@@ -34,7 +34,7 @@ import type { Queryable, Tx } from '../../db/index.js';
 import { toPage, type PageRequest } from '../../db/pagination.js';
 import type { Ctx } from '../../http/context.js';
 import { apiError } from '../../http/errors.js';
-import { findCustomer } from '../customers/store.js';
+import { findCustomerRow } from '../customers/lookup.js';
 import { cancel, finish, openWork, viewOf } from './lifecycle.js';
 import { presentAnyTransaction, presentTransaction } from './presentation.js';
 import * as store from './store.js';
@@ -54,7 +54,7 @@ export async function platformCustomerIdOf(
   customerId: string | null,
 ): Promise<string | null> {
   if (customerId === null) return null;
-  return (await findCustomer(q, platformId, customerId))?.platform_customer_id ?? null;
+  return (await findCustomerRow(q, platformId, customerId))?.platform_customer_id ?? null;
 }
 
 // ----------------------------------------------------------------------------- operations

@@ -28,7 +28,7 @@ import {
   internalAccountRead,
   ledgerRefusal,
 } from '../internal-accounts/service.js';
-import { readPlatformConfig, requireWithinLimits } from '../platform/service.js';
+import { readPlatformConfig, requireWithinLimits } from '../platform/config.js';
 import { platformCustomerIdOf, startTransfer, type TransactionView } from '../transactions/service.js';
 
 export interface TransferInInput {

@@ -4,19 +4,18 @@ import type { Queryable, Tx } from '../../db/index.js';
 import { toPage, type PageRequest } from '../../db/pagination.js';
 import { recordEvent } from '../../events/outbox.js';
 import { runCommand } from '../../http/command.js';
-import type { Ctx, Deps } from '../../http/context.js';
+import type { Ctx } from '../../http/context.js';
+import type { Deps } from '../../http/deps.js';
 import { apiError, invalidInput } from '../../http/errors.js';
 import { newId } from '../../ids.js';
 import { businessKybFor, individualKycFor } from '../../sandbox/magic.js';
 import { ownersOfCustomer, resolveOwners, submitOwners } from '../beneficial-owners/service.js';
+import { activeCustomer, findCustomerRow, type CustomerRow } from '../customers/lookup.js';
 import {
-  activeCustomer,
   changeCustomerStatus,
   customerProfile,
-  findCustomerRow,
   presentCustomerRow,
   unverifiedContactChannels,
-  type CustomerRow,
   type CustomerView,
 } from '../customers/service.js';
 import type { KycStatusValue } from '../customers/schemas.js';

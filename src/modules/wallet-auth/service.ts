@@ -6,9 +6,8 @@ import { isUniqueViolation, type Queryable, type Tx } from '../../db/index.js';
 import type { Ctx } from '../../http/context.js';
 import { apiError, invalidInput } from '../../http/errors.js';
 import { newId } from '../../ids.js';
-import { findCustomer } from '../customers/store.js';
-import type { InternalAccountView } from '../internal-accounts/service.js';
-import { ownerAccounts } from '../internal-accounts/store.js';
+import { findCustomerRow } from '../customers/lookup.js';
+import { type InternalAccountView, ownerInternalAccounts } from '../internal-accounts/service.js';
 import type { AuthMethodType, CredentialCreateInput } from './schemas.js';
 import {
   activityPayload,
@@ -47,7 +46,7 @@ export async function listCredentials(ctx: Ctx, accountId: string) {
 /** The contact an OTP credential sends its codes to: the customer's email or phone number. */
 async function otpContact(ctx: Ctx, q: Queryable, account: InternalAccountView, type: 'EMAIL_OTP' | 'SMS_OTP') {
   const customer =
-    account.customer_id !== null ? await findCustomer(q, ctx.platformId, account.customer_id) : undefined;
+    account.customer_id !== null ? await findCustomerRow(q, ctx.platformId, account.customer_id) : undefined;
   const contact = type === 'EMAIL_OTP' ? customer?.email : customer?.phone_number;
   if (contact === null || contact === undefined || contact === '') {
     throw invalid(
@@ -273,7 +272,7 @@ export async function bootstrapWalletCredentials(
 ): Promise<void> {
   if (email === null || email === '') return;
   const stamp = iso(now);
-  for (const account of await ownerAccounts(tx, platformId, customerId)) {
+  for (const account of await ownerInternalAccounts(tx, platformId, customerId)) {
     if (account.type !== 'EMBEDDED_WALLET') continue;
     if ((await store.accountCredentials(tx, platformId, account.id)).length > 0) continue;
     await store.insertCredential(tx, {
@@ -430,7 +429,7 @@ export async function contactChangeStep(
 > {
   const tied = async (q: Queryable, type: 'EMAIL_OTP' | 'SMS_OTP') => {
     const out: store.CredentialRow[] = [];
-    for (const account of await ownerAccounts(q, ctx.platformId, customerId)) {
+    for (const account of await ownerInternalAccounts(q, ctx.platformId, customerId)) {
       if (account.type !== 'EMBEDDED_WALLET') continue;
       out.push(...(await store.accountCredentials(q, ctx.platformId, account.id)).filter((c) => c.type === type));
     }

@@ -16,7 +16,7 @@ import type { Ctx } from '../../http/context.js';
 import { apiError, invalidInput } from '../../http/errors.js';
 import { newId } from '../../ids.js';
 import { findInternalAccount, type InternalAccountView } from '../internal-accounts/service.js';
-import { readPlatformConfigShared } from '../platform/service.js';
+import { readPlatformConfigShared } from '../platform/config.js';
 import type { AuthMethodType } from './schemas.js';
 import type { WalletOrg } from './signing.js';
 import * as store from './store.js';

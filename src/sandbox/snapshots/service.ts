@@ -15,7 +15,7 @@ import { iso, platformNow } from '../../clock.js';
 import { isUniqueViolation, onPostgres, sql } from '../../db/index.js';
 import { SCHEMA_VERSION } from '../../db/migrations.js';
 import { forgetPlatformCore } from '../../db/platform-row.js';
-import type { Deps } from '../../http/context.js';
+import type { Deps } from '../../http/deps.js';
 import { apiError } from '../../http/errors.js';
 import { jobsWritten } from '../../jobs/queue.js';
 import { syncFaultTags } from '../../faults/service.js';
