@@ -32,6 +32,9 @@ export async function tables(t: TestApp): Promise<Table[]> {
 
 /** Every row of the platform, table by table, as text (sorted, so order does not matter). */
 export async function rowsOf(t: TestApp, platformId: string): Promise<Record<string, string[]>> {
+  // The request journal writes its entries in batches after the answers: the requests
+  // answered so far are in the store first, so two readings differ only by what changed.
+  await t.deps.journal?.flush();
   const out: Record<string, string[]> = {};
   for (const table of await tables(t)) {
     if (!table.columns.includes('platform_id')) continue;
