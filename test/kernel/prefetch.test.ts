@@ -6,7 +6,7 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { claimRecord, findRecord } from '../../src/db/idempotency.js';
-import { onPostgres, type Queryable } from '../../src/db/index.js';
+import { onPostgres, type Queryable, sql } from '../../src/db/index.js';
 import { platformCore, platformCoreRead } from '../../src/db/platform-row.js';
 import { prefetch } from '../../src/db/prefetch.js';
 import { externalAccountRead, findExternalAccount } from '../../src/modules/external-accounts/store.js';
@@ -33,11 +33,31 @@ function readsOf(t: TestApp, internalId: string, externalId: string) {
 }
 
 /** The statements sent to PostgreSQL while `fn` runs. */
-async function counted<T>(fn: () => Promise<T>): Promise<{ value: T; statements: number }> {
+/** The pg client a transaction runs on: the one that answers a first statement through it. */
+async function clientOf(tx: Queryable): Promise<pg.Client> {
+  let client: pg.Client | undefined;
+  const original = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    client ??= this;
+    return (original as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof original;
+  try {
+    await sql`SELECT 1`.execute(tx);
+  } finally {
+    pg.Client.prototype.query = original;
+  }
+  return client!;
+}
+
+/**
+ * The statements `fn` sends on `client` (the transaction's connection): the store's other
+ * users in this process (the request journal's writes, notifications) are not counted.
+ */
+async function counted<T>(client: pg.Client, fn: () => Promise<T>): Promise<{ value: T; statements: number }> {
   let statements = 0;
   const original = pg.Client.prototype.query;
   pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    statements++;
+    if (this === client) statements++;
     return (original as (...a: unknown[]) => unknown).apply(this, args);
   } as typeof original;
   try {
@@ -96,11 +116,12 @@ describe('prefetched reads', () => {
     const external = await externalAccount(t, 'USD_ACCOUNT');
     await t.deps.db.transaction(async (tx) => {
       expect(onPostgres(tx)).toBe(true);
+      const client = await clientOf(tx);
       const reads = readsOf(t, internal.id, external.id);
-      expect((await counted(() => prefetch(tx, reads))).statements).toBe(1);
-      expect((await counted(() => readAll(tx, t, internal.id, external.id))).statements).toBe(0);
+      expect((await counted(client, () => prefetch(tx, reads))).statements).toBe(1);
+      expect((await counted(client, () => readAll(tx, t, internal.id, external.id))).statements).toBe(0);
       // Taken: read again (the platform's row stays memoized by platformCore).
-      expect((await counted(() => findInternalAccount(tx, t.platformId, internal.id))).statements).toBe(1);
+      expect((await counted(client, () => findInternalAccount(tx, t.platformId, internal.id))).statements).toBe(1);
     });
   });
 });
