@@ -23,25 +23,50 @@ db.pragma('synchronous = NORMAL');
 const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
 
 const counter = workerData.counter;
+// While the log changes, a checkpoint every intervalMs. Once it has stayed the same for
+// IDLE_AFTER_MS (nothing written), the pause doubles up to IDLE_INTERVAL_MAX_MS, so that an
+// idle server's thread costs next to nothing; the first change seen brings the pace back.
+// A write landing during a long pause waits for the next tick at most (the server's own
+// automatic checkpoint bounds the log meanwhile).
+const IDLE_AFTER_MS = 1000;
+const IDLE_INTERVAL_MAX_MS = 1000;
 let copiedUpTo = -1;
-const timer = setInterval(() => {
+let lastLog = -1;
+let unchangedMs = 0;
+let pauseMs = workerData.intervalMs;
+let timer;
+let stopped = false;
+
+function tick() {
   let row;
   try {
     row = checkpoint.get();
   } catch {
     // SQLITE_BUSY and the like: the next tick tries again.
-    return;
   }
-  // log: frames in the log; checkpointed: frames copied. Nothing new since the last copy
-  // costs nothing to report.
-  if (row === undefined || row.log <= 0 || row.checkpointed === copiedUpTo) return;
-  copiedUpTo = row.checkpointed;
-  Atomics.add(counter, 0, 1);
-}, workerData.intervalMs);
+  if (row !== undefined) {
+    const changed = row.log !== lastLog || row.checkpointed !== copiedUpTo;
+    // log: frames in the log; checkpointed: frames copied. Nothing new since the last copy
+    // costs nothing to report.
+    if (row.log > 0 && row.checkpointed !== copiedUpTo) Atomics.add(counter, 0, 1);
+    lastLog = row.log;
+    copiedUpTo = row.checkpointed;
+    if (changed) {
+      unchangedMs = 0;
+      pauseMs = workerData.intervalMs;
+    } else {
+      unchangedMs += pauseMs;
+      if (unchangedMs >= IDLE_AFTER_MS) pauseMs = Math.min(pauseMs * 2, IDLE_INTERVAL_MAX_MS);
+    }
+  }
+  if (!stopped) timer = setTimeout(tick, pauseMs);
+}
+timer = setTimeout(tick, pauseMs);
 
 parentPort.on('message', (message) => {
   if (message !== 'stop') return;
-  clearInterval(timer);
+  stopped = true;
+  clearTimeout(timer);
   db.close();
   parentPort.close();
 });
