@@ -306,15 +306,27 @@ export function isUniqueViolation(err: unknown): boolean {
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
-/** Drops a test schema created by openDb({pgSchema}). */
-export async function dropPgSchema(databaseUrl: string, schema: string): Promise<void> {
-  const client = new (pgDriver().Client)({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  } finally {
-    await client.end();
-  }
+/** The drops of this process, one after another (dropPgSchema). */
+let schemaDrops: Promise<void> = Promise.resolve();
+
+/**
+ * Drops a test schema created by openDb({pgSchema}), after any drop this process has under way.
+ * One drop locks every object of the schema in one transaction (about 670 locks at migration
+ * 0023), and the server's lock table is shared: 64 per connection by default. A test file that
+ * closes thirty apps at once overflowed it ("out of shared memory"), so drops queue here.
+ */
+export function dropPgSchema(databaseUrl: string, schema: string): Promise<void> {
+  const drop = schemaDrops.then(async () => {
+    const client = new (pgDriver().Client)({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    } finally {
+      await client.end();
+    }
+  });
+  schemaDrops = drop.catch(() => undefined);
+  return drop;
 }
 
 export { afterCommit, afterRollback, sql };
