@@ -238,9 +238,13 @@ async function openPostgres(options: DbOptions): Promise<Omit<Db, 'notifier'>> {
   // The first connection, on its own with a short limit: a server that cannot be reached
   // stops the start at once with one line.
   const probe = new driver.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+  let schemaName = schema;
   try {
     await probe.connect();
     if (schema) await probe.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    else
+      schemaName =
+        (await probe.query<{ schema: string | null }>('SELECT current_schema() AS schema')).rows[0]?.schema ?? 'public';
   } catch (err) {
     throw new DbConnectError(`cannot connect to PostgreSQL at ${redactUrl(url)}: ${describePgError(err)}`);
   } finally {
@@ -254,6 +258,10 @@ async function openPostgres(options: DbOptions): Promise<Omit<Db, 'notifier'>> {
     // machine with many requests at once that wait is long but not a failure (it was a 500
     // after 5 s under load): the limit stands for a server that stopped answering.
     connectionTimeoutMillis: POOL_WAIT_MAX_MS,
+    // Every instance on one schema names its connections alike, so that a reader of the event
+    // log waits for the transactions of its own installation only (LOG_HORIZON in
+    // modules/inspect/store.ts), not for those of another schema of the same database.
+    application_name: applicationName(schemaName ?? 'public'),
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
   // An idle client that loses its server must not crash the process.
@@ -274,6 +282,11 @@ async function openPostgres(options: DbOptions): Promise<Omit<Db, 'notifier'>> {
     },
     close: () => k.destroy(),
   };
+}
+
+/** The application_name of railyard's connections to a schema (at most 63 bytes, PostgreSQL's bound). */
+export function applicationName(schema: string): string {
+  return `railyard:${schema}`.slice(0, 63);
 }
 
 function describePgError(err: unknown): string {

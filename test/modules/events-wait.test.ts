@@ -267,6 +267,40 @@ describe.skipIf(!databaseUrl)('GET /_railyard/events?after= on PostgreSQL, where
     const reply = await following.reply;
     expect(reply.body.data.map((e: any) => e.resourceId)).toEqual(['early', 'late']);
   });
+
+  it('is not held back by a transaction of another schema in the same database', async () => {
+    // Two installations on one database, in two schemas (as each test app is here): a
+    // transaction left open in one does not stop a reader of the other's log.
+    const t = await build();
+    const other = await build();
+    await t.api('POST', '/customers', { body: individualBody('Start Here') });
+    const start = (await events(t, 'limit=1')).body.data[0].id;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let recorded!: () => void;
+    const isRecorded = new Promise<void>((resolve) => (recorded = resolve));
+    const elsewhere = other.deps.db.transaction(async (tx) => {
+      await recordEvent(tx, {
+        platformId: other.platformId,
+        type: 'TEST',
+        resourceId: 'elsewhere',
+        data: {},
+        now: new Date(),
+      });
+      await sql`SELECT 1`.execute(tx);
+      recorded();
+      await released;
+    });
+    try {
+      await isRecorded;
+      const customer = await t.api('POST', '/customers', { body: individualBody('After Start') });
+      const read = (await events(t, `after=${encodeURIComponent(start)}`)).body.data;
+      expect(read.map((e: any) => e.resourceId)).toContain(customer.body.id);
+    } finally {
+      release();
+      await elsewhere;
+    }
+  });
 });
 
 describe.skipIf(!databaseUrl)('GET /_railyard/events?wait= with two instances on one PostgreSQL', () => {

@@ -67,19 +67,22 @@ export async function logPosition(q: Queryable, platformId: string, eventId: str
 
 /**
  * On PostgreSQL, the first transaction id whose events a reader may not see yet: the oldest
- * transaction of this database still running when the statement began, else the next id to
- * be given out. Every event of a transaction below it has committed (or never will), so
+ * transaction of this installation still running when the statement began, else the next id
+ * to be given out. Every event of a transaction below it has committed (or never will), so
  * the log up to it is final, and what commits later goes after it: a reader that follows the
- * log from a position never misses an event. Transactions of other databases on the server
- * (whose ids are shared) are left out when they can be told apart, so one that runs long
- * there does not hold this log back; one that cannot be told apart counts, which can only
- * delay. One statement: the snapshot is the statement's own.
+ * log from a position never misses an event. Transactions the server runs for others (other
+ * databases, whose ids are shared, and other schemas of this one, whose connections railyard
+ * names otherwise: applicationName in db/index.ts) are left out when they can be told apart,
+ * so one that runs long there does not hold this log back; one that cannot be told apart
+ * counts, which can only delay. One statement: the snapshot is the statement's own.
  */
 const LOG_HORIZON = sql`COALESCE(
   (SELECT x FROM pg_snapshot_xip(pg_current_snapshot()) AS x
     WHERE NOT EXISTS (
       SELECT 1 FROM pg_stat_activity a
-      WHERE a.backend_xid IS NOT NULL AND a.datname IS DISTINCT FROM current_database()
+      WHERE a.backend_xid IS NOT NULL
+        AND (a.datname IS DISTINCT FROM current_database()
+          OR a.application_name IS DISTINCT FROM current_setting('application_name'))
         AND CAST(CAST(a.backend_xid AS TEXT) AS BIGINT) = CAST(CAST(x AS TEXT) AS BIGINT) % 4294967296)
     ORDER BY x LIMIT 1),
   pg_snapshot_xmax(pg_current_snapshot()))`;
