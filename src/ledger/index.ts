@@ -157,6 +157,59 @@ export async function openAccounts(
 const systemAccountsOpened = new Set<string>();
 const systemAccountsOpenedMax = 100_000;
 
+/**
+ * The ledger accounts of internal accounts created in this transaction (fresh ids), in one
+ * statement with, for a platform created in it too (`newPlatform`), its system accounts in
+ * their currencies; otherwise the system accounts come from openSystemAccounts.
+ */
+export async function openFreshAccounts(
+  tx: Queryable,
+  input: {
+    platformId: string;
+    now: Date;
+    accounts: { internalAccountId: string; currency: string }[];
+    newPlatform: boolean;
+  },
+): Promise<void> {
+  const now = iso(input.now);
+  const { platformId } = input;
+  const rows = input.accounts.map((account) => ({
+    id: account.internalAccountId,
+    platform_id: platformId,
+    currency: account.currency,
+    kind: 'INTERNAL',
+    created_at: now,
+    updated_at: now,
+  }));
+  const currencies = [...new Set(input.accounts.map((account) => account.currency))];
+  if (input.newPlatform) {
+    for (const currency of currencies) {
+      for (const kind of SYSTEM_KINDS) {
+        rows.push({
+          id: systemAccountId(platformId, kind, currency),
+          platform_id: platformId,
+          currency,
+          kind,
+          created_at: now,
+          updated_at: now,
+        });
+      }
+    }
+    afterCommit(tx, () => {
+      for (const currency of currencies) rememberSystemAccounts(`${platformId}:${currency}`);
+    });
+  }
+  await store.insertFreshAccounts(tx, rows);
+  if (!input.newPlatform) {
+    for (const currency of currencies) await openSystemAccounts(tx, { platformId, currency, now: input.now });
+  }
+}
+
+function rememberSystemAccounts(key: string): void {
+  if (systemAccountsOpened.size >= systemAccountsOpenedMax) systemAccountsOpened.clear();
+  systemAccountsOpened.add(key);
+}
+
 /** Creates the system accounts of a currency that are missing (a conversion may touch a currency no internal account holds). */
 export async function openSystemAccounts(
   tx: Queryable,
@@ -165,10 +218,7 @@ export async function openSystemAccounts(
   const key = `${input.platformId}:${input.currency}`;
   if (systemAccountsOpened.has(key)) return;
   // Remembered only once committed: a rolled-back transaction must not leave the cache claiming rows it never wrote.
-  afterCommit(tx, () => {
-    if (systemAccountsOpened.size >= systemAccountsOpenedMax) systemAccountsOpened.clear();
-    systemAccountsOpened.add(key);
-  });
+  afterCommit(tx, () => rememberSystemAccounts(key));
   const now = iso(input.now);
   for (const kind of SYSTEM_KINDS) {
     await store.createAccount(tx, {

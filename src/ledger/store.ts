@@ -137,6 +137,29 @@ export async function insertEntries(q: Queryable, rows: EntryRow[]): Promise<voi
   );
 }
 
+const ACCOUNT_COLUMNS = [
+  'id',
+  'platform_id',
+  'currency',
+  'kind',
+  'created_at',
+  'updated_at',
+  'available',
+  'held',
+] as const;
+const freshAccountsInsert = preparedInsert('ledger_accounts', ACCOUNT_COLUMNS, 32, DEFERRED);
+
+/** Creates ledger accounts whose ids are new (no conflict possible), at zero balances. */
+export async function insertFreshAccounts(
+  q: Queryable,
+  rows: readonly Omit<LedgerAccountsTable, 'available' | 'held'>[],
+): Promise<void> {
+  await freshAccountsInsert.run(
+    q,
+    rows.map((r) => [r.id, r.platform_id, r.currency, r.kind, r.created_at, r.updated_at, 0, 0]),
+  );
+}
+
 /** Creates a ledger account unless it exists; true when this call created it. */
 export async function createAccount(
   q: Queryable,

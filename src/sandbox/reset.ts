@@ -69,7 +69,13 @@ export async function resetPlatform(
     await syncFaultTags(tx, platformId);
     // A new platform has an internal account per supported currency: so does a reset one.
     const now = platformNow(deps.clock, platform.clockOffsetMs);
-    const internalAccountIds = await provisionInternalAccounts(tx, { platformId, customerId: null, now });
+    // Its internal accounts were deleted above: the platform is a fresh owner again.
+    const internalAccountIds = await provisionInternalAccounts(tx, {
+      platformId,
+      customerId: null,
+      now,
+      fresh: 'owner',
+    });
     return { platformId, removed, internalAccountIds };
   });
   // Cached credentials stay right (tokens and settings are kept), but nothing cached

@@ -9,6 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { externalAccount, fundedUsd, transferOut } from '../fixtures/money.js';
 import { watchStatements } from '../fixtures/statements.js';
 import { dropPgSchema, openDb, sql } from '../../src/db/index.js';
+import { enableServerAdmin } from '../../src/sandbox/server-admin.js';
+import { individualBody } from '../fixtures/customers.js';
 import { build, databaseUrl } from '../helper.js';
 
 /**
@@ -116,5 +118,35 @@ describe.skipIf(databaseUrl === undefined)('round trips to PostgreSQL', () => {
       expect(answer[0]!.split(`insert into "${table}"`).length - 1, `${table}\n${listing}`).toBe(
         table === 'events' ? 1 : 3,
       );
+  });
+
+  it('a new platform is 3: BEGIN, its rows in one statement, COMMIT; a new customer writes its accounts in one', async () => {
+    const t = await build();
+    const adminToken = `rt-admin-${randomBytes(12).toString('hex')}`;
+    enableServerAdmin(t.deps, adminToken);
+    const create = () =>
+      t.raw('POST', '/_railyard/server/platforms', {
+        headers: { authorization: `Bearer ${adminToken}` },
+        body: { name: 'Counted' },
+      });
+    expect((await create()).status).toBe(201);
+    await t.deps.journal?.flush();
+    const platform = await statementsOf(create);
+    expect(platform.status).toBe(201);
+    const listing = platform.statements.map((s) => s.slice(0, 100)).join('\n');
+    expect(platform.statements, listing).toHaveLength(3);
+    // The platform, its token, its internal accounts and every ledger account, in the middle one.
+    for (const table of ['platforms', 'api_tokens', 'internal_accounts', 'ledger_accounts'])
+      expect(platform.statements[1], listing).toContain(`insert into "${table}"`);
+    // A customer: its accounts in one insert per table, whatever the number of currencies.
+    expect((await t.api('POST', '/customers', { body: individualBody('Warm Up') })).status).toBe(201);
+    await t.deps.journal?.flush();
+    const customer = await statementsOf(() =>
+      t.api('POST', '/customers', { body: individualBody('Counted Customer') }),
+    );
+    expect(customer.status).toBe(201);
+    const written = customer.statements.join('\n');
+    expect(written.split('insert into "internal_accounts"').length - 1, written).toBe(1);
+    expect(written.split('insert into "ledger_accounts"').length - 1, written).toBe(1);
   });
 });

@@ -482,7 +482,12 @@ export async function createPreparedCustomer(
       const conflict = await conflictOf(tx, row);
       if (conflict !== undefined) throw conflict;
       await store.insertCustomer(tx, row);
-      await provisionInternalAccounts(tx, { platformId: row.platform_id, customerId: row.id, now: ctx.now });
+      await provisionInternalAccounts(tx, {
+        platformId: row.platform_id,
+        customerId: row.id,
+        now: ctx.now,
+        fresh: 'owner',
+      });
       await bootstrapWalletCredentials(tx, row.platform_id, row.id, row.email, ctx.now);
       await recordStatusEvent(tx, ctx.now, row);
       const view = presentCustomer(row);

@@ -17,6 +17,7 @@ import {
   InsufficientFunds,
   openAccounts,
   openBooks,
+  openFreshAccounts,
   type Books,
 } from '../../ledger/index.js';
 import {
@@ -50,6 +51,15 @@ export interface ProvisionInput {
   /** null: the platform's own accounts. */
   customerId: string | null;
   now: Date;
+  /**
+   * The owner has no account yet, so there is nothing to look up and every row goes in one
+   * statement per table: `owner` for a customer created in this transaction or a platform
+   * whose accounts it deleted, `platform` for a platform created in it (whose system accounts
+   * are new too).
+   */
+  fresh?: 'owner' | 'platform';
+  /** The platform's supported currencies, when the caller has them (a platform it creates). */
+  currencies?: string[];
 }
 
 /**
@@ -58,12 +68,10 @@ export interface ProvisionInput {
  * calls it in the transaction that creates the customer. Safe to repeat.
  */
 export async function provisionInternalAccounts(tx: Queryable, input: ProvisionInput): Promise<string[]> {
-  const config = await readPlatformConfigShared(tx, input.platformId);
-  return provisionOwner(
-    tx,
-    input,
-    config.supportedCurrencies.map((c) => c.currencyCode),
-  );
+  const currencies =
+    input.currencies ??
+    (await readPlatformConfigShared(tx, input.platformId)).supportedCurrencies.map((c) => c.currencyCode);
+  return input.fresh === undefined ? provisionOwner(tx, input, currencies) : provisionFreshOwner(tx, input, currencies);
 }
 
 /**
@@ -91,9 +99,7 @@ async function provisionOwner(tx: Queryable, input: ProvisionInput, currencies: 
   for (const currencyCode of currencies) {
     const type = accountTypeFor(currencyCode, input.customerId);
     if (existing.some((a) => a.type === type && a.currency === currencyCode)) continue;
-    // An id ending in a funding-binding suffix would make cards refuse the account by chance
-    // (about 1 in 2,000): railyard never hands one out, so card issuing stays repeatable.
-    const id = newIdWhere('InternalAccount', (candidate) => cardFundingBindingFor(candidate).kind === 'ELIGIBLE');
+    const id = newAccountId();
     const inserted = await store.insertInternalAccount(tx, {
       id,
       platform_id: input.platformId,
@@ -116,6 +122,38 @@ async function provisionOwner(tx: Queryable, input: ProvisionInput, currencies: 
     created.push(id);
   }
   return created;
+}
+
+/** provisionOwner for an owner without accounts: two statements, whatever the number of currencies. */
+async function provisionFreshOwner(tx: Queryable, input: ProvisionInput, currencies: string[]): Promise<string[]> {
+  const now = iso(input.now);
+  const rows = currencies.map((currencyCode) => ({
+    id: newAccountId(),
+    platform_id: input.platformId,
+    customer_id: input.customerId,
+    owner_key: store.ownerKey(input.customerId),
+    type: accountTypeFor(currencyCode, input.customerId),
+    currency: currencyCode,
+    status: 'ACTIVE',
+    created_at: now,
+    updated_at: now,
+  }));
+  await store.insertFreshAccounts(tx, rows);
+  await openFreshAccounts(tx, {
+    platformId: input.platformId,
+    now: input.now,
+    accounts: rows.map((row) => ({ internalAccountId: row.id, currency: row.currency })),
+    newPlatform: input.fresh === 'platform',
+  });
+  return rows.map((row) => row.id);
+}
+
+/**
+ * An id ending in a funding-binding suffix would make cards refuse the account by chance
+ * (about 1 in 2,000): railyard never hands one out, so card issuing stays repeatable.
+ */
+function newAccountId(): string {
+  return newIdWhere('InternalAccount', (candidate) => cardFundingBindingFor(candidate).kind === 'ELIGIBLE');
 }
 
 /** Provisions what the platform's current configuration calls for but is missing (currencies added later). */

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Queryable } from '../../db/index.js';
 import { paginate, type PageRequest } from '../../db/pagination.js';
 import type { PrefetchRead } from '../../db/prefetch.js';
-import { prepare } from '../../db/prepared.js';
+import { prepare, preparedInsert } from '../../db/prepared.js';
 import type { InternalAccountsTable } from '../../db/schema.js';
 
 export type InternalAccountRow = InternalAccountsTable;
@@ -22,6 +22,33 @@ export async function insertInternalAccount(q: Queryable, row: InternalAccountRo
     .onConflict((oc) => oc.columns(['platform_id', 'owner_key', 'type', 'currency']).doNothing())
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+}
+
+const FRESH_COLUMNS = [
+  'id',
+  'platform_id',
+  'customer_id',
+  'owner_key',
+  'type',
+  'currency',
+  'status',
+  'created_at',
+  'updated_at',
+] as const;
+
+// The accounts of an owner that has none yet: no conflict is possible, and nothing reads them
+// back before the next statement, which they travel with on PostgreSQL (db/deferred.ts).
+const freshInsert = preparedInsert('internal_accounts', FRESH_COLUMNS, 16, { deferred: true });
+
+/** Creates the accounts of an owner that has none (created, or emptied, in this transaction). */
+export async function insertFreshAccounts(
+  q: Queryable,
+  rows: readonly Pick<InternalAccountRow, (typeof FRESH_COLUMNS)[number]>[],
+): Promise<void> {
+  await freshInsert.run(
+    q,
+    rows.map((row) => FRESH_COLUMNS.map((column) => row[column])),
+  );
 }
 
 export async function ownerAccounts(

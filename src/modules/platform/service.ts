@@ -70,11 +70,12 @@ export async function createPlatform(deps: Deps, input: CreatePlatformInput): Pr
   const now = platformNow(deps.clock, 0);
   const keys = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const platformId = newId('Platform');
+  const config = defaultConfig();
   return deps.db.transaction(async (tx) => {
     await store.insertPlatform(tx, {
       id: platformId,
       name: input.name,
-      config: JSON.stringify(defaultConfig()),
+      config: JSON.stringify(config),
       settings: JSON.stringify({
         ...DEFAULT_SETTINGS,
         counterpartyRules: input.counterpartyRules ?? false,
@@ -95,7 +96,13 @@ export async function createPlatform(deps: Deps, input: CreatePlatformInput): Pr
       clientSecret: input.clientSecret,
     });
     // The platform's own internal accounts, one per supported currency.
-    await provisionInternalAccounts(tx, { platformId, customerId: null, now });
+    await provisionInternalAccounts(tx, {
+      platformId,
+      customerId: null,
+      now,
+      fresh: 'platform',
+      currencies: config.supportedCurrencies.map((c) => c.currencyCode),
+    });
     return { platformId, token };
   });
 }

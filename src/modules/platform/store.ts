@@ -1,12 +1,31 @@
 import { onPostgres, type Queryable } from '../../db/index.js';
 import { forgetPlatformCore, platformCore } from '../../db/platform-row.js';
-import { prepare } from '../../db/prepared.js';
+import { prepare, preparedInsert } from '../../db/prepared.js';
 import type { NewPlatformRow, PlatformRow } from '../../db/schema.js';
 
 export type { PlatformRow };
 
-export async function insertPlatform(q: Queryable, row: NewPlatformRow): Promise<void> {
-  await q.insertInto('platforms').values(row).execute();
+const PLATFORM_COLUMNS = [
+  'id',
+  'name',
+  'config',
+  'settings',
+  'clock_offset_ms',
+  'webhook_private_key',
+  'webhook_public_key',
+  'created_at',
+  'updated_at',
+] as const;
+
+// Creating a platform reads nothing back of its row (it gives provisioning the currencies it
+// set): on PostgreSQL the row travels with the next statement (db/deferred.ts).
+const platformInsert = preparedInsert('platforms', PLATFORM_COLUMNS, 1, { deferred: true });
+
+export async function insertPlatform(
+  q: Queryable,
+  row: Pick<NewPlatformRow, (typeof PLATFORM_COLUMNS)[number]>,
+): Promise<void> {
+  await platformInsert.run(q, [PLATFORM_COLUMNS.map((column) => row[column])]);
 }
 
 const byId = prepare<{ id: string }, PlatformRow>((k, param) =>

@@ -1,11 +1,29 @@
 import type { Queryable } from '../../db/index.js';
 import { createdUpdatedBounds, paginate, type PageRequest } from '../../db/pagination.js';
+import { preparedInsert } from '../../db/prepared.js';
 import type { ApiTokensTable } from '../../db/schema.js';
 
 export type TokenRow = ApiTokensTable;
 
+const TOKEN_COLUMNS = [
+  'id',
+  'platform_id',
+  'name',
+  'permissions',
+  'client_id',
+  'secret_salt',
+  'secret_hash',
+  'created_at',
+  'updated_at',
+  'deleted_at',
+] as const;
+
+// A token has a fresh id and nothing reads it back in the transaction that issues it: inside
+// one on PostgreSQL (a new platform's), its row travels with the next statement.
+const tokenInsert = preparedInsert('api_tokens', TOKEN_COLUMNS, 1, { deferred: true });
+
 export async function insertToken(q: Queryable, row: TokenRow): Promise<void> {
-  await q.insertInto('api_tokens').values(row).execute();
+  await tokenInsert.one(q, row);
 }
 
 export async function findToken(q: Queryable, platformId: string, id: string): Promise<TokenRow | undefined> {
