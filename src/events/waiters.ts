@@ -20,6 +20,11 @@ export const EVENT_WAIT_SECONDS_MAX = 30;
 
 let waiting = 0;
 
+/** How many requests of this process wait for events now. */
+export function eventWaitersNow(): number {
+  return waiting;
+}
+
 interface Waiter {
   platformId: string;
   /** An event of the platform committed since the waiter last began to read. */

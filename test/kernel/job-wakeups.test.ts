@@ -16,6 +16,7 @@ import { createPlatform, platformNowOf } from '../../src/modules/platform/servic
 import { startInstance } from '../events/support.js';
 import { watchStatements } from '../fixtures/statements.js';
 import { build, databaseUrl, type TestApp } from '../helper.js';
+import { until as waitUntil } from '../fixtures/until.js';
 
 // The effect of a test job is an event about its label, easy to look for.
 const mark = defineJob<{ label: string }>('test.wakeup-mark', {
@@ -48,13 +49,8 @@ async function ran(deps: Deps, label: string): Promise<boolean> {
   return row !== undefined;
 }
 
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = DEADLINE_MS): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!(await check())) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
+const until = (what: string, check: () => boolean | Promise<boolean>, timeoutMs = DEADLINE_MS) =>
+  waitUntil(what, check, timeoutMs, 10);
 
 /** Starts the runner and waits until it has run what was due and sleeps. */
 async function startedAndAsleep(t: TestApp): Promise<void> {

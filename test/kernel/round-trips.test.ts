@@ -13,21 +13,14 @@ import { enableServerAdmin } from '../../src/sandbox/server-admin.js';
 import { individualBody } from '../fixtures/customers.js';
 import { build, databaseUrl } from '../helper.js';
 
-/**
- * The statements `send` makes the server run, counted on every pg client. The notifications
- * the store sends to other instances after a commit are left out (src/db/notify.ts): they go
- * after the answer, gathered from every request of a few milliseconds, on a connection of
- * their own; so are the request journal's writes, batched after the answers (http/journal.ts).
- */
+/** The statements `send` makes the server run, counted on every pg client (StatementWatch.ofRequests). */
 async function statementsOf(
   send: () => Promise<{ status: number }>,
 ): Promise<{ status: number; statements: string[]; names: (string | undefined)[] }> {
   const watch = watchStatements();
   try {
     const reply = await send();
-    const kept = watch.texts
-      .map((_, i) => i)
-      .filter((i) => !watch.texts[i]!.includes('pg_notify') && !watch.texts[i]!.includes('request_journal'));
+    const kept = watch.ofRequests();
     return {
       status: reply.status,
       statements: kept.map((i) => watch.texts[i]!),

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { recordEvent } from '../../src/events/outbox.js';
 import { readWal, type WalState, walHolds } from '../fixtures/wal.js';
 import { build, databaseUrl } from '../helper.js';
+import { until } from '../fixtures/until.js';
 
 describe('db.transaction', () => {
   it('keeps each of many concurrent transactions all-or-nothing', async () => {
@@ -124,12 +125,3 @@ describe('the embedded store', () => {
     },
   );
 });
-
-/** Checks `check` every 50 ms until it holds; fails after a generous real-time deadline. */
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!(await check())) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

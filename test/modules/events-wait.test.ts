@@ -9,16 +9,17 @@ import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { dropPgSchema, sql } from '../../src/db/index.js';
 import { recordEvent } from '../../src/events/outbox.js';
-import { EVENT_WAITERS_MAX } from '../../src/events/waiters.js';
+import { EVENT_WAITERS_MAX, eventWaitersNow } from '../../src/events/waiters.js';
 import { createPlatform } from '../../src/modules/platform/service.js';
 import { receiverFor, startInstance } from '../events/support.js';
 import { individualBody } from '../fixtures/customers.js';
 import { externalAccount, fundedUsd, transferOut } from '../fixtures/money.js';
 import { startServer, TEST_CLIENT_ID, TEST_CLIENT_SECRET } from '../fixtures/server.js';
+import { until } from '../fixtures/until.js';
 import { build, databaseUrl, type Reply, type Tenant } from '../helper.js';
 
-/** A request in flight, and whether it has been answered yet. */
-function pending(reply: Promise<Reply>): { reply: Promise<Reply>; answered: () => boolean } {
+/** A request (or other work) in flight, and whether it has been answered yet. */
+function pending<T = Reply>(reply: Promise<T>): { reply: Promise<T>; answered: () => boolean } {
   let answered = false;
   const tracked = reply.finally(() => (answered = true));
   return { reply: tracked, answered: () => answered };
@@ -171,20 +172,26 @@ describe('GET /_railyard/events?wait=', () => {
     const waits = Array.from({ length: EVENT_WAITERS_MAX }, () =>
       pending(events(t, 'type=CUSTOMER.KYC_APPROVED&createdAfter=2999-01-01T00:00:00Z&wait=25')),
     );
-    // Wait until the server holds them all: the next one is refused.
-    let refused: Reply | undefined;
-    for (let i = 0; i < 200 && refused === undefined; i++) {
-      const extra = await events(t, 'type=CUSTOMER.KYC_APPROVED&createdAfter=2999-01-01T00:00:00Z&wait=1');
-      if (extra.status === 429) refused = extra;
-    }
-    expect(refused?.body).toMatchObject({ status: 429, code: 'RATE_LIMITED' });
-    expect(refused?.headers['retry-after']).toBe('1');
+    const answered = () => waits.filter((w) => w.answered()).length;
+    // Each phase has its own bound and says where it stopped, with what it saw.
+    await until(
+      () => `the server to hold ${EVENT_WAITERS_MAX} waits: ${eventWaitersNow()} held, ${answered()} answered`,
+      () => eventWaitersNow() >= EVENT_WAITERS_MAX,
+      20_000,
+      10,
+    );
+    // Held, none answered: the next one is refused at once.
+    expect(answered()).toBe(0);
+    const refused = await events(t, 'type=CUSTOMER.KYC_APPROVED&createdAfter=2999-01-01T00:00:00Z&wait=1');
+    expect(refused.body).toMatchObject({ status: 429, code: 'RATE_LIMITED' });
+    expect(refused.headers['retry-after']).toBe('1');
     // The store still serves requests while they wait: they hold none of its connections.
     const customer = await t.api('POST', '/customers', { body: individualBody(marker) });
     expect(customer.status).toBe(201);
-    expect(waits.some((w) => w.answered())).toBe(false);
+    expect(answered()).toBe(0);
     // The server closes: every wait is answered (an empty page), not cut.
-    await t.app.close();
+    const closed = pending(t.app.close());
+    await until(() => `the server to close: ${answered()} of the waits answered`, closed.answered, 20_000, 10);
     for (const w of waits) {
       const reply = await w.reply;
       expect(reply.status).toBe(200);
