@@ -17,6 +17,7 @@ import { accountBody } from '../fixtures/accounts.js';
 import { individualBody } from '../fixtures/customers.js';
 import { startServer, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type ServerProcess } from '../fixtures/server.js';
 import { databaseUrl } from '../helper.js';
+import { until as waitUntil } from '../fixtures/until.js';
 
 /** The platform's USD account: funded with less than the traffic on it asks for. */
 const PLATFORM_FUNDED = 100_000;
@@ -73,19 +74,9 @@ function shuffled<T>(items: T[], seed: number): T[] {
   return out;
 }
 
-/** Polls `check` until it holds; fails with `what` after a generous real-time deadline. */
-async function until(
-  what: string,
-  check: () => boolean | Promise<boolean>,
-  timeoutMs = 30_000,
-  everyMs = 20,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
-}
+/** until() with this file's bounds: 30 s, checked every 20 ms. */
+const until = (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000, everyMs = 20) =>
+  waitUntil(what, check, timeoutMs, everyMs);
 
 /** How many of an event's first tries the receiver refuses with a 500 (none for kinds sent once). */
 function refusalsFor(id: string, type: string): number {

@@ -31,6 +31,7 @@ import { startReceiver, type Receiver } from '../events/support.js';
 import { accountBody } from '../fixtures/accounts.js';
 import { startServer, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type ServerProcess } from '../fixtures/server.js';
 import { databaseUrl } from '../helper.js';
+import { until as waitUntil } from '../fixtures/until.js';
 
 const SEED = /^\d+$/.test(process.env.SOAK_SEED ?? '') ? Number(process.env.SOAK_SEED) : randomInt(2 ** 31);
 /** Real time the final phase waits for every webhook delivery to end DELIVERED. */
@@ -134,14 +135,9 @@ async function allPages(server: ServerProcess, path: string): Promise<any[]> {
   return items;
 }
 
-/** Polls `check` until it holds; fails with `what` after a generous real-time deadline. */
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 60_000, everyMs = 5) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
-}
+/** until() with this file's bounds: a minute, checked every 5 ms. */
+const until = (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 60_000, everyMs = 5) =>
+  waitUntil(what, check, timeoutMs, everyMs);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const sorted = <T>(values: T[]) => [...values].sort();
