@@ -80,12 +80,9 @@ export function transactionScope(q: Queryable): object | undefined {
 }
 
 export async function openDb(options: DbOptions): Promise<Db> {
-  const db = options.databaseUrl ? await openPostgres(options) : openSqlite(options);
-  // note: on PostgreSQL the migration tables live in the schema the tables go to: the one
-  // given, else the first of the connection's search_path (a URL may set it with
-  // ?options=-c%20search_path%3D<schema>). Left unnamed, the migrator would look for them
-  // in any schema and could find another installation's.
-  const schema = options.databaseUrl ? (options.pgSchema ?? (await currentSchema(db.k))) : undefined;
+  const { schema, ...db } = options.databaseUrl
+    ? await openPostgres(options)
+    : { ...openSqlite(options), schema: undefined };
   await migrateToLatest(db.k, schema);
   const notifier = new Notifier(
     options.databaseUrl === undefined ? undefined : postgresLink(db.k, options.databaseUrl, schema ?? 'public'),
@@ -222,15 +219,17 @@ function withStatementCache(database: SQLite.Database) {
   };
 }
 
-async function currentSchema(k: Kysely<Database>): Promise<string | undefined> {
-  const result = await sql<{ schema: string | null }>`SELECT current_schema() AS schema`.execute(k);
-  return result.rows[0]?.schema ?? undefined;
-}
-
 /** How long a request may wait for one of the pool's connections. */
 const POOL_WAIT_MAX_MS = 30_000;
 
-async function openPostgres(options: DbOptions): Promise<Omit<Db, 'notifier'>> {
+/**
+ * The pool, and the schema its tables go to (undefined when the search_path names no schema
+ * that exists). note: the migration tables live there too: the schema given, else the first of
+ * the connection's search_path (a URL may set it with ?options=-c%20search_path%3D<schema>).
+ * Left unnamed, the migrator would look for them in any schema and could find another
+ * installation's.
+ */
+async function openPostgres(options: DbOptions): Promise<Omit<Db, 'notifier'> & { schema: string | undefined }> {
   const url = options.databaseUrl!;
   const schema = options.pgSchema;
   if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`bad schema name ${schema}`);
@@ -244,7 +243,8 @@ async function openPostgres(options: DbOptions): Promise<Omit<Db, 'notifier'>> {
     if (schema) await probe.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
     else
       schemaName =
-        (await probe.query<{ schema: string | null }>('SELECT current_schema() AS schema')).rows[0]?.schema ?? 'public';
+        (await probe.query<{ schema: string | null }>('SELECT current_schema() AS schema')).rows[0]?.schema ??
+        undefined;
   } catch (err) {
     throw new DbConnectError(`cannot connect to PostgreSQL at ${redactUrl(url)}: ${describePgError(err)}`);
   } finally {
@@ -270,6 +270,7 @@ async function openPostgres(options: DbOptions): Promise<Omit<Db, 'notifier'>> {
   return {
     dialect: 'postgres',
     k,
+    schema: schemaName,
     async transaction(fn) {
       for (let attempt = 1; ; attempt++) {
         try {
@@ -285,7 +286,7 @@ async function openPostgres(options: DbOptions): Promise<Omit<Db, 'notifier'>> {
 }
 
 /** The application_name of railyard's connections to a schema (at most 63 bytes, PostgreSQL's bound). */
-export function applicationName(schema: string): string {
+function applicationName(schema: string): string {
   return `railyard:${schema}`.slice(0, 63);
 }
 

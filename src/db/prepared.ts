@@ -121,9 +121,9 @@ export function prepare<Params extends object, Row = unknown>(
  * A prepared insert of several rows at once: one statement per row count up to `rowsMax`,
  * longer lists in chunks of that many. Each row gives its values in the order of `columns`.
  */
-export function preparedInsert<Table extends keyof Database & string>(
+export function preparedInsert<Table extends keyof Database & string, Column extends keyof Database[Table] & string>(
   table: Table,
-  columns: readonly (keyof Database[Table] & string)[],
+  columns: readonly Column[],
   rowsMax = 8,
   options: PrepareOptions = {},
 ) {
@@ -148,7 +148,7 @@ export function preparedInsert<Table extends keyof Database & string>(
   };
   return {
     /** Inserts one row given as an object with (at least) every column. */
-    async one(q: Queryable, row: { [C in (typeof columns)[number]]: unknown }): Promise<void> {
+    async one(q: Queryable, row: { [C in Column]: unknown }): Promise<void> {
       await statementFor(1).runValues(
         q,
         columns.map((c) => row[c]),

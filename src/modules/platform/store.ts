@@ -25,7 +25,7 @@ export async function insertPlatform(
   q: Queryable,
   row: Pick<NewPlatformRow, (typeof PLATFORM_COLUMNS)[number]>,
 ): Promise<void> {
-  await platformInsert.run(q, [PLATFORM_COLUMNS.map((column) => row[column])]);
+  await platformInsert.one(q, row);
 }
 
 const byId = prepare<{ id: string }, PlatformRow>((k, param) =>
