@@ -1,4 +1,5 @@
 // Fails when the modules under src/ import each other in a circle, and lists every circle;
+// fails when a file imports one on a higher floor (FLOORS below: an import only goes down);
 // fails too when a file imports the store of another area (src/modules/<area>/store.ts is
 // that area's SQL: other code calls its service).
 //
@@ -21,6 +22,23 @@ import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 
 const root = resolve(process.argv[2] ?? 'src');
+
+// The floors of src/, highest first (CONTRIBUTING.md, "Layers"). A file may import files of its
+// own floor or of a lower one, never of a higher one. Each name is a folder or a file of src/
+// (without its extension); a file's floor is that of the longest name it falls under, so a file
+// can sit below its folder (the error catalogue imports nothing, and every floor throws its
+// errors). A file under no name fails the check until it is given a floor here.
+const FLOORS = [
+  ['main', 'package'], // what starts the server: the command line, startRailyard
+  ['app'], // the server assembled
+  ['sandbox'], // above every area: seed, reset, snapshots, server administration, the dashboard
+  ['modules'], // the API's areas (among them, only circles and foreign stores are refused)
+  ['rails'], // the payment rails, their simulation and the sandbox's magic values
+  ['events', 'faults', 'jobs', 'rates'],
+  ['ledger', 'http'],
+  ['db', 'crypto'],
+  ['clock', 'config', 'currencies', 'full-collection', 'ids', 'json', 'lazy', 'memory', 'regions', 'http/errors'],
+];
 const extensions = ['.ts', '.js', '.mjs'];
 
 function listFiles(dir) {
@@ -170,17 +188,68 @@ function foreignStoreImports() {
   return found;
 }
 
+/** The floor of a file (its index in FLOORS), or undefined when no name covers it. */
+function floorOf(file) {
+  const path = name(file);
+  let best;
+  for (const [index, names] of FLOORS.entries()) {
+    for (const prefix of names) {
+      if (
+        (path === prefix || path.startsWith(`${prefix}/`)) &&
+        (best === undefined || prefix.length > best.prefix.length)
+      )
+        best = { prefix, index };
+    }
+  }
+  return best?.index;
+}
+
+/** Imports that climb to a higher floor, and files under no floor. */
+function floorFindings() {
+  const climbs = [];
+  const unplaced = [];
+  for (const [from, targets] of edges) {
+    const fromFloor = floorOf(from);
+    if (fromFloor === undefined) {
+      unplaced.push(from);
+      continue;
+    }
+    for (const to of targets) {
+      const toFloor = floorOf(to);
+      if (toFloor !== undefined && toFloor < fromFloor) climbs.push([from, to, fromFloor, toFloor]);
+    }
+  }
+  return { climbs, unplaced };
+}
+
+const floorName = (index) => FLOORS[index].join(', ');
+const { climbs, unplaced } = floorFindings();
+for (const file of unplaced)
+  console.log(`${name(file)} is on no floor: give it one in FLOORS (scripts/check-imports.mjs)`);
+for (const [from, to, fromFloor, toFloor] of climbs) {
+  console.log(
+    `${name(from)} imports ${name(to)}: up from floor ${fromFloor + 1} (${floorName(fromFloor)}) to floor ${toFloor + 1} (${floorName(toFloor)})`,
+  );
+}
+
 const storeImports = foreignStoreImports();
 for (const [from, to] of storeImports) {
   console.log(`${name(from)} imports ${name(to)}: another area's store (call its service instead)`);
 }
 const circles = components();
+const otherFindings = [
+  storeImports.length > 0 ? `${storeImports.length} import(s) of another area's store` : '',
+  climbs.length > 0 ? `${climbs.length} import(s) up to a higher floor` : '',
+  unplaced.length > 0 ? `${unplaced.length} file(s) on no floor` : '',
+].filter((text) => text !== '');
 if (circles.length === 0) {
-  if (storeImports.length > 0) {
-    console.error(`\ncheck-imports: ${storeImports.length} import(s) of another area's store.`);
+  if (otherFindings.length > 0) {
+    console.error(`\ncheck-imports: ${otherFindings.join(', ')}. See CONTRIBUTING.md, "Layers".`);
     process.exit(1);
   }
-  console.log(`check-imports: no import circles among ${files.length} files of ${relative(process.cwd(), root)}/`);
+  console.log(
+    `check-imports: no import circles and no import up a floor among ${files.length} files of ${relative(process.cwd(), root)}/`,
+  );
   process.exit(0);
 }
 
@@ -205,7 +274,7 @@ for (const members of circles) {
 }
 console.error(
   `\ncheck-imports: ${count} import circle(s) in ${circles.length} group(s)` +
-    (storeImports.length > 0 ? `, ${storeImports.length} import(s) of another area's store` : '') +
+    otherFindings.map((text) => `, ${text}`).join('') +
     '. Move what both sides need to the lower layer (see CONTRIBUTING.md, "Layers").',
 );
 process.exit(1);

@@ -5,7 +5,7 @@
 import { createPublicKey, verify as verifySignature } from 'node:crypto';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { base58Decode } from '../modules/external-accounts/formats.js';
+import { base58Decode } from './base58.js';
 
 const SIGNATURE_TEXT_MAX = 256;
 

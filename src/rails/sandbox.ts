@@ -1,8 +1,8 @@
 // The sandbox rail: the outcome is chosen by the magic suffix of the counterparty's
-// identifier (src/sandbox/magic.ts) and played out on the platform's sandbox clock.
+// identifier (src/rails/magic.ts) and played out on the platform's sandbox clock.
 
-import { quoteExecutionScenarioFor, UMA_PENDING_LONG_MS, type QuoteExecutionScenario } from '../sandbox/magic.js';
-import { transferScenarioFor } from '../sandbox/magic.js';
+import { quoteExecutionScenarioFor, UMA_PENDING_LONG_MS, type QuoteExecutionScenario } from './magic.js';
+import { transferScenarioFor } from './magic.js';
 import type { Rail, TimelineStep } from './types.js';
 
 function timelineOf(scenario: QuoteExecutionScenario): TimelineStep[] {

@@ -3,7 +3,7 @@
 // the simulator (sandbox.ts), the chooser (index.ts) and the transactions that play the
 // timelines out all import them from one place below every rail.
 
-import type { UmaScenario } from '../sandbox/magic.js';
+import type { UmaScenario } from './magic.js';
 
 export type RailOutcome =
   | { kind: 'COMPLETED' }

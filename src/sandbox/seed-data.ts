@@ -2,7 +2,8 @@
 // and names to draw from. Plain facts, chosen by a seeded generator, so one seed always gives
 // the same people.
 
-import { base58Encode, clabeCheckDigit, ibanCheckDigits } from '../modules/external-accounts/formats.js';
+import { base58Encode } from '../crypto/base58.js';
+import { clabeCheckDigit, ibanCheckDigits } from '../modules/external-accounts/formats.js';
 import { EEA_COUNTRIES } from '../regions.js';
 
 /** mulberry32: a small seeded generator; the same seed draws the same numbers everywhere. */

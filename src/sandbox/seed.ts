@@ -25,7 +25,7 @@ import {
   BUSINESS_KYB,
   INDIVIDUAL_KYC,
   TRANSFER_SCENARIOS,
-} from './magic.js';
+} from '../rails/magic.js';
 import { clabeOf, COUNTRIES, type Country, Draw, ibanOf, phoneOf, solanaAddressOf } from './seed-data.js';
 
 export const SEED_DEFAULT = 1;

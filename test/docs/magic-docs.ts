@@ -1,4 +1,4 @@
-// The docs' tables of sandbox magic values, rendered from src/sandbox/magic.ts.
+// The docs' tables of sandbox magic values, rendered from src/rails/magic.ts.
 //
 // Each table sits in a page between `<!-- magic: NAME -->` and `<!-- /magic -->`. A block
 // naming one magic table (an exported array of rows with `behaviour` and `source`) holds
@@ -10,7 +10,7 @@
 // fallback of each table, checked against the lookup functions, and what each constant is
 // for), and the test fails when magic.ts gains or loses a table or a constant.
 
-import * as magic from '../../src/sandbox/magic.js';
+import * as magic from '../../src/rails/magic.js';
 
 /** One column drawn from a row's outcome. */
 interface Column {
@@ -251,7 +251,7 @@ const line = (cells: string[]): string => `| ${cells.join(' | ')} |`;
 export function renderTable(name: string): string {
   const spec = TABLES[name];
   const rows = (magic as Record<string, unknown>)[name] as readonly MagicRowLike[] | undefined;
-  if (spec === undefined || rows === undefined) throw new Error(`${name} is not a magic table of src/sandbox/magic.ts`);
+  if (spec === undefined || rows === undefined) throw new Error(`${name} is not a magic table of src/rails/magic.ts`);
   const columns = spec.columns ?? [];
   const head = [spec.key === 'suffix' ? 'Suffix' : 'Name', ...columns.map((column) => column.title), 'What happens'];
   const lines = [line(head), line(head.map(() => '---'))];
@@ -278,7 +278,7 @@ export function renderConstants(names: string[]): string {
     const meaning = CONSTANTS[name];
     const value = (magic as Record<string, unknown>)[name];
     if (meaning === undefined || value === undefined)
-      throw new Error(`${name} is not a documented constant of src/sandbox/magic.ts`);
+      throw new Error(`${name} is not a documented constant of src/rails/magic.ts`);
     lines.push(line([`\`${name}\``, formatValue(name, value), meaning]));
   }
   return lines.join('\n');

@@ -1,10 +1,10 @@
-// The docs' magic values are those of src/sandbox/magic.ts: every table and constant there
+// The docs' magic values are those of src/rails/magic.ts: every table and constant there
 // is rendered in some page, every rendered block is exactly what magic.ts gives now, and no
 // table outside the generated blocks claims a magic value. `npm run docs:magic` rewrites
 // the blocks after a change to magic.ts.
 
 import { describe, expect, it } from 'vitest';
-import * as magic from '../../src/sandbox/magic.js';
+import * as magic from '../../src/rails/magic.js';
 import { CONSTANTS, findBlocks, renderBlock, rewriteMagicBlocks, TABLES } from './magic-docs.js';
 import { docPages, readPage, withoutFences } from './markdown.js';
 
@@ -33,7 +33,7 @@ const exportsOfKind = (kind: Kind) =>
 const pages = docPages().map((page) => ({ page, text: readPage(page) }));
 const blocks = pages.flatMap(({ page, text }) => findBlocks(text).map((block) => ({ page, ...block })));
 
-describe('src/sandbox/magic.ts and the docs', () => {
+describe('src/rails/magic.ts and the docs', () => {
   it('every export of magic.ts is a table, a constant, a fallback or a function', () => {
     const unknown = Object.entries(magic).filter(([name, value]) => kindOf(name, value) === undefined);
     expect(unknown.map(([name]) => name)).toEqual([]);

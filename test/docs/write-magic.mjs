@@ -1,5 +1,5 @@
 // `npm run docs:magic`: rewrites every magic-value block of README.md and docs/*.md from
-// src/sandbox/magic.ts (the rendering is test/docs/magic-docs.ts, which the test shares).
+// src/rails/magic.ts (the rendering is test/docs/magic-docs.ts, which the test shares).
 // Bundles that module in memory with esbuild, as the build does, so no TypeScript runner
 // is needed.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { newIdWhere } from '../../src/ids.js';
-import { CARD_ISSUANCE_DEFAULT, cardIssuanceFor } from '../../src/sandbox/magic.js';
+import { CARD_ISSUANCE_DEFAULT, cardIssuanceFor } from '../../src/rails/magic.js';
 
 describe('newIdWhere', () => {
   it('draws again until the id is acceptable, and keeps the type prefix', () => {

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { findReceiverLookup } from '../../src/modules/receivers/service.js';
-import { SANDBOX_UMA_ADDRESSES, SANDBOX_UMA_DOMAINS } from '../../src/sandbox/magic.js';
+import { SANDBOX_UMA_ADDRESSES, SANDBOX_UMA_DOMAINS } from '../../src/rails/magic.js';
 import { build } from '../helper.js';
 import { accountBody } from '../fixtures/accounts.js';
 import { customerWithAccounts, externalAccount } from '../fixtures/money.js';

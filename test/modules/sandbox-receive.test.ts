@@ -3,7 +3,7 @@
 // the ledger; every sandbox sender; bad input; approve racing reject and the timeout.
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { SANDBOX_UMA_ADDRESSES, SANDBOX_UMA_DOMAINS } from '../../src/sandbox/magic.js';
+import { SANDBOX_UMA_ADDRESSES, SANDBOX_UMA_DOMAINS } from '../../src/rails/magic.js';
 import { build, ManualClock, type TestApp } from '../helper.js';
 import { expectAllConform, receiverFor, type Answer, type Receiver } from '../events/support.js';
 import { createCustomer, individualBody } from '../fixtures/customers.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TRANSFER_SCENARIOS } from '../../src/sandbox/magic.js';
+import { TRANSFER_SCENARIOS } from '../../src/rails/magic.js';
 import { build, ManualClock, type TestApp } from '../helper.js';
 import { accountBody } from '../fixtures/accounts.js';
 import {

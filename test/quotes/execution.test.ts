@@ -10,7 +10,7 @@ import {
   PULL_SOURCE_SCENARIOS,
   QUOTE_EXECUTION_SCENARIOS,
   SPARK_QUOTE_EXECUTION_SCENARIOS,
-} from '../../src/sandbox/magic.js';
+} from '../../src/rails/magic.js';
 import { accountBody } from '../fixtures/accounts.js';
 import {
   balances,

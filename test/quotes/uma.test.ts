@@ -3,7 +3,7 @@
 // clock; the checks on lookupId and senderCustomerInfo; unknown receivers.
 
 import { describe, expect, it } from 'vitest';
-import { SANDBOX_UMA_ADDRESSES, SANDBOX_UMA_DOMAINS } from '../../src/sandbox/magic.js';
+import { SANDBOX_UMA_ADDRESSES, SANDBOX_UMA_DOMAINS } from '../../src/rails/magic.js';
 import { createCustomer, individualBody } from '../fixtures/customers.js';
 import { balances, eventsOf, expectBalancedBooks, fund, fundedUsd, platformAccount } from '../fixtures/money.js';
 import {

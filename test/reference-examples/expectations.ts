@@ -23,7 +23,7 @@ import {
   STABLECOIN_PROVIDER_LINKS,
   STABLECOIN_REGISTRATIONS,
   TRANSFER_SCENARIOS,
-} from '../../src/sandbox/magic.js';
+} from '../../src/rails/magic.js';
 
 // ------------------------------------------------------------------ where the reference breaks itself
 

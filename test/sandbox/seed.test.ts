@@ -2,7 +2,7 @@
 // outcome it promises, and the same seed makes the same set (names, amounts, outcomes).
 
 import { describe, expect, it } from 'vitest';
-import { BENEFICIARY_VERIFICATION, BUSINESS_KYB, INDIVIDUAL_KYC, TRANSFER_SCENARIOS } from '../../src/sandbox/magic.js';
+import { BENEFICIARY_VERIFICATION, BUSINESS_KYB, INDIVIDUAL_KYC, TRANSFER_SCENARIOS } from '../../src/rails/magic.js';
 import { seedPlatform } from '../../src/sandbox/seed.js';
 import { build, type Tenant } from '../helper.js';
 

@@ -104,7 +104,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('provider_status', 'text')
     .addColumn('failure_reason', 'text')
     .addColumn('description', 'text')
-    // The sandbox outcome chosen at creation: COMPLETE or FAIL:<failureReason> (src/sandbox/magic.ts).
+    // The sandbox outcome chosen at creation: COMPLETE or FAIL:<failureReason> (src/rails/magic.ts).
     .addColumn('scenario', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())

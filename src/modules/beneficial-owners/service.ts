@@ -5,7 +5,7 @@ import type { Ctx } from '../../http/context.js';
 import { apiError, FieldErrors, invalidInput } from '../../http/errors.js';
 import { prune } from '../../http/schemas.js';
 import { newId } from '../../ids.js';
-import { beneficialOwnerKycFor } from '../../sandbox/magic.js';
+import { beneficialOwnerKycFor } from '../../rails/magic.js';
 import { activeCustomer } from '../customers/lookup.js';
 import { BeneficialOwnerPersonalInfo, BeneficialOwnerPersonalInfoUpdate } from './schemas.js';
 import * as store from './store.js';
@@ -71,7 +71,7 @@ function resolvedStatus(info: PersonalInfo): string {
 
 /**
  * The business has just been approved or rejected: each owner still open is decided by the
- * suffix of its last name (see sandbox/magic.ts).
+ * suffix of its last name (see rails/magic.ts).
  */
 export async function resolveOwners(tx: Tx, platformId: string, customerId: string, now: Date): Promise<void> {
   for (const row of await store.ownersOf(tx, platformId, [customerId])) {

@@ -20,7 +20,7 @@ import type { Deps } from '../../http/deps.js';
 import { apiError, type FieldError, invalidInput } from '../../http/errors.js';
 import { newId } from '../../ids.js';
 import { defineJob } from '../../jobs/queue.js';
-import { cardFundingBindingFor, cardIssuanceFor } from '../../sandbox/magic.js';
+import { cardFundingBindingFor, cardIssuanceFor } from '../../rails/magic.js';
 import { findCustomerRow } from '../customers/lookup.js';
 import { findInternalAccount } from '../internal-accounts/service.js';
 import { platformNowOf } from '../platform/service.js';

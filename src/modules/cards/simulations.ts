@@ -5,7 +5,7 @@
 //
 // Six simulators open a card transaction and go through decisioning: the card must not be
 // frozen (else CARD_PAUSED), the merchant descriptor's suffix may decline or delay
-// (sandbox/magic.ts), a debit past maxSpendPerTransaction is declined, and a debit takes the
+// (rails/magic.ts), a debit past maxSpendPerTransaction is declined, and a debit takes the
 // first funding source that covers it (none: INSUFFICIENT_FUNDS). A declined simulation
 // makes no transaction. The other four change an existing transaction (clearing, return,
 // return reversal, authorization advice). The money and the statuses are the transaction
@@ -17,7 +17,7 @@ import type { Tx } from '../../db/index.js';
 import type { Ctx } from '../../http/context.js';
 import { apiError, invalidInput } from '../../http/errors.js';
 import { defineJob, type JobContext } from '../../jobs/queue.js';
-import { cardDecisionFor } from '../../sandbox/magic.js';
+import { cardDecisionFor } from '../../rails/magic.js';
 import { findCustomerRow } from '../customers/lookup.js';
 import {
   applyCardEvent,

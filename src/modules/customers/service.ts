@@ -15,7 +15,7 @@ import {
   CONTACT_VERIFICATION_CODE,
   cardIssuanceFor,
   individualKycFor,
-} from '../../sandbox/magic.js';
+} from '../../rails/magic.js';
 import { ownersByCustomer, type BeneficialOwnerView } from '../beneficial-owners/service.js';
 import { provisionInternalAccounts } from '../internal-accounts/service.js';
 import { bootstrapWalletCredentials, contactChangeStep } from '../wallet-auth/service.js';
@@ -418,7 +418,7 @@ export async function prepareCustomer(
   const now = iso(ctx.now);
   const profile =
     type === 'INDIVIDUAL' ? pick(clean, INDIVIDUAL_PROFILE_KEYS) : pick(clean, ['address', 'businessInfo']);
-  // A business starts UNVERIFIED; an individual's name suffix sets its status (see sandbox/magic.ts).
+  // A business starts UNVERIFIED; an individual's name suffix sets its status (see rails/magic.ts).
   const status =
     type === 'INDIVIDUAL' ? (individualKycFor(str(clean.fullName))?.kycStatusAtCreation ?? 'UNVERIFIED') : 'UNVERIFIED';
   const region = regionOf(clean);

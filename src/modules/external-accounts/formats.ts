@@ -5,6 +5,7 @@
 // which the sandbox docs say the hosted service checks.
 
 import { createHash } from 'node:crypto';
+import { base58Decode } from '../../crypto/base58.js';
 import { defineFormat } from '../../http/schemas.js';
 
 /** The remainder mod 97 of an IBAN-style string, letters counted as 10..35. */
@@ -49,42 +50,6 @@ export function checkClabe(clabe: string): string | null {
   return clabeCheckDigit(clabe.slice(0, 17)) === Number(clabe[17])
     ? null
     : 'is not a valid CLABE (check digit mismatch)';
-}
-
-const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-
-export function base58Decode(text: string): Buffer | null {
-  let value = 0n;
-  for (const char of text) {
-    const digit = BASE58.indexOf(char);
-    if (digit < 0) return null;
-    value = value * 58n + BigInt(digit);
-  }
-  const bytes: number[] = [];
-  while (value > 0n) {
-    bytes.unshift(Number(value % 256n));
-    value /= 256n;
-  }
-  for (const char of text) {
-    if (char !== '1') break;
-    bytes.unshift(0);
-  }
-  return Buffer.from(bytes);
-}
-
-/** Bytes in base58 (Bitcoin's alphabet): each leading zero byte is a leading 1. */
-export function base58Encode(bytes: Uint8Array): string {
-  let value = BigInt(`0x${Buffer.from(bytes).toString('hex') || '0'}`);
-  let out = '';
-  while (value > 0n) {
-    out = BASE58[Number(value % 58n)] + out;
-    value /= 58n;
-  }
-  for (const byte of bytes) {
-    if (byte !== 0) break;
-    out = `1${out}`;
-  }
-  return out;
 }
 
 /** EVM chains (Ethereum, Base, Polygon, Plasma): 0x followed by 20 bytes of hex. */

@@ -13,7 +13,7 @@ import { type ApiError, apiError, FieldErrors } from '../../http/errors.js';
 import { prune } from '../../http/schemas.js';
 import { newId } from '../../ids.js';
 import { isTrustedBeneficiary } from '../sca/service.js';
-import { beneficiaryVerificationFor, SANDBOX_VALID_SIGNATURE } from '../../sandbox/magic.js';
+import { beneficiaryVerificationFor, SANDBOX_VALID_SIGNATURE } from '../../rails/magic.js';
 import {
   accountTypeDef,
   identityKey,

@@ -21,7 +21,7 @@
 import { currencyInfo } from '../../currencies.js';
 import type { Ctx } from '../../http/context.js';
 import { apiError, FieldErrors, type FieldError } from '../../http/errors.js';
-import { parseUmaAddress, sandboxUmaCounterpartyFor } from '../../sandbox/magic.js';
+import { parseUmaAddress, sandboxUmaCounterpartyFor } from '../../rails/magic.js';
 import { activeCustomer, type CustomerRow } from '../customers/lookup.js';
 import { findActiveCustomerByUmaAddress } from '../customers/service.js';
 import { umaDepositAccountFor } from '../external-accounts/service.js';

@@ -10,7 +10,7 @@ import { recordEvent, type EventInput } from '../../events/outbox.js';
 import type { Ctx } from '../../http/context.js';
 import { apiError } from '../../http/errors.js';
 import { newIdWhere } from '../../ids.js';
-import { cardFundingBindingFor } from '../../sandbox/magic.js';
+import { cardFundingBindingFor } from '../../rails/magic.js';
 import {
   BalanceLimitExceeded,
   BALANCE_MAX,
@@ -20,13 +20,8 @@ import {
   openFreshAccounts,
   type Books,
 } from '../../ledger/index.js';
-import {
-  base58Encode,
-  bech32Encode,
-  clabeCheckDigit,
-  ibanCheckDigits,
-  toBech32Words,
-} from '../external-accounts/formats.js';
+import { base58Encode } from '../../crypto/base58.js';
+import { bech32Encode, clabeCheckDigit, ibanCheckDigits, toBech32Words } from '../external-accounts/formats.js';
 import { readPlatformConfig, readPlatformConfigShared } from '../platform/config.js';
 import type { InternalAccountType } from './schemas.js';
 import * as store from './store.js';

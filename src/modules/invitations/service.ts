@@ -10,7 +10,7 @@ import type { Ctx } from '../../http/context.js';
 import type { Deps } from '../../http/deps.js';
 import { apiError, type ApiError, invalidInput } from '../../http/errors.js';
 import { randomCode } from '../../ids.js';
-import { parseUmaAddress } from '../../sandbox/magic.js';
+import { parseUmaAddress } from '../../rails/magic.js';
 import { findActiveCustomerByUmaAddress, normalizeUmaAddress } from '../customers/service.js';
 import { money } from '../internal-accounts/service.js';
 import { readPlatformConfig } from '../platform/config.js';

@@ -24,7 +24,7 @@ import {
   type Conversion,
   type FeeSchedule,
 } from '../../rates/index.js';
-import { parseUmaAddress, pullSourceScenarioFor } from '../../sandbox/magic.js';
+import { parseUmaAddress, pullSourceScenarioFor } from '../../rails/magic.js';
 import { customerNamedBy, type CustomerRow } from '../customers/lookup.js';
 import {
   findTransferCounterparty,
@@ -323,7 +323,7 @@ export async function usableExternal(
   return external;
 }
 
-/** A pull from a sandbox bank account whose identifier selects insufficient funds (src/sandbox/magic.ts) is refused. */
+/** A pull from a sandbox bank account whose identifier selects insufficient funds (src/rails/magic.ts) is refused. */
 export function requirePullFunds(source: TransferCounterparty): void {
   if (pullSourceScenarioFor(source.primaryIdentifier)?.kind !== 'INSUFFICIENT_FUNDS') return;
   throw apiError('INVALID_AMOUNT', `Insufficient funds: the bank holding ${source.id} declined the pull`, {

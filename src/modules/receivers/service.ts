@@ -12,7 +12,7 @@ import type { Ctx } from '../../http/context.js';
 import { apiError, FieldErrors } from '../../http/errors.js';
 import { newId } from '../../ids.js';
 import { hasRate, midRate } from '../../rates/index.js';
-import { parseUmaAddress, sandboxUmaCounterpartyFor, type UmaScenario } from '../../sandbox/magic.js';
+import { parseUmaAddress, sandboxUmaCounterpartyFor, type UmaScenario } from '../../rails/magic.js';
 import { activeCustomer } from '../customers/lookup.js';
 import { findTransferCounterparty } from '../external-accounts/service.js';
 import { currencyObject } from '../internal-accounts/service.js';

@@ -21,7 +21,7 @@ import type { Queryable, Tx } from '../../db/index.js';
 import type { Ctx } from '../../http/context.js';
 import { apiError, FieldErrors, invalidInput } from '../../http/errors.js';
 import { newId } from '../../ids.js';
-import { SCA_SANDBOX_CODE } from '../../sandbox/magic.js';
+import { SCA_SANDBOX_CODE } from '../../rails/magic.js';
 import { activeCustomer, type CustomerRow } from '../customers/lookup.js';
 import { unverifiedContactChannels } from '../customers/service.js';
 import { inScaRegion } from './region.js';

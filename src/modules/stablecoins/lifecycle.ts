@@ -14,7 +14,7 @@ import { iso } from '../../clock.js';
 import type { Tx } from '../../db/index.js';
 import { defineJob } from '../../jobs/queue.js';
 import { openBooks } from '../../ledger/index.js';
-import type { StablecoinRegistrationOutcome } from '../../sandbox/magic.js';
+import type { StablecoinRegistrationOutcome } from '../../rails/magic.js';
 import * as store from './store.js';
 
 export const REGISTRATION_STEP_MS = 30_000;

@@ -12,7 +12,7 @@ import { ApiError, apiError, type FieldError } from '../../http/errors.js';
 import { plainObject } from '../../json.js';
 import { newId } from '../../ids.js';
 import { AMOUNT_MAX } from '../../rates/index.js';
-import { stablecoinOperationScenarioFor } from '../../sandbox/magic.js';
+import { stablecoinOperationScenarioFor } from '../../rails/magic.js';
 import {
   findTransferCounterparty,
   requireActiveCounterparty,

@@ -2,7 +2,7 @@
 // secret sealed at rest and never shown), registers a stablecoin it issued there (SPARK),
 // and mints or burns it against fiat. Links and registrations are here, mints and burns in
 // operations.ts; the timelines and the ledger movements in lifecycle.ts; the sandbox outcomes
-// in src/sandbox/magic.ts.
+// in src/rails/magic.ts.
 
 import { createHash, createHmac, hkdfSync } from 'node:crypto';
 import { iso } from '../../clock.js';
@@ -16,7 +16,7 @@ import { ApiError, apiError, type FieldError } from '../../http/errors.js';
 import { plainObject } from '../../json.js';
 import { newId } from '../../ids.js';
 import { openStablecoinAccounts } from '../../ledger/index.js';
-import { stablecoinLinkOutcomeFor, stablecoinRegistrationFor } from '../../sandbox/magic.js';
+import { stablecoinLinkOutcomeFor, stablecoinRegistrationFor } from '../../rails/magic.js';
 import { Findings } from './findings.js';
 import { linkRevocationJob, scheduleRegistrationStep } from './lifecycle.js';
 import type { LinkInput, RegisterInput } from './schemas.js';

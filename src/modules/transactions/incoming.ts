@@ -12,7 +12,7 @@ import {
   type IncomingPaymentHooks,
 } from '../payment-approvals/service.js';
 import type { IncomingTransactionView } from '../payment-approvals/schemas.js';
-import { UMA_PENDING_LONG_MS, type UmaScenario } from '../../sandbox/magic.js';
+import { UMA_PENDING_LONG_MS, type UmaScenario } from '../../rails/magic.js';
 import {
   complete,
   fail,

@@ -3,7 +3,7 @@
 
 import { money } from '../internal-accounts/service.js';
 import type { QuotePayout } from '../../rails/types.js';
-import type { UmaScenario } from '../../sandbox/magic.js';
+import type { UmaScenario } from '../../rails/magic.js';
 import type { CardTransactionStatus } from './schemas.js';
 import type * as store from './store.js';
 

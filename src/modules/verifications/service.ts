@@ -8,7 +8,7 @@ import type { Ctx } from '../../http/context.js';
 import type { Deps } from '../../http/deps.js';
 import { apiError, invalidInput } from '../../http/errors.js';
 import { newId } from '../../ids.js';
-import { businessKybFor, individualKycFor } from '../../sandbox/magic.js';
+import { businessKybFor, individualKycFor } from '../../rails/magic.js';
 import { ownersOfCustomer, resolveOwners, submitOwners } from '../beneficial-owners/service.js';
 import { activeCustomer, findCustomerRow, type CustomerRow } from '../customers/lookup.js';
 import {
@@ -307,7 +307,7 @@ function checkSubmittable(customer: CustomerRow): void {
   }
 }
 
-/** Submits a customer for KYC or KYB; the sandbox decides at once (see sandbox/magic.ts). */
+/** Submits a customer for KYC or KYB; the sandbox decides at once (see rails/magic.ts). */
 export async function createVerification(ctx: Ctx, customerId: string) {
   return ctx.db.transaction(async (tx) => {
     const customer = await activeCustomer(tx, ctx.platformId, customerId);

@@ -12,7 +12,7 @@ import { type StoredPasskey, verifyPasskeyAssertion } from '../../crypto/webauth
 import type { Ctx } from '../../http/context.js';
 import { apiError } from '../../http/errors.js';
 import { newId } from '../../ids.js';
-import { SANDBOX_OTP_CODE, SANDBOX_VALID_PASSKEY_SIGNATURE } from '../../sandbox/magic.js';
+import { SANDBOX_OTP_CODE, SANDBOX_VALID_PASSKEY_SIGNATURE } from '../../rails/magic.js';
 import type { AuthMethodType, CredentialVerifyInput } from './schemas.js';
 import {
   activityPayload,

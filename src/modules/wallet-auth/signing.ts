@@ -15,7 +15,7 @@ import { apiError, type ErrorCode } from '../../http/errors.js';
 import { newId } from '../../ids.js';
 import { generateKeyPair } from '../../crypto/p256.js';
 import { parseStamp, stampSigns } from '../../crypto/stamp.js';
-import { SANDBOX_VALID_SIGNATURE } from '../../sandbox/magic.js';
+import { SANDBOX_VALID_SIGNATURE } from '../../rails/magic.js';
 import type { AuthMethodType } from './schemas.js';
 import * as store from './store.js';
 
