@@ -25,7 +25,7 @@ import {
 import { invalidInput } from './http/errors.js';
 import { OpenApiCollector } from './http/openapi.js';
 import { PlatformGate } from './http/platform-gate.js';
-import { attachJournal } from './http/journal.js';
+import { attachJournal, keepBodyText } from './http/journal.js';
 import { attachRecorder } from './http/recorder.js';
 import { isOperationSchema } from './http/route.js';
 import { checkUrl, rewriteBadlyEncodedUrl, ROUTER_PARAM_CHARS_MAX } from './http/url.js';
@@ -112,7 +112,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   // Closing the server lets running jobs finish after the last request is answered.
   app.addHook('onClose', async () => jobs.stop());
   const journalSize = deps.config.journalSize ?? JOURNAL_SIZE_DEFAULT;
-  if (journalSize > 0) {
+  const journaling = journalSize > 0;
+  if (journaling) {
     const journal = new JournalWriter(deps.db, journalSize, app.log);
     deps.journal = journal;
     attachJournal(app, journal, deps.clock);
@@ -152,6 +153,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       const parsed: unknown = sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
       // JSON can carry U+0000 only as this escape, so most bodies skip the walk.
       const nul = text.includes('\\u0000') ? nulFields(parsed) : [];
+      // The journal keeps the text as received (no copy, no serializing it again later).
+      if (journaling) keepBodyText(request, text);
       done(nul.length > 0 ? invalidInput(nul) : null, parsed);
     } catch (err) {
       const error = err as Error & { statusCode?: number; code?: string };

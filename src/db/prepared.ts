@@ -117,16 +117,33 @@ export function prepare<Params extends object, Row = unknown>(
   };
 }
 
+export interface InsertOptions extends PrepareOptions {
+  /**
+   * The row counts a statement may have, largest first, ending with 1: a list is inserted in
+   * chunks of the largest that fits, so that a writer of lists of any length keeps at most
+   * this many statements (each count is one statement in the store's caches). By default,
+   * every count from 1 to `rowsMax`.
+   */
+  counts?: readonly number[];
+}
+
 /**
  * A prepared insert of several rows at once: one statement per row count up to `rowsMax`,
- * longer lists in chunks of that many. Each row gives its values in the order of `columns`.
+ * longer lists in chunks of that many (or of `options.counts`). Each row gives its values in
+ * the order of `columns`.
  */
 export function preparedInsert<Table extends keyof Database & string, Column extends keyof Database[Table] & string>(
   table: Table,
   columns: readonly Column[],
   rowsMax = 8,
-  options: PrepareOptions = {},
+  options: InsertOptions = {},
 ) {
+  const counts = options.counts;
+  if (counts !== undefined && (counts.at(-1) !== 1 || counts.some((count, i) => i > 0 && count >= counts[i - 1]!)))
+    throw new Error('preparedInsert: counts must go down and end with 1');
+  /** How many rows the next statement takes, of `left` still to insert. */
+  const chunk = (left: number) =>
+    counts === undefined ? Math.min(rowsMax, left) : counts.find((count) => count <= left)!;
   const statements = new Map<number, PreparedQuery<object, unknown>>();
   const statementFor = (count: number) => {
     let statement = statements.get(count);
@@ -156,11 +173,12 @@ export function preparedInsert<Table extends keyof Database & string, Column ext
     },
     /** Inserts rows given as value lists in the order of `columns`. */
     async run(q: Queryable, rows: readonly (readonly unknown[])[]): Promise<void> {
-      for (let start = 0; start < rows.length; start += rowsMax) {
-        const end = Math.min(start + rowsMax, rows.length);
+      for (let start = 0; start < rows.length; ) {
+        const end = start + chunk(rows.length - start);
         const values: unknown[] = [];
         for (let r = start; r < end; r++) for (const value of rows[r]!) values.push(value);
         await statementFor(end - start).runValues(q, values);
+        start = end;
       }
     },
   };

@@ -101,8 +101,3 @@ export function redactJsonText(text: string, which: 'request' | 'response'): str
   }
   return JSON.stringify(value);
 }
-
-/** The JSON text of `value` (a parsed body) with every secret of `which` side replaced by REDACTED. */
-export function redactedJson(value: unknown, which: 'request' | 'response'): string {
-  return redactJsonText(JSON.stringify(value) ?? 'null', which);
-}

@@ -283,6 +283,51 @@ describe('secrets in the journal', () => {
   });
 });
 
+describe('bodies in the journal', () => {
+  it('keeps a body as the app sent it, members railyard ignores included', async () => {
+    const t = await build();
+    const source = await fundedUsd(t);
+    const bank = await externalAccount(t, 'USD_ACCOUNT');
+    // Members the reference does not define are accepted and dropped by railyard; the journal
+    // shows what was sent, in the order it was sent.
+    const text = `{"amount":250,"destination":{"accountId":"${bank.id}","note":"not a field"},"source":{"accountId":"${source.id}"},"clientTag":"run-7"}`;
+    const sent = await t.api('POST', '/transfer-out', {
+      payload: text,
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'as-sent-1' },
+    });
+    expect(sent.status, sent.text).toBe(201);
+    const entry = (await journal(t, '?idempotencyKey=as-sent-1')).data[0];
+    expect(entry.requestBody).toEqual(JSON.parse(text));
+    expect(Object.keys(entry.requestBody)).toEqual(['amount', 'destination', 'source', 'clientTag']);
+  });
+
+  it('keeps a note of the size of a body longer than 64 KiB, and of one that is not JSON', async () => {
+    const t = await build();
+    const long = JSON.stringify({
+      source: { accountId: 'InternalAccount:x' },
+      amount: 1,
+      description: 'x'.repeat(70_000),
+    });
+    const tooLong = await t.api('POST', '/transfer-out', {
+      payload: long,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(tooLong.status).toBe(400);
+    const broken = await t.api('POST', '/transfer-out', {
+      payload: '{"amount": 1,',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(broken.status).toBe(400);
+    const [last, first] = (await journal(t)).data;
+    expect(first.requestBody).toBe(
+      `(a JSON body of ${long.length} characters, longer than the 65536 the journal keeps)`,
+    );
+    expect(first.responseBody).toEqual(tooLong.body);
+    expect(last.requestBody).toBe('(a application/json of 13 bytes, not kept)');
+    expect(last.responseBody).toEqual(broken.body);
+  });
+});
+
 // ------------------------------------------------------------------ requests with no answer
 
 /** What a fault rule does, for this test: mark the request, then end it as the rule says. */

@@ -1,37 +1,46 @@
 // The request journal's writer: entries captured on the requests' path (src/http/journal.ts)
-// wait here in memory and are written shortly after, in batches: one multi-row insert per
-// batch, off the requests' path (the embedded store runs it as background work, after the
-// requests' transactions). Serializing the bodies, redacting their secrets and hashing the
-// requests happen here too, not while a request is answered.
+// wait here in memory and are written shortly after, in batches, off the requests' path (the
+// embedded store runs them as background work, after the requests' transactions), with
+// prepared statements of a few fixed sizes. Redacting the bodies' secrets, hashing the
+// requests and drawing the entries' ids happen here too, not while a request is answered.
 //
 // Each platform's rows beyond its window are deleted now and then (when a tenth of the window
 // has been written since the last time, and at the first batch of the platform in this
 // process), so the table holds the window and a little more; reads cut the window exactly.
-// The buffer is bounded: past PENDING_MAX entries waiting (a store too slow or gone), the
-// oldest are dropped and counted in the log. Closing the server writes what is left.
+// The buffer is bounded in entries and in bytes: past PENDING_MAX entries or
+// PENDING_BYTES_MAX of bodies waiting (a store too slow or gone), the oldest are dropped and
+// counted in the log. Closing the server writes what is left.
 
 import { createHash } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { iso } from '../../clock.js';
 import { BACKGROUND, type Db, type Queryable } from '../../db/index.js';
-import { canonical } from '../../http/command.js';
-import type { CapturedRequest, RequestJournal } from '../../http/journal.js';
-import { redactJsonText, redactedJson } from '../../http/redaction.js';
+import { BODY_CHARS_MAX, type CapturedRequest, type RequestJournal } from '../../http/journal.js';
+import { redactJsonText } from '../../http/redaction.js';
 import { newId } from '../../ids.js';
 import * as store from './store.js';
 
 /** How long an entry waits for its batch. */
 export const FLUSH_DELAY_MS = 100;
-/** Rows per insert statement (SQLite's and PostgreSQL's limits on bound values leave room). */
+/** An entry waiting beyond this many starts its batch at once. */
 export const BATCH_ROWS_MAX = 500;
 /** Entries waiting to be written at most; the oldest go first past it. */
 export const PENDING_MAX = 20_000;
-/** Longer bodies are kept as a note of their size only. */
-export const BODY_CHARS_MAX = 64 * 1024;
+/** Bytes of bodies waiting to be written at most (with ENTRY_BYTES for each entry); the oldest go first past it. */
+export const PENDING_BYTES_MAX = 32 * 1024 * 1024;
+/** What an entry weighs besides its bodies, in bytes (its fields, as JavaScript keeps them). */
+const ENTRY_BYTES = 600;
+
+export { BODY_CHARS_MAX };
 
 interface Pending extends CapturedRequest {
   /** Taken into a batch: a later change is written as an amendment. */
   written?: boolean;
+}
+
+/** What an entry holds in memory while it waits, roughly, in bytes. */
+function weight(entry: CapturedRequest): number {
+  return ENTRY_BYTES + 2 * ((entry.bodyText?.length ?? 0) + (entry.payload?.length ?? 0));
 }
 
 /** A JSON string literal: what a body column holds when the body itself is not kept. */
@@ -39,37 +48,34 @@ function note(text: string): string {
   return JSON.stringify(text);
 }
 
+const longNote = (chars: number) =>
+  note(`(a JSON body of ${chars} characters, longer than the ${BODY_CHARS_MAX} the journal keeps)`);
+
 function capped(json: string): string {
-  return json.length <= BODY_CHARS_MAX
-    ? json
-    : note(`(a JSON body of ${json.length} characters, longer than the ${BODY_CHARS_MAX} the journal keeps)`);
+  return json.length <= BODY_CHARS_MAX ? json : longNote(json.length);
 }
 
 function requestBodyOf(entry: CapturedRequest): string | null {
-  if (entry.body !== undefined) {
-    try {
-      return capped(redactedJson(entry.body, 'request'));
-    } catch {
-      return note('(a JSON body too deeply nested to keep)');
-    }
-  }
+  if (entry.bodyText !== undefined) return capped(redactJsonText(entry.bodyText, 'request'));
+  if (entry.bodyChars > BODY_CHARS_MAX) return longNote(entry.bodyChars);
   if (entry.requestLength > 0 || entry.requestContentType?.includes('multipart/') === true)
     return note(`(a ${entry.requestContentType?.split(';')[0] ?? 'body'} of ${entry.requestLength} bytes, not kept)`);
   return null;
 }
 
-function payloadText(payload: unknown): string | undefined {
-  if (typeof payload === 'string') return payload;
-  if (Buffer.isBuffer(payload)) return payload.toString('utf8');
-  return undefined;
+function payloadText(payload: string | Buffer | undefined): string | undefined {
+  return typeof payload === 'string' || payload === undefined ? payload : payload.toString('utf8');
 }
 
 function responseBodyOf(entry: CapturedRequest): string | null {
+  if (entry.responseLength === 0) return null;
+  const json = entry.responseContentType?.includes('json') === true;
+  if (!json)
+    return note(
+      `(a ${entry.responseContentType?.split(';')[0] ?? 'body'} of ${entry.responseLength} characters, not kept)`,
+    );
   const text = payloadText(entry.payload);
-  if (text === undefined || text === '') return null;
-  if (entry.responseContentType?.includes('json') !== true)
-    return note(`(a ${entry.responseContentType?.split(';')[0] ?? 'body'} of ${text.length} characters, not kept)`);
-  return capped(redactJsonText(text, 'response'));
+  return text === undefined ? longNote(entry.responseLength) : capped(redactJsonText(text, 'response'));
 }
 
 function errorCodeOf(entry: CapturedRequest): string | null {
@@ -84,15 +90,14 @@ function errorCodeOf(entry: CapturedRequest): string | null {
   }
 }
 
-/** The request as sent, before redaction: two requests with one hash are the same request. */
-function requestHashOf(entry: CapturedRequest): string | null {
-  try {
-    return createHash('sha256')
-      .update(JSON.stringify([entry.method, entry.url, canonical(entry.body ?? null)]))
-      .digest('hex');
-  } catch {
-    return null;
-  }
+/**
+ * The request as sent, before redaction: method, path and query, and the body's text as
+ * received. Two requests with one hash are the same request (a retry sends the same bytes).
+ * note: a body too long to keep counts by its length only.
+ */
+function requestHashOf(entry: CapturedRequest): string {
+  const body = entry.bodyText ?? (entry.bodyChars >= 0 ? `(${entry.bodyChars} characters)` : '');
+  return createHash('sha256').update(`${entry.method} ${entry.url}\n`).update(body).digest('hex');
 }
 
 function answerColumns(entry: CapturedRequest): Omit<store.EntryAmendment, 'id'> {
@@ -106,27 +111,36 @@ function answerColumns(entry: CapturedRequest): Omit<store.EntryAmendment, 'id'>
   };
 }
 
-function rowOf(entry: CapturedRequest): store.JournalRow {
-  return {
-    id: entry.id,
-    platform_id: entry.platformId,
-    created_at: iso(new Date(Math.round(entry.receivedAtMs))),
-    sandbox_at: iso(entry.sandboxAt),
-    method: entry.method,
-    path: entry.url,
-    operation_id: entry.operationId ?? null,
-    request_id: entry.requestId,
-    idempotency_key: entry.idempotencyKey ?? null,
-    token_id: entry.tokenId,
-    agent_id: entry.agentId ?? null,
-    request_body: requestBodyOf(entry),
-    request_hash: requestHashOf(entry),
-    ...answerColumns(entry),
-  };
+/** The row's values in the order of store.JOURNAL_COLUMNS. */
+function valuesOf(entry: CapturedRequest): unknown[] {
+  const answer = answerColumns(entry);
+  return [
+    entry.id,
+    entry.platformId,
+    iso(new Date(Math.round(entry.receivedAtMs))),
+    iso(entry.sandboxAt),
+    entry.method,
+    entry.url,
+    entry.operationId ?? null,
+    answer.status,
+    answer.error_code,
+    answer.duration_ms,
+    entry.requestId,
+    entry.idempotencyKey ?? null,
+    entry.tokenId,
+    entry.agentId ?? null,
+    requestBodyOf(entry),
+    answer.response_body,
+    requestHashOf(entry),
+    answer.fault,
+    answer.answered,
+  ];
 }
 
 export class JournalWriter implements RequestJournal {
   private pending: Pending[] = [];
+  /** What the pending entries weigh (weight()). */
+  private pendingBytes = 0;
   private amended: Pending[] = [];
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
@@ -147,10 +161,10 @@ export class JournalWriter implements RequestJournal {
 
   record(entry: CapturedRequest): void {
     if (this.closed) return;
-    entry.id = newId('Request');
     this.pending.push(entry);
-    if (this.pending.length > PENDING_MAX) {
-      this.pending.shift();
+    this.pendingBytes += weight(entry);
+    while (this.pending.length > PENDING_MAX || (this.pendingBytes > PENDING_BYTES_MAX && this.pending.length > 1)) {
+      this.pendingBytes -= weight(this.pending.shift()!);
       this.dropped++;
     }
     this.schedule(this.pending.length >= BATCH_ROWS_MAX ? 0 : FLUSH_DELAY_MS);
@@ -172,8 +186,13 @@ export class JournalWriter implements RequestJournal {
     const batch = this.pending;
     const amended = this.amended;
     this.pending = [];
+    this.pendingBytes = 0;
     this.amended = [];
-    for (const entry of batch) entry.written = true;
+    // Ids are drawn as the batch is taken (uuid v7 in the entries' order), not on the requests' path.
+    for (const entry of batch) {
+      entry.id = newId('Request');
+      entry.written = true;
+    }
     const dropped = this.dropped;
     this.dropped = 0;
     this.writing = this.writing.then(() => this.write(batch, amended, dropped));
@@ -201,9 +220,9 @@ export class JournalWriter implements RequestJournal {
     if (dropped > 0)
       this.log.warn({ dropped }, 'request journal: entries dropped, the store did not keep up with the requests');
     try {
-      const rows = batch.map(rowOf);
+      const rows = batch.map(valuesOf);
       const counts = new Map<string, number>();
-      for (const row of rows) counts.set(row.platform_id, (counts.get(row.platform_id) ?? 0) + 1);
+      for (const entry of batch) counts.set(entry.platformId, (counts.get(entry.platformId) ?? 0) + 1);
       const toPrune: string[] = [];
       for (const [platformId, count] of counts) {
         const since = (this.sincePrune.get(platformId) ?? this.pruneEvery) + count;
@@ -211,8 +230,7 @@ export class JournalWriter implements RequestJournal {
         this.sincePrune.set(platformId, since >= this.pruneEvery ? 0 : since);
       }
       const run = async (q: Queryable) => {
-        for (let at = 0; at < rows.length; at += BATCH_ROWS_MAX)
-          await store.insertEntries(q, rows.slice(at, at + BATCH_ROWS_MAX));
+        await store.insertEntries(q, rows);
         for (const entry of amended) await store.amendEntry(q, { id: entry.id, ...answerColumns(entry) });
         for (const platformId of toPrune) await store.pruneToWindow(q, platformId, this.size);
       };
