@@ -14,6 +14,11 @@
 // are on a server that has just gone idle. So once `IDLE_SETTLE_INTERVALS` intervals have
 // passed with no activity and no collection, one plain full collection runs if the young
 // generation is still large (a few milliseconds).
+//
+// After that the ticks stop, until the next request: a server left idle all day wakes for
+// nothing (each wake-up of a thread costs CPU even when it does nothing: bench/idle.ts).
+// Work that comes without a request (a job falling due later) leaves its little garbage to
+// V8's own collections.
 
 import type { Server } from 'node:http';
 import { fullCollection, youngGenerationSize } from './full-collection.js';
@@ -67,6 +72,14 @@ export function idleCollector(sources: IdleCollectorSources) {
   /** Ticks in a row with no activity and no collection. */
   let quietTicks = 0;
   return {
+    /**
+     * Nothing is left to do until activity comes: the idle stretch has lasted past the
+     * young generation's settling. The ticks may stop meanwhile (an idle server then wakes
+     * for nothing); a tick after activity finds the heap as before.
+     */
+    get resting(): boolean {
+      return quietTicks > IDLE_SETTLE_INTERVALS;
+    },
     tick(): IdleWork {
       const activity = sources.activity();
       const idle = activity === activitySeen;
@@ -111,8 +124,21 @@ export function collectGarbageWhenIdle(
   backgroundWork: () => number = () => 0,
 ) {
   let requests = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const arm = () => {
+    timer = setInterval(() => {
+      collector.tick();
+      // At rest: the ticks stop until the next request (see the header of resting).
+      if (collector.resting) {
+        clearInterval(timer);
+        timer = undefined;
+      }
+    }, intervalMs);
+    timer.unref();
+  };
   const onRequest = () => {
     requests++;
+    if (timer === undefined) arm();
   };
   server.on('request', onRequest);
   const collector = idleCollector({
@@ -124,12 +150,16 @@ export function collectGarbageWhenIdle(
     youngSize: sources.youngSize ?? youngGenerationSize,
     settle: sources.settle ?? (() => fullCollection(false)),
   });
-  const timer = setInterval(() => collector.tick(), intervalMs);
-  timer.unref();
+  arm();
   return {
     tick: () => collector.tick(),
+    /** Whether the ticks run now (they stop at rest, and start again with a request). */
+    get ticking(): boolean {
+      return timer !== undefined;
+    },
     stop() {
       clearInterval(timer);
+      timer = undefined;
       server.off('request', onRequest);
     },
   };

@@ -9,6 +9,9 @@
 // server's connection, whose next write then restarts the log from its start once all of it
 // is copied (docs/performance.md).
 //
+// Once nothing has been written for a second, the thread waits for the log file to change
+// instead of looking at it (checkpoint-worker.js): an idle server's thread does not wake.
+//
 // Under writes that never pause, the log is never all copied when a write begins, so it
 // would grow for good: the server's connection keeps an automatic checkpoint at a larger
 // bound (see sqlite-setup.ts), which then finds almost everything already copied, and lets
@@ -22,6 +25,8 @@ export const CHECKPOINT_INTERVAL_MS = 20;
 export interface Checkpointer {
   /** Checkpoints that copied pages so far (for tests). */
   readonly checkpoints: number;
+  /** Checkpoints tried so far, copying or not: how often the thread woke (for tests). */
+  readonly looks: number;
   /** Stops the thread; resolves once its connection is closed. */
   close(): Promise<void>;
 }
@@ -36,7 +41,7 @@ export function checkpointOnThread(
   driverPath: string,
   intervalMs = CHECKPOINT_INTERVAL_MS,
 ): Checkpointer {
-  const counter = new Int32Array(new SharedArrayBuffer(4));
+  const counter = new Int32Array(new SharedArrayBuffer(8));
   // The worker's file sits beside this module: src/db/ in tests, dist/ in the bundle.
   const worker = new Worker(new URL('./checkpoint-worker.js', import.meta.url), {
     workerData: { driverPath, file: databaseFile, intervalMs, counter },
@@ -52,6 +57,9 @@ export function checkpointOnThread(
   return {
     get checkpoints() {
       return Atomics.load(counter, 0);
+    },
+    get looks() {
+      return Atomics.load(counter, 1);
     },
     close() {
       closing ??= (async () => {

@@ -35,7 +35,8 @@ import {
 
 /**
  * On PostgreSQL, the longest the background runner sleeps without looking at the store (one
- * claim and one read of the next due time: a few statements every few seconds). note: the
+ * read of the next due time, then a claim only if something is due: an idle instance sends one
+ * statement every few seconds). note: the
  * wake-ups cover everything this process commits and, through notifications, what the
  * others commit; but another process notifies after its commit (db/notify.ts), so one that
  * dies in between leaves its work unannounced, and a listening connection that silently
@@ -110,7 +111,15 @@ export class JobRunner {
   /** A wake-up came since the background loop's current look began: it looks again. */
   private woken = false;
   /** The background loop's sleep, while it sleeps: when it ends, and how to end it sooner. */
-  private sleeper: { untilMs: number; timer: NodeJS.Timeout | undefined; end: () => void } | undefined;
+  private sleeper:
+    | {
+        untilMs: number;
+        timer: NodeJS.Timeout | undefined;
+        end: () => void;
+        /** Only the safety bound ends this sleep: no due time or wake-up has come into it. */
+        safetyOnly: boolean;
+      }
+    | undefined;
   /** The earliest due time (wall clock) heard of during a look, for the sleep after it. */
   private heardDueMs: number | undefined;
   private busyRetryMs = JOB_BUSY_RETRY_MS;
@@ -195,14 +204,22 @@ export class JobRunner {
    * until then (at most safetyPollMs on PostgreSQL) or until woken.
    */
   private async work(): Promise<void> {
+    /** The last sleep was ended by the safety bound alone. */
+    let safetyLook = false;
     while (!this.stopping) {
       this.woken = false;
       this.heardDueMs = undefined;
       let sleepMs: number;
       try {
-        await this.runDue(undefined, true);
-        if (this.woken || this.stopping) continue;
-        const nextMs = await nextClaimableAtMs(this.deps.db.k, this.deps.db.dialect, this.instanceId);
+        let nextMs: number | undefined;
+        // A look only the safety bound asked for reads the next due time first (one statement),
+        // and claims only when something is due: an idle instance's look costs one round trip.
+        if (safetyLook) nextMs = await nextClaimableAtMs(this.deps.db.k, this.deps.db.dialect, this.instanceId);
+        if (!safetyLook || (nextMs !== undefined && nextMs <= this.deps.clock.nowMs())) {
+          await this.runDue(undefined, true);
+          if (this.woken || this.stopping) continue;
+          nextMs = await nextClaimableAtMs(this.deps.db.k, this.deps.db.dialect, this.instanceId);
+        }
         const atMs = Math.min(nextMs ?? Number.POSITIVE_INFINITY, this.heardDueMs ?? Number.POSITIVE_INFINITY);
         sleepMs = atMs - this.deps.clock.nowMs();
         if (sleepMs <= 0) {
@@ -218,21 +235,26 @@ export class JobRunner {
         sleepMs = JOB_LOOK_FAILED_RETRY_MS;
       }
       if (this.woken || this.stopping) continue;
-      if (this.deps.db.dialect === 'postgres') sleepMs = Math.min(sleepMs, this.safetyPollMs);
-      await this.sleep(sleepMs);
+      const bounded = this.deps.db.dialect === 'postgres' && sleepMs > this.safetyPollMs;
+      if (bounded) sleepMs = this.safetyPollMs;
+      safetyLook = (await this.sleep(sleepMs, bounded)) && !this.woken;
     }
   }
 
-  /** Sleeps `ms` (for ever when infinite), or until woken; dueAt() may end it sooner. */
-  private sleep(ms: number): Promise<void> {
-    return new Promise<void>((resolve) => {
+  /**
+   * Sleeps `ms` (for ever when infinite), or until woken; dueAt() may end it sooner. Resolves
+   * true when the sleep was `safety`'s (the safety bound) and nothing but its end came.
+   */
+  private sleep(ms: number, safety = false): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
       const sleeper = {
         untilMs: this.deps.clock.nowMs() + ms,
         timer: undefined as NodeJS.Timeout | undefined,
+        safetyOnly: safety,
         end: () => {
           clearTimeout(sleeper.timer);
           if (this.sleeper === sleeper) this.sleeper = undefined;
-          resolve();
+          resolve(sleeper.safetyOnly);
         },
       };
       this.sleeper = sleeper;
@@ -262,6 +284,7 @@ export class JobRunner {
     }
     if (wallMs >= sleeper.untilMs) return;
     sleeper.untilMs = wallMs;
+    sleeper.safetyOnly = false;
     this.armSleep(wallMs - this.deps.clock.nowMs());
   }
 

@@ -88,6 +88,36 @@ describe('the embedded store checkpoint thread', () => {
     await reopened.close();
   });
 
+  it('sleeps while nothing is written, and wakes at the first write to copy it', async () => {
+    const dir = dataDir();
+    const db = await openDb({ dataDir: dir });
+    const checkpointer = db.checkpointer!;
+    await sql`CREATE TABLE probe (n INTEGER NOT NULL, pad BLOB NOT NULL)`.execute(db.k);
+    // Idle: the thread stops looking once the log has stayed the same for a while.
+    let looks = checkpointer.looks;
+    for (const deadline = Date.now() + 30_000; ; ) {
+      await pause(1500);
+      if (checkpointer.looks === looks) break;
+      looks = checkpointer.looks;
+      if (Date.now() > deadline) throw new Error('the checkpoint thread kept looking at an idle store');
+    }
+    await pause(1500);
+    expect(checkpointer.looks).toBe(looks);
+    // A write wakes it: it copies the write into the database file.
+    const copied = checkpointer.checkpoints;
+    await db.transaction(async (tx) => {
+      for (let i = 0; i < 50; i++) await sql`INSERT INTO probe (n, pad) VALUES (${i}, randomblob(2000))`.execute(tx);
+    });
+    for (const deadline = Date.now() + 30_000; ; await pause(20)) {
+      const state = logState(dir);
+      if (checkpointer.checkpoints > copied && state.copied === state.frames) break;
+      if (Date.now() > deadline) throw new Error('the checkpoint thread did not wake for a write');
+    }
+    expect(checkpointer.looks).toBeGreaterThan(looks);
+    expect(logState(dir).frames).toBeGreaterThan(0);
+    await db.close();
+  }, 90_000);
+
   it('keeps the log bounded under writes that never pause', async () => {
     const dir = dataDir();
     const db = await openDb({ dataDir: dir });

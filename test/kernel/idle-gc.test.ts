@@ -13,6 +13,7 @@ import {
   youngGenerationSize,
 } from '../../src/memory.js';
 import { burst } from './young-generation-settle.mjs';
+import { until } from '../fixtures/until.js';
 import { build } from '../helper.js';
 
 const run = promisify(execFile);
@@ -154,6 +155,49 @@ describe('collecting garbage when idle', () => {
       expect(collections).toBe(1);
     } finally {
       idle.stop();
+    }
+  });
+
+  it('rests once the idle stretch has run its course, and ticks again with the next request', async () => {
+    let requests = 0;
+    let heap = 100 * MB;
+    const collector = idleCollector({
+      activity: () => requests,
+      heapSize: () => heap,
+      collect: () => {
+        heap = 60 * MB;
+      },
+      growthBytes: 32 * MB,
+    });
+    heap = 140 * MB;
+    expect(collector.tick()).toBe('collected');
+    // Quiet ticks up to and through the settling step: not at rest yet.
+    for (let i = 0; i < IDLE_SETTLE_INTERVALS; i++) {
+      expect(collector.resting).toBe(false);
+      collector.tick();
+    }
+    collector.tick();
+    expect(collector.resting).toBe(true);
+    requests++;
+    collector.tick();
+    expect(collector.resting).toBe(false);
+
+    // Over HTTP: the timer stops at rest (an idle server wakes for nothing), and a request starts it again.
+    const t = await build();
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const address = t.app.server.address();
+    const port = typeof address === 'object' && address !== null ? address.port : 0;
+    const idle = collectGarbageWhenIdle(t.app.server, 5, { heapSize: () => 0, collect: () => {}, settle: () => {} });
+    try {
+      expect(idle.ticking).toBe(true);
+      await until('the idle collector comes to rest', () => !idle.ticking);
+      const reply = await fetch(`http://127.0.0.1:${port}/health`);
+      await reply.arrayBuffer();
+      expect(idle.ticking).toBe(true);
+      await until('the idle collector comes to rest again', () => !idle.ticking);
+    } finally {
+      idle.stop();
+      await t.close();
     }
   });
 

@@ -138,6 +138,40 @@ describe('the background job runner', () => {
   });
 });
 
+describe.skipIf(!databaseUrl)('the background job runner on PostgreSQL, at its safety looks', () => {
+  it('reads the next due time alone while nothing is due, and runs work nobody announced', {
+    timeout: 60_000,
+  }, async () => {
+    const t = await build();
+    const runner = t.deps.jobs as JobRunner;
+    runner.safetyPollMs = 300;
+    try {
+      // Announced, due in an hour: the runner's own timer is far off, its safety looks are not.
+      await schedule(t.deps, t.platformId, 'unannounced', 3_600_000);
+      await startedAndAsleep(t);
+      const watch = watchStatements();
+      const finishedBefore = runner.jobsFinished;
+      await sleep(1_500);
+      watch.stop();
+      // Several looks, each one statement: the read of the next due time, no claim.
+      expect(watch.texts.length).toBeGreaterThanOrEqual(2);
+      for (const text of watch.texts) expect(text).toContain('clock_offset_ms');
+      expect(watch.texts.some((text) => /^begin/i.test(text))).toBe(false);
+      expect(runner.jobsFinished).toBe(finishedBefore);
+      // Made due now behind the runner's back (no notification): the next safety look finds it.
+      await t.deps.db.k
+        .updateTable('jobs')
+        .set({ due_at_ms: 0 })
+        .where('kind', '=', 'test.wakeup-mark')
+        .where('platform_id', '=', t.platformId)
+        .execute();
+      await until('the unannounced job to run', () => ran(t.deps, 'unannounced'));
+    } finally {
+      await runner.stop();
+    }
+  });
+});
+
 describe.skipIf(!databaseUrl)('the background job runner of another instance on the same PostgreSQL', () => {
   it('runs a job this instance committed, woken by a notification, not a look', { timeout: 90_000 }, async () => {
     const pgSchema = `t_wake_${process.pid}_${Date.now() % 100_000}`;
