@@ -6,6 +6,7 @@
 //
 //   BENCH_DURATION=10 BENCH_CONNECTIONS=50 npm run bench
 //   npm run bench -- quotes      (the parts whose name has the word: the quote scenarios and their floors)
+//   npm run bench -- journal     (the request journal's cost: transfer-out with it on against off: bench/journal.ts)
 //   npm run bench -- idle        (an idle server's CPU on each store: bench/idle.ts)
 //   npm run bench -- snapshots   (snapshot restore on both stores: bench/snapshots.ts)
 //   npm run bench -- platforms   (a platform per test: creation and reset on each store: bench/platforms.ts)
@@ -14,12 +15,12 @@
 //   npm run bench -- ledger-writes   (what those indexes cost POST /transfer-out)
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type autocannon from 'autocannon';
 import { clabeCheckDigit } from '../src/modules/external-accounts/formats.js';
 import { IDLE_COLLECT_INTERVAL_MS, IDLE_SETTLE_INTERVALS } from '../src/memory.js';
 import { idlePart } from './idle.js';
+import { JOURNAL_SCENARIO, journalCost, printJournalCost } from './journal.js';
 import { platformsPart } from './platforms.js';
 import { benchLedger, benchLedgerWrites } from './ledger.js';
 import { benchLists } from './lists.js';
@@ -41,7 +42,7 @@ import {
   type ServerInfo,
   startRailyard,
   stopped,
-  transferOutSetup,
+  transferOutLoad,
   usdAccount,
   waitForLine,
   warmupSeconds,
@@ -221,27 +222,7 @@ const SCENARIOS: Scenario[] = [
   {
     name: 'POST /transfer-out',
     baseline: 'POST',
-    async prepare(server) {
-      const { body } = await transferOutSetup(server);
-      // A prefix per preparation: the scenario also runs again at one connection (sequential latency).
-      const run = randomUUID();
-      let sequence = 0;
-      return {
-        url: `${server.baseUrl}/transfer-out`,
-        method: 'POST',
-        headers: { authorization: server.auth, 'content-type': 'application/json' },
-        // The success path (suffix 000), each request with its own Idempotency-Key.
-        requests: [
-          {
-            setupRequest: (request) => ({
-              ...request,
-              body,
-              headers: { ...request.headers, 'idempotency-key': `bench-${run}-${sequence++}` },
-            }),
-          },
-        ],
-      };
-    },
+    prepare: transferOutLoad,
   },
   {
     name: 'GET /transactions (first page of 20)',
@@ -360,6 +341,10 @@ async function main(): Promise<void> {
   }
   if (filter === 'idle') {
     if (!(await idlePart())) process.exitCode = 1;
+    return;
+  }
+  if (filter === JOURNAL_SCENARIO) {
+    if (!printJournalCost(await journalCost())) process.exitCode = 1;
     return;
   }
   if (filter === 'platforms') {
@@ -525,6 +510,7 @@ async function main(): Promise<void> {
     railyard.child.kill('SIGTERM');
     baseline.child.kill('SIGTERM');
   }
+  if (!filter && !printJournalCost(await journalCost())) process.exitCode = 1;
   if (!filter && !(await postgresPart())) process.exitCode = 1;
   if (!filter && !(await platformsPart())) process.exitCode = 1;
   if (!filter && !(await idlePart())) process.exitCode = 1;

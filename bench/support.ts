@@ -71,6 +71,8 @@ export async function startRailyard(
     startTimeoutMs?: number;
     /** More settings of the server's environment. */
     env?: Record<string, string>;
+    /** Options for node itself, before the server's script (a CPU profile: bench/profile.ts). */
+    nodeArgs?: string[];
   } = {},
 ): Promise<{ child: ChildProcess; info: ServerInfo; dataDir: string }> {
   const dataDir = options.dataDir ?? benchDir('railyard-bench-');
@@ -90,7 +92,7 @@ export async function startRailyard(
       env.GRID_CLIENT_SECRET = randomBytes(24).toString('hex');
     }
   }
-  const child = spawn(process.execPath, [join(here, 'main.js'), 'start'], { env });
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), join(here, 'main.js'), 'start'], { env });
   const out = await waitForLine(child, /Client secret\s+\S+/, 'railyard', options.startTimeoutMs);
   const field = (label: string) => new RegExp(`${label}\\s+(\\S+)`).exec(out)![1]!;
   const baseUrl = field('Base URL');
@@ -219,6 +221,30 @@ export async function transferOutSetup(server: ServerInfo): Promise<{ source: st
   return {
     source,
     body: JSON.stringify({ source: { accountId: source }, destination: { accountId: destination.id }, amount: 1 }),
+  };
+}
+
+/**
+ * The transfer-out load: the success path (suffix 000), each request with its own
+ * Idempotency-Key (a prefix per call, as a scenario may be prepared again on the same server).
+ */
+export async function transferOutLoad(server: ServerInfo): Promise<autocannon.Options> {
+  const { body } = await transferOutSetup(server);
+  const prefix = randomUUID();
+  let sequence = 0;
+  return {
+    url: `${server.baseUrl}/transfer-out`,
+    method: 'POST',
+    headers: { authorization: server.auth, 'content-type': 'application/json' },
+    requests: [
+      {
+        setupRequest: (request) => ({
+          ...request,
+          body,
+          headers: { ...request.headers, 'idempotency-key': `bench-${prefix}-${sequence++}` },
+        }),
+      },
+    ],
   };
 }
 
