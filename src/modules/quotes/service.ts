@@ -81,13 +81,11 @@ import {
   INSTANT_QUOTE_TTL_MS,
   STANDARD_QUOTE_TTL_MS,
   rateDetailsOf,
-  realtimeInstructions,
   realtimeNetwork,
-  walletInstructions,
-  walletSigning,
   parseJson,
   type ScaChallengeView,
 } from './planning.js';
+import { realtimeInstructions, walletInstructions, walletSigning } from './instructions.js';
 
 // ----------------------------------------------------------------------------- presenting
 
