@@ -1,6 +1,7 @@
 // What a quote tells its payer to do: the payment instructions it carries. A real-time-funded
-// quote shows the coordinates to pay (POST /sandbox/send simulates that payment); one from an
-// embedded wallet shows the payload its holder signs.
+// quote, and one funded by a push from an external bank account, show the coordinates to pay
+// (POST /sandbox/send simulates that payment); one from an embedded wallet shows the payload
+// its holder signs. A quote from any other internal account needs none.
 
 import type { Queryable } from '../../db/index.js';
 import type { Ctx } from '../../http/context.js';
@@ -23,6 +24,23 @@ export function realtimeInstructions(quoteId: string, conversion: Conversion, cr
   return [
     {
       instructionsNotes: `Sandbox coordinates: pay exactly ${amountText(conversion)} before the quote expires${'reference' in info ? `, quoting ${String(info.reference)}` : ''}; in the sandbox, POST /sandbox/send with this quote's id does it.`,
+      isPlatformAccount: true,
+      accountOrWalletInfo: info,
+    },
+  ];
+}
+
+/**
+ * A quote funded from an external bank account: where the customer sends the money from that
+ * account (a wire or a bank transfer of their own), the way the hosted sandbox has it. The
+ * sandbox's POST /sandbox/send stands for that transfer; POST /quotes/{quoteId}/execute may
+ * still pull the funds instead, except in strict mode.
+ */
+export function pushInstructions(quoteId: string, conversion: Conversion, sourceAccountId: string) {
+  const info = fundingInfo(quoteId, conversion.sendingCurrency, { amount: conversion.totalSending });
+  return [
+    {
+      instructionsNotes: `Sandbox coordinates: send exactly ${amountText(conversion)} from ${sourceAccountId} before the quote expires${'reference' in info ? `, quoting ${String(info.reference)}` : ''}; in the sandbox, POST /sandbox/send with this quote's id stands for that transfer.`,
       isPlatformAccount: true,
       accountOrWalletInfo: info,
     },

@@ -403,6 +403,12 @@ export async function planSource(tx: Tx, ctx: Ctx, input: QuoteInput): Promise<S
       `is a ${external.accountType}, which cannot be pulled from; fund the quote from an internal account or by real-time funding`,
     );
   }
+  if (pullsNow && ctx.settings.strictIdentifiers === true) {
+    throw invalid(
+      'immediatelyExecute',
+      'cannot be true for a quote funded from an external account: its funds must be pushed from that account, not pulled; create the quote, then simulate the push with POST /sandbox/send (strict identifiers)',
+    );
+  }
   if (pullsNow) requirePullFunds(external);
   return {
     funding: 'EXTERNAL_ACCOUNT',
