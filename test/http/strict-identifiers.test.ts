@@ -67,6 +67,20 @@ const withdrawal = (cryptoNetwork: string, currency: string, destinationAddress:
 const evm = `0x${'ab'.repeat(20)}`;
 const solana = base58Encode(Buffer.alloc(32, 9));
 
+/** A quote from a new platform USD bank account to the platform's USDC account (a pull, or a push through /sandbox/send). */
+async function bankQuote(w: World, extra: Record<string, unknown> = {}): Promise<Reply> {
+  const bank = await w.t.api('POST', '/platform/external-accounts', { body: accountBody('USD_ACCOUNT') });
+  return w.t.api('POST', '/quotes', {
+    body: {
+      source: { sourceType: 'ACCOUNT', accountId: bank.body.id },
+      destination: { destinationType: 'ACCOUNT', accountId: w.usdc.id },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: 10_000,
+      ...extra,
+    },
+  });
+}
+
 const ROWS: Row[] = [
   {
     rule: 'IBAN check digits (mod 97)',
@@ -269,6 +283,19 @@ const ROWS: Row[] = [
     rule: 'a withdrawal address on Solana is a Solana key',
     field: 'destinationAddress',
     ...withdrawal('SOLANA', 'USDC', evm, solana),
+  },
+  {
+    rule: 'a quote funded from an external bank account is paid by a push (/sandbox/send), not executed',
+    field: 'quoteId',
+    refused: async (w) => w.t.api('POST', `/quotes/${(await bankQuote(w)).body.id}/execute`),
+    accepted: async (w) =>
+      w.t.api('POST', '/sandbox/send', { body: { quoteId: (await bankQuote(w)).body.id, currencyCode: 'USD' } }),
+  },
+  {
+    rule: 'a quote funded from an external bank account is not executed at creation',
+    field: 'immediatelyExecute',
+    refused: (w) => bankQuote(w, { immediatelyExecute: true }),
+    accepted: (w) => bankQuote(w),
   },
   {
     rule: 'a Spark token identifier starts btkn',

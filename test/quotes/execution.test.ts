@@ -578,9 +578,10 @@ describe("POST /quotes/{quoteId}/execute checks the quote's accounts again", () 
   });
 });
 
-// Money from outside (real-time funding, a pull from an external bank account) arrives in
-// the ledger's SUSPENSE account at execution and leaves it by the payout, or by a refund to
-// the payer: there is no internal account to hold or release.
+// Money from outside (real-time funding, a pull from an external bank account, or a push from
+// one through /sandbox/send) arrives in the ledger's SUSPENSE account at execution and leaves
+// it by the payout, or by a refund to the payer: there is no internal account to hold or
+// release.
 interface OutsideStage {
   status: Status;
   failureReason?: string;
@@ -710,6 +711,13 @@ describe('quote execution with money from outside, by destination suffix', () =>
       const bank = await externalAccount(t, 'USD_ACCOUNT', '000');
       const quote = (await createQuote(t, accountQuoteBody(bank.id, destinationId, { amount: SENT }))).body;
       expect((await executeQuote(t, quote.id)).status).toBe(200);
+      return quote;
+    },
+    'a push from an external bank account (POST /sandbox/send)': async (t: TestApp, destinationId: string) => {
+      const bank = await externalAccount(t, 'USD_ACCOUNT', '000');
+      const quote = (await createQuote(t, accountQuoteBody(bank.id, destinationId, { amount: SENT }))).body;
+      const paid = await t.api('POST', '/sandbox/send', { body: { quoteId: quote.id, currencyCode: 'USD' } });
+      expect(paid.status).toBe(200);
       return quote;
     },
   };

@@ -3,12 +3,11 @@
 
 import { iso } from '../../clock.js';
 import { cryptoNetworkRequired, cryptoNetworksOf, currencyInfo } from '../../currencies.js';
-import type { Queryable, Tx } from '../../db/index.js';
+import type { Tx } from '../../db/index.js';
 import type { Ctx } from '../../http/context.js';
 import { ApiError, apiError, FieldErrors, invalidInput, type FieldError } from '../../http/errors.js';
 import { newId } from '../../ids.js';
 import { plainObject } from '../../json.js';
-import { quotePayloadToSign } from '../wallet-auth/actions.js';
 import type { QuotePayout } from '../../rails/types.js';
 import {
   ConversionOutOfRange,
@@ -31,11 +30,10 @@ import {
   requireActiveCounterparty,
   type TransferCounterparty,
 } from '../external-accounts/service.js';
-import { findInternalAccount, fundingInfo, type InternalAccountView } from '../internal-accounts/service.js';
+import { findInternalAccount, type InternalAccountView } from '../internal-accounts/service.js';
 import type { StoredConfig } from '../platform/config.js';
 import { findReceiverLookup, type ReceiverLookup } from '../receivers/service.js';
 import type { Conversion as TransactionConversion } from '../transactions/service.js';
-import type * as store from './store.js';
 
 // ----------------------------------------------------------------------------- constants
 
@@ -405,6 +403,12 @@ export async function planSource(tx: Tx, ctx: Ctx, input: QuoteInput): Promise<S
       `is a ${external.accountType}, which cannot be pulled from; fund the quote from an internal account or by real-time funding`,
     );
   }
+  if (pullsNow && ctx.settings.strictIdentifiers === true) {
+    throw invalid(
+      'immediatelyExecute',
+      'cannot be true for a quote funded from an external account: its funds must be pushed from that account, not pulled; create the quote, then simulate the push with POST /sandbox/send (strict identifiers)',
+    );
+  }
   if (pullsNow) requirePullFunds(external);
   return {
     funding: 'EXTERNAL_ACCOUNT',
@@ -651,56 +655,6 @@ export function checkLimits(config: StoredConfig, conversion: Conversion, lookup
       },
     );
   }
-}
-
-export function realtimeInstructions(quoteId: string, conversion: Conversion, cryptoNetwork: string | undefined) {
-  const info = fundingInfo(quoteId, conversion.sendingCurrency, {
-    network: cryptoNetwork,
-    amount: conversion.totalSending,
-  });
-  const amount = `${conversion.totalSending} (smallest unit of ${conversion.sendingCurrency})`;
-  return [
-    {
-      instructionsNotes: `Sandbox coordinates: pay exactly ${amount} before the quote expires${'reference' in info ? `, quoting ${String(info.reference)}` : ''}; in the sandbox, POST /sandbox/send with this quote's id does it.`,
-      isPlatformAccount: true,
-      accountOrWalletInfo: info,
-    },
-  ];
-}
-
-/** A payment from an embedded wallet: the payload its holder signs to release it (POST /quotes/{id}/execute). */
-export async function walletInstructions(
-  tx: Queryable,
-  ctx: Ctx,
-  quoteId: string,
-  wallet: InternalAccountView,
-  conversion: Conversion,
-) {
-  const payloadToSign = await quotePayloadToSign(ctx, tx, {
-    id: quoteId,
-    sourceAccountId: wallet.id,
-    totalSendingAmount: conversion.totalSending,
-    currency: conversion.sendingCurrency,
-  });
-  return [
-    {
-      instructionsNotes:
-        'Stamp payloadToSign, exactly as given, with the key of a live session of the source wallet, and send the stamp as Grid-Wallet-Signature on POST /quotes/{quoteId}/execute.',
-      isPlatformAccount: false,
-      accountOrWalletInfo: { accountType: 'EMBEDDED_WALLET', payloadToSign },
-    },
-  ];
-}
-
-/** The source wallet and payload to sign of a quote paid from an embedded wallet; undefined for any other quote. */
-export function walletSigning(quote: store.QuoteRow): { accountId: string; payloadToSign: string } | undefined {
-  const instructions = parseJson<{ accountOrWalletInfo?: { accountType?: string; payloadToSign?: string } }[]>(
-    quote.payment_instructions,
-  );
-  const wallet = instructions?.find((i) => i.accountOrWalletInfo?.accountType === 'EMBEDDED_WALLET');
-  if (wallet === undefined) return undefined;
-  const source = JSON.parse(quote.source) as { accountId: string };
-  return { accountId: source.accountId, payloadToSign: wallet.accountOrWalletInfo!.payloadToSign! };
 }
 
 /** A new challenge; it lasts SCA_CHALLENGE_TTL_MS, but never past the quote it authorizes. */

@@ -142,7 +142,7 @@ export const quoteRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: op({
         operationId: 'sandboxSend',
         tag: 'Sandbox',
-        summary: "Pay a real-time-funded quote's instructions",
+        summary: "Pay a quote's instructions (real-time funding, or a push from an external bank account)",
         permission: 'TRANSACT',
         body: Type.Ref(SandboxSendRequest),
         success: { 200: Type.Ref(TransactionOneOf) },

@@ -81,13 +81,11 @@ import {
   INSTANT_QUOTE_TTL_MS,
   STANDARD_QUOTE_TTL_MS,
   rateDetailsOf,
-  realtimeInstructions,
   realtimeNetwork,
-  walletInstructions,
-  walletSigning,
   parseJson,
   type ScaChallengeView,
 } from './planning.js';
+import { pushInstructions, realtimeInstructions, walletInstructions, walletSigning } from './instructions.js';
 
 // ----------------------------------------------------------------------------- presenting
 
@@ -238,14 +236,16 @@ async function executeOrChallenge(
 /**
  * The accounts of a quote, checked again when its payment starts: either side may have been
  * deleted, frozen or lost its verification since the quote was made, and money must not move
- * from or to it then. A pull also needs funds at the bank. Answers the source internal
- * account as read (with its balances), for a quote funded from one.
+ * from or to it then. A pull also needs funds at the bank (money `pushed` from the account has
+ * arrived already). Answers the source internal account as read (with its balances), for a
+ * quote funded from one.
  */
 async function requirePayable(
   tx: Tx,
   ctx: Ctx,
   transaction: TransactionRow,
   conversion: TransactionConversion,
+  pushed = false,
 ): Promise<InternalAccountView | undefined> {
   const gone = (id: string) => `names ${id}, which no longer exists`;
   let fundsAccount: InternalAccountView | undefined;
@@ -258,16 +258,15 @@ async function requirePayable(
       gone(transaction.internal_account_id),
     );
   } else if (conversion.funding === 'EXTERNAL_ACCOUNT') {
-    requirePullFunds(
-      await usableExternal(
-        tx,
-        ctx,
-        transaction.source_account_id,
-        'source.accountId',
-        gone(transaction.source_account_id),
-        true,
-      ),
+    const source = await usableExternal(
+      tx,
+      ctx,
+      transaction.source_account_id,
+      'source.accountId',
+      gone(transaction.source_account_id),
+      true,
     );
+    if (!pushed) requirePullFunds(source);
   }
   const { payout } = conversion;
   if (payout.destinationType === 'ACCOUNT') {
@@ -286,8 +285,10 @@ async function requirePayable(
 }
 
 interface ExecuteOptions {
-  /** Real-time funding: the amount that arrived. */
+  /** Real-time funding, or a push from the source external account: the amount that arrived. */
   paidAmount?: bigint | undefined;
+  /** The funds were pushed from the source external account (POST /sandbox/send), not pulled. */
+  pushed?: boolean;
   /** The payment waited in PENDING_AUTHORIZATION for a challenge now satisfied. */
   authorized?: boolean;
   /** The quote was made in this very transaction (immediatelyExecute), its accounts checked and locked then. */
@@ -309,7 +310,9 @@ async function execute(
 ) {
   const conversion = JSON.parse(transaction.conversion!) as TransactionConversion;
   const fundsAccount =
-    options.checked !== true ? await requirePayable(tx, ctx, transaction, conversion) : options.fundsAccount;
+    options.checked !== true
+      ? await requirePayable(tx, ctx, transaction, conversion, options.pushed === true)
+      : options.fundsAccount;
   const { payout } = conversion;
   try {
     const after = await executeQuoteTransaction(tx, transaction, ctx.now, railFor(payout).planPayout(payout), {
@@ -477,7 +480,10 @@ async function openQuote(tx: Tx, ctx: Ctx, input: QuoteInput, customerId?: strin
         ? JSON.stringify(realtimeInstructions(quoteId, conversion, realtimeNetwork(input)))
         : source.internal?.type === 'EMBEDDED_WALLET' && !sca
           ? JSON.stringify(await walletInstructions(tx, ctx, quoteId, source.internal, conversion))
-          : null,
+          : // A pull at creation (immediatelyExecute) leaves nothing for the customer to send.
+            source.external !== undefined && input.immediatelyExecute !== true
+            ? JSON.stringify(pushInstructions(quoteId, conversion, source.external.id))
+            : null,
     sca_challenge: sca ? JSON.stringify(newChallenge(iso(expiresAt), now)) : null,
     sender_customer_info: input.senderCustomerInfo !== undefined ? JSON.stringify(input.senderCustomerInfo) : null,
     expires_at: iso(expiresAt),
@@ -524,18 +530,32 @@ export async function requireQuoteSignature(ctx: Ctx, quoteId: string, walletSig
   }
 }
 
+/** How the money of a quote's payment comes in: from an internal account, an external one, or in real time. */
+function fundingOf(transaction: TransactionRow): TransactionConversion['funding'] {
+  return (JSON.parse(transaction.conversion!) as TransactionConversion).funding;
+}
+
 /**
  * A quote locked for execution and checked: it exists (for `customerId`, only that
- * customer's), is paid from an account rather than in real time, and is PENDING and unexpired (409).
+ * customer's), is paid from an account rather than in real time (and, in strict mode, not
+ * from an external account: the hosted sandbox has such funds pushed, never pulled), and is
+ * PENDING and unexpired (409).
  */
 export async function lockExecutableQuote(tx: Tx, ctx: Ctx, quoteId: string, customerId?: string) {
   // The row lock is what makes a second, concurrent execute see PROCESSING.
   const { quote, transaction } = await loadQuoteForChange(tx, ctx, quoteId);
   if (customerId !== undefined && quote.customer_id !== customerId) throw quoteNotFound(quoteId);
-  if ((JSON.parse(quote.source) as { sourceType: string }).sourceType === 'REALTIME_FUNDING') {
+  const funding = fundingOf(transaction);
+  if (funding === 'REALTIME_FUNDING') {
     throw invalid(
       'quoteId',
       'names a real-time-funded quote: it executes when its payment instructions are paid (in the sandbox, POST /sandbox/send)',
+    );
+  }
+  if (funding === 'EXTERNAL_ACCOUNT' && ctx.settings.strictIdentifiers === true) {
+    throw invalid(
+      'quoteId',
+      `names a quote funded from the external account ${transaction.source_account_id}: its funds must be pushed from that account as the quote's paymentInstructions say, not pulled; in the sandbox, POST /sandbox/send simulates the push (strict identifiers)`,
     );
   }
   checkExecutable(quote, ctx.now, (message) => apiError('CONFLICT', message));
@@ -678,12 +698,20 @@ export interface SandboxSendInput {
   currencyAmount?: number | undefined;
 }
 
-/** Pays a real-time-funded quote's instructions, as the payer's bank would: the quote's payment starts. */
+/**
+ * Pays a quote's instructions, as the payer's bank would: a real-time-funded quote, or one
+ * funded from an external bank account (the customer's push from that account). The quote's
+ * payment then starts as an execute starts it; the amount that arrived is checked there.
+ */
 export async function sandboxSend(ctx: Ctx, input: SandboxSendInput) {
   return ctx.db.transaction(async (tx) => {
     const { quote, transaction } = await loadQuoteForChange(tx, ctx, input.quoteId);
-    if ((JSON.parse(quote.source) as { sourceType: string }).sourceType !== 'REALTIME_FUNDING') {
-      throw invalid('quoteId', 'names a quote funded from an account: execute it with POST /quotes/{quoteId}/execute');
+    const funding = fundingOf(transaction);
+    if (funding === 'INTERNAL_ACCOUNT') {
+      throw invalid(
+        'quoteId',
+        'names a quote funded from an internal account: execute it with POST /quotes/{quoteId}/execute',
+      );
     }
     if (input.currencyCode !== quote.sending_currency) {
       throw apiError(
@@ -698,7 +726,8 @@ export async function sandboxSend(ctx: Ctx, input: SandboxSendInput) {
     }
     checkExecutable(quote, ctx.now, (message) => invalid('quoteId', message));
     const paid = input.currencyAmount !== undefined ? BigInt(input.currencyAmount) : undefined;
-    return presentTransaction((await execute(tx, ctx, quote, transaction, { paidAmount: paid })).transaction);
+    const pushed = funding === 'EXTERNAL_ACCOUNT';
+    return presentTransaction((await execute(tx, ctx, quote, transaction, { paidAmount: paid, pushed })).transaction);
   });
 }
 
