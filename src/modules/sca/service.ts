@@ -21,10 +21,10 @@ import type { Queryable, Tx } from '../../db/index.js';
 import type { Ctx } from '../../http/context.js';
 import { apiError, FieldErrors, invalidInput } from '../../http/errors.js';
 import { newId } from '../../ids.js';
+import { isOnRelyingParty, originHost } from '../../passkey-origins.js';
 import { SCA_SANDBOX_CODE } from '../../rails/magic.js';
 import { activeCustomer, type CustomerRow } from '../customers/lookup.js';
 import { unverifiedContactChannels } from '../customers/service.js';
-import { isOnRelyingParty, originHost } from '../../passkey-origins.js';
 import { inScaRegion } from './region.js';
 import type { ProofInput, ScaFactorConfirmInput, ScaFactorName } from './schemas.js';
 import * as store from './store.js';
@@ -68,7 +68,10 @@ function passkeyOrigins(ctx: Ctx): string[] {
  * party, and the origin it was enrolled on (the configuration may have changed since).
  */
 export function passkeyUseOrigins(ctx: Ctx, passkey: StoredPasskey): string[] {
-  const configured = passkeyOrigins(ctx).filter((origin) => isOnRelyingParty(originHost(origin)!, passkey.rpId));
+  const configured = passkeyOrigins(ctx).filter((origin) => {
+    const host = originHost(origin);
+    return host !== null && isOnRelyingParty(host, passkey.rpId);
+  });
   return configured.includes(passkey.origin) ? configured : [...configured, passkey.origin];
 }
 
