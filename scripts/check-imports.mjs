@@ -37,7 +37,19 @@ const FLOORS = [
   ['events', 'faults', 'jobs', 'rates'],
   ['ledger', 'http'],
   ['db', 'crypto'],
-  ['clock', 'config', 'currencies', 'full-collection', 'ids', 'json', 'lazy', 'memory', 'regions', 'http/errors'],
+  [
+    'clock',
+    'config',
+    'currencies',
+    'full-collection',
+    'ids',
+    'json',
+    'lazy',
+    'memory',
+    'passkey-origins',
+    'regions',
+    'http/errors',
+  ],
 ];
 const extensions = ['.ts', '.js', '.mjs'];
 

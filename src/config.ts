@@ -1,5 +1,7 @@
 // The one place that reads the environment. Everything else receives a Config.
 
+import { isOnRelyingParty, originHost, passkeyOriginProblem } from './passkey-origins.js';
+
 export const API_VERSION = '2025-10-13';
 export const BASE_PATH = `/grid/${API_VERSION}`;
 /** Railyard's own endpoints (clock, platforms, delivery log) live outside the Grid namespace. */
@@ -51,6 +53,32 @@ const ADMIN_TOKEN_CHARS_MAX = 512;
 export const DEFAULT_PASSKEY_ORIGINS = ['http://localhost:3000', 'https://localhost:3000'];
 
 export class ConfigError extends Error {}
+
+/** The relying-party id of SCA passkeys: the host of the first passkey origin. */
+export function scaRelyingPartyId(origins: readonly string[]): string {
+  return originHost(origins[0]!)!;
+}
+
+/**
+ * RAILYARD_PASSKEY_ORIGINS: origins a browser makes passkeys on (src/passkey-origins.ts), every
+ * one on the relying party of the first (its host, or a subdomain when that host has a dot).
+ */
+function checkPasskeyOrigins(origins: string[]): void {
+  const usage =
+    'RAILYARD_PASSKEY_ORIGINS must be a comma-separated list of origins such as https://app.example.com (http only on localhost)';
+  for (const origin of origins) {
+    const problem = passkeyOriginProblem(origin);
+    if (problem !== null) throw new ConfigError(`${usage}: "${origin}" ${problem}`);
+  }
+  const rpId = scaRelyingPartyId(origins);
+  for (const origin of origins.slice(1)) {
+    if (!isOnRelyingParty(originHost(origin)!, rpId)) {
+      throw new ConfigError(
+        `${usage}: "${origin}" is not on the relying party ${rpId}, the host of the first origin (a browser would refuse its passkeys there)`,
+      );
+    }
+  }
+}
 
 const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
@@ -108,19 +136,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const passkeyOrigins = env.RAILYARD_PASSKEY_ORIGINS
     ? env.RAILYARD_PASSKEY_ORIGINS.split(',').map((origin) => origin.trim())
     : undefined;
-  for (const origin of passkeyOrigins ?? []) {
-    let url: URL | undefined;
-    try {
-      url = new URL(origin);
-    } catch {
-      url = undefined;
-    }
-    if (url === undefined || url.origin !== origin || (url.protocol !== 'https:' && url.hostname !== 'localhost')) {
-      throw new ConfigError(
-        `RAILYARD_PASSKEY_ORIGINS must be a comma-separated list of origins such as https://app.example.com (http only for localhost), got "${origin}"`,
-      );
-    }
-  }
+  if (passkeyOrigins !== undefined) checkPasskeyOrigins(passkeyOrigins);
   return {
     host: env.HOST || '127.0.0.1',
     port,

@@ -191,6 +191,10 @@ describe('start-up errors', () => {
       'railyard: RAILYARD_ADMIN_TOKEN must be 16 to 512 printable ASCII characters without spaces (it is sent as a Bearer token), got 26 characters with a space or another character outside that range',
     ],
     [
+      { RAILYARD_PASSKEY_ORIGINS: 'http://127.0.0.1:3000' },
+      'railyard: RAILYARD_PASSKEY_ORIGINS must be a comma-separated list of origins such as https://app.example.com (http only on localhost): "http://127.0.0.1:3000" is an IP address, where browsers refuse passkeys (a SecurityError): serve the page from http://localhost:3000',
+    ],
+    [
       { RAILYARD_JOURNAL_SIZE: '10k' },
       'railyard: RAILYARD_JOURNAL_SIZE must be an integer from 0 (no journal) to 1000000, got "10k"',
     ],

@@ -1,10 +1,12 @@
-// Passkey (WebAuthn) checks for embedded-wallet credentials. The protocol work (client data,
-// authenticator data, rpIdHash, attestation statements, COSE keys, signatures, counters) is
-// done by @simplewebauthn/server; this module chooses what to expect, adds the checks the
-// library leaves to its caller (origin shape, credential ids), never throws, and turns the
-// library's errors into short reasons.
+// Passkey (WebAuthn) checks for embedded-wallet credentials and SCA factors. The protocol work
+// (client data, authenticator data, rpIdHash, attestation statements, COSE keys, signatures,
+// counters) is done by @simplewebauthn/server; this module chooses what to expect, adds the
+// checks the library leaves to its caller (the origin and relying-party rules browsers apply,
+// src/passkey-origins.ts; credential ids), never throws, and turns the library's errors into
+// short reasons.
 
 import { onFirstUse } from '../lazy.js';
+import { isOnRelyingParty, originHost, passkeyOriginProblem, relyingPartyIds } from '../passkey-origins.js';
 
 const simplewebauthn = onFirstUse<typeof import('@simplewebauthn/server')>('@simplewebauthn/server');
 const helpers = onFirstUse<typeof import('@simplewebauthn/server/helpers')>('@simplewebauthn/server/helpers');
@@ -19,7 +21,7 @@ export interface StoredPasskey {
   transports: string[];
   /** The origin the registration ran on (from clientDataJSON). */
   origin: string;
-  /** The RP id the credential is bound to (host of that origin). */
+  /** The relying-party id the credential is bound to: the host of that origin, or a parent domain of it. */
   rpId: string;
 }
 
@@ -49,22 +51,11 @@ function badEncoding(fields: Record<string, unknown>): string | null {
   return null;
 }
 
-/** The RP id an origin may register under: https on any host, plain http only on loopback. */
-function rpIdOf(origin: string): string | null {
-  let url: URL;
-  try {
-    url = new URL(origin);
-  } catch {
-    return null;
-  }
-  if (url.origin !== origin || url.hostname === '') return null;
-  if (url.protocol === 'https:') return url.hostname;
-  if (url.protocol === 'http:' && (url.hostname === 'localhost' || url.hostname === '127.0.0.1')) return url.hostname;
-  return null;
-}
-
-/** The library's error messages (v14 wording, matched on their fixed prefixes), read as one of this module's reasons. */
-function reasonFor(error: unknown, ceremony: 'registration' | 'assertion'): string {
+/**
+ * The library's error messages (v14 wording, matched on their fixed prefixes), read as one of
+ * this module's reasons; `rpIdMismatch` is the reason for an rpIdHash that is not the one expected.
+ */
+function reasonFor(error: unknown, ceremony: 'registration' | 'assertion', rpIdMismatch: string): string {
   const message = error instanceof Error ? error.message : String(error);
   if (/^Unexpected (registration|authentication) response type/.test(message)) {
     return `passkey type is not ${ceremony === 'registration' ? 'webauthn.create' : 'webauthn.get'}`;
@@ -72,17 +63,11 @@ function reasonFor(error: unknown, ceremony: 'registration' | 'assertion'): stri
   if (/^(Unexpected (registration|authentication) response challenge|Custom challenge verifier)/.test(message)) {
     return 'passkey challenge does not match';
   }
-  if (/^Unexpected (registration|authentication) response origin/.test(message)) {
-    return 'passkey origin does not match the registration';
-  }
+  if (/^Unexpected (registration|authentication) response origin/.test(message)) return 'passkey origin does not match';
   if (/^(Detected cross-origin|Unexpected cross-origin|Unexpected top origin)/.test(message)) {
     return 'passkey was used from an unexpected top origin';
   }
-  if (message === 'Unexpected RP ID hash') {
-    return ceremony === 'registration'
-      ? 'passkey RP id does not match the origin'
-      : 'passkey RP id does not match the registration';
-  }
+  if (message === 'Unexpected RP ID hash') return rpIdMismatch;
   if (/^(User presence was required|User not present)/.test(message)) return 'user presence flag not set';
   if (/^User verification (was )?required/i.test(message)) return 'user verification flag not set (SCA needs it)';
   if (/^Response counter value/.test(message)) return 'signature counter did not increase';
@@ -122,6 +107,12 @@ export async function verifyPasskeyRegistration(input: {
   challenge: string;
   /** SCA: the authenticator must have verified the user (biometrics, PIN), not only their presence. */
   requireUserVerification?: boolean;
+  /**
+   * The relying-party id the creation options named (SCA's). Without it (embedded wallets,
+   * whose app writes its own options) the credential may be bound to the origin's host or a
+   * parent domain of it, as a browser allows, and is bound to the one its rpIdHash names.
+   */
+  rpId?: string | undefined;
 }): Promise<PasskeyCheck<StoredPasskey>> {
   const encoding = badEncoding({
     'credential id': input.credentialId,
@@ -132,8 +123,12 @@ export async function verifyPasskeyRegistration(input: {
   if (typeof input.challenge !== 'string' || input.challenge === '') return fail('passkey challenge does not match');
   const origin = clientOrigin(input.clientDataJson);
   if (origin === null) return fail('passkey clientDataJSON is not valid client data');
-  const rpId = rpIdOf(origin);
-  if (rpId === null) return fail('passkey origin must be https (or http on localhost)');
+  const problem = passkeyOriginProblem(origin);
+  if (problem !== null) return fail(`passkey origin ${origin} ${problem}`);
+  const host = originHost(origin)!;
+  if (input.rpId !== undefined && !isOnRelyingParty(host, input.rpId)) {
+    return fail(`passkey origin ${origin} is not on the relying party ${input.rpId}`);
+  }
   const attestation = cborMap(input.attestationObject);
   if (
     attestation === null ||
@@ -160,13 +155,13 @@ export async function verifyPasskeyRegistration(input: {
       },
       expectedChallenge: input.challenge,
       expectedOrigin: origin,
-      expectedRPID: rpId,
+      expectedRPID: input.rpId ?? relyingPartyIds(host),
       expectedType: 'webauthn.create',
       requireUserPresence: true,
       requireUserVerification: input.requireUserVerification === true,
     });
     if (!result.verified) return fail('passkey attestation does not verify');
-    const { credential } = result.registrationInfo;
+    const { credential, rpID } = result.registrationInfo;
     if (unpadded(input.credentialId) !== credential.id) return fail('credential id does not match');
     return {
       ok: true,
@@ -176,11 +171,15 @@ export async function verifyPasskeyRegistration(input: {
         counter: credential.counter,
         transports,
         origin,
-        rpId,
+        rpId: rpID ?? input.rpId ?? host,
       },
     };
   } catch (error) {
-    return fail(reasonFor(error, 'registration'));
+    const rpIdMismatch =
+      input.rpId !== undefined
+        ? `passkey RP id is not ${input.rpId}, the relying party of the creation options`
+        : "passkey RP id is neither the origin's host nor a parent domain of it";
+    return fail(reasonFor(error, 'registration', rpIdMismatch));
   }
 }
 
@@ -195,7 +194,11 @@ export async function verifyPasskeyAssertion(
   },
   passkey: StoredPasskey,
   challenge: string,
-  options: { requireUserVerification?: boolean } = {},
+  options: {
+    requireUserVerification?: boolean;
+    /** The origins this assertion may come from (SCA's); without them, any origin on the passkey's relying party. */
+    origins?: readonly string[];
+  } = {},
 ): Promise<PasskeyCheck<{ newCounter: number }>> {
   const encoding = badEncoding({
     'credential id': assertion.credentialId,
@@ -212,7 +215,18 @@ export async function verifyPasskeyAssertion(
     return fail('stored passkey public key is not a COSE key');
   if (unpadded(assertion.credentialId) !== unpadded(passkey.credentialId)) return fail('credential id does not match');
   if (typeof challenge !== 'string' || challenge === '') return fail('passkey challenge does not match');
-  if (clientOrigin(assertion.clientDataJson) === null) return fail('passkey clientDataJSON is not valid client data');
+  const origin = clientOrigin(assertion.clientDataJson);
+  if (origin === null) return fail('passkey clientDataJSON is not valid client data');
+  const problem = passkeyOriginProblem(origin);
+  if (problem !== null) return fail(`passkey origin ${origin} ${problem}`);
+  // A browser uses a passkey on any page of its relying party: another port or subdomain than
+  // the registration's is the same relying party.
+  if (!isOnRelyingParty(originHost(origin)!, passkey.rpId)) {
+    return fail(`passkey origin ${origin} is not on the relying party ${passkey.rpId} of the registration`);
+  }
+  if (options.origins !== undefined && !options.origins.includes(origin)) {
+    return fail(`passkey origin ${origin} is not ${options.origins.join(' or ')}`);
+  }
 
   try {
     const result = await simplewebauthn().verifyAuthenticationResponse({
@@ -229,7 +243,7 @@ export async function verifyPasskeyAssertion(
         clientExtensionResults: {},
       },
       expectedChallenge: Buffer.from(challenge, 'utf8').toString('base64url'),
-      expectedOrigin: passkey.origin,
+      expectedOrigin: origin,
       expectedRPID: passkey.rpId,
       expectedType: 'webauthn.get',
       credential: {
@@ -244,6 +258,6 @@ export async function verifyPasskeyAssertion(
     if (!result.verified) return fail('passkey signature does not verify');
     return { ok: true, value: { newCounter: result.authenticationInfo.newCounter } };
   } catch (error) {
-    return fail(reasonFor(error, 'assertion'));
+    return fail(reasonFor(error, 'assertion', 'passkey RP id does not match the registration'));
   }
 }

@@ -9,10 +9,11 @@
 // (git-ignored) for a reviewer to look at.
 //
 // Without /usr/bin/chromium the test fails when CI is set and is skipped otherwise (install it
-// with `apt-get install chromium`). RAILYARD_BROWSER_TEST=skip skips it on purpose (CI's Node
-// 22/24 lane does: the page is the same bundle whatever Node serves it). It runs once per
-// CI run, on the embedded store: with DATABASE_URL set it is skipped, as the server process it
-// starts would not use that database anyway.
+// with `apt-get install chromium`). RAILYARD_BROWSER_TEST=skip skips it on purpose, as it does
+// every browser test; RAILYARD_BROWSER_TEST=skip-dashboard skips this one only (CI's Node 22/24
+// lane does: the page is the same bundle whatever Node serves it; the passkey test runs there).
+// It runs once per CI run, on the embedded store: with DATABASE_URL set it is skipped, as the
+// server process it starts would not use that database anyway.
 
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -40,8 +41,8 @@ const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: WAI
 
 const present = existsSync(CHROMIUM);
 const skipReason =
-  process.env.RAILYARD_BROWSER_TEST === 'skip'
-    ? 'RAILYARD_BROWSER_TEST=skip'
+  process.env.RAILYARD_BROWSER_TEST === 'skip' || process.env.RAILYARD_BROWSER_TEST === 'skip-dashboard'
+    ? `RAILYARD_BROWSER_TEST=${process.env.RAILYARD_BROWSER_TEST}`
     : process.env.DATABASE_URL
       ? 'DATABASE_URL is set (the browser test runs on the embedded store only)'
       : !present && !process.env.CI

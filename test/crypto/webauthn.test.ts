@@ -55,21 +55,93 @@ describe('verifyPasskeyRegistration', () => {
     expect(result).toEqual({ ok: false, reason: 'passkey challenge does not match' });
   });
 
+  it('accepts http on a subdomain of localhost, bound to its host', async () => {
+    const { passkey } = await registered({ origin: 'http://wallet.localhost:3000' });
+    expect(passkey).toMatchObject({ origin: 'http://wallet.localhost:3000', rpId: 'wallet.localhost' });
+  });
+
+  it('binds the credential to the parent domain the authenticator hashed, when the page named one', async () => {
+    const device = new SoftAuthenticator({ origin: 'https://wallet.shop.example.com', rpId: 'shop.example.com' });
+    const challenge = registrationChallenge();
+    const result = await verifyPasskeyRegistration({ ...device.register(challenge), challenge });
+    expect(result).toMatchObject({
+      ok: true,
+      value: { origin: 'https://wallet.shop.example.com', rpId: 'shop.example.com' },
+    });
+    const top = new SoftAuthenticator({ origin: 'https://wallet.shop.example.com', rpId: 'example.com' });
+    const again = registrationChallenge();
+    expect(await verifyPasskeyRegistration({ ...top.register(again), challenge: again })).toMatchObject({
+      ok: true,
+      value: { rpId: 'example.com' },
+    });
+  });
+
   it('refuses plain http off localhost', async () => {
     const device = new SoftAuthenticator({ origin: 'http://wallet.example.com' });
     const challenge = registrationChallenge();
     const result = await verifyPasskeyRegistration({ ...device.register(challenge), challenge });
-    expect(result).toEqual({ ok: false, reason: 'passkey origin must be https (or http on localhost)' });
+    expect(result).toEqual({
+      ok: false,
+      reason: 'passkey origin http://wallet.example.com must be https, or http on localhost or a subdomain of it',
+    });
   });
 
-  it('refuses an origin whose host is not the RP id the authenticator hashed', async () => {
+  it('refuses an IP address for host, as browsers do, naming the localhost origin to use instead', async () => {
+    const cases = [
+      ['http://127.0.0.1:3000', 'http://localhost:3000'],
+      ['http://[::1]:5173', 'http://localhost:5173'],
+      ['https://192.168.1.20', 'https://localhost'],
+    ];
+    for (const [origin, instead] of cases) {
+      const device = new SoftAuthenticator({ origin });
+      const challenge = registrationChallenge();
+      const result = await verifyPasskeyRegistration({ ...device.register(challenge), challenge });
+      expect(result).toEqual({
+        ok: false,
+        reason: `passkey origin ${origin} is an IP address, where browsers refuse passkeys (a SecurityError): serve the page from ${instead}`,
+      });
+    }
+  });
+
+  it("refuses an RP id that is neither the origin's host nor a parent domain of it", async () => {
     const device = new SoftAuthenticator();
     const challenge = registrationChallenge();
     const result = await verifyPasskeyRegistration({
       ...device.register(challenge, { origin: 'https://evil.example.net' }),
       challenge,
     });
-    expect(result).toEqual({ ok: false, reason: 'passkey RP id does not match the origin' });
+    const reason = "passkey RP id is neither the origin's host nor a parent domain of it";
+    expect(result).toEqual({ ok: false, reason });
+    // A single label is no parent a browser lets a page name (a public suffix, or localhost).
+    for (const [origin, rpId] of [
+      ['https://wallet.example.com', 'com'],
+      ['http://wallet.localhost:3000', 'localhost'],
+    ]) {
+      const scoped = new SoftAuthenticator({ origin, rpId });
+      const again = registrationChallenge();
+      expect(await verifyPasskeyRegistration({ ...scoped.register(again), challenge: again })).toEqual({
+        ok: false,
+        reason,
+      });
+    }
+  });
+
+  it('expects the RP id it is given (SCA), on an origin of that relying party', async () => {
+    const device = new SoftAuthenticator({ origin: 'https://pay.example.com', rpId: 'example.com' });
+    const challenge = registrationChallenge();
+    const attestation = device.register(challenge);
+    expect(await verifyPasskeyRegistration({ ...attestation, challenge, rpId: 'example.com' })).toMatchObject({
+      ok: true,
+      value: { origin: 'https://pay.example.com', rpId: 'example.com' },
+    });
+    expect(await verifyPasskeyRegistration({ ...attestation, challenge, rpId: 'pay.example.com' })).toEqual({
+      ok: false,
+      reason: 'passkey RP id is not pay.example.com, the relying party of the creation options',
+    });
+    expect(await verifyPasskeyRegistration({ ...attestation, challenge, rpId: 'example.org' })).toEqual({
+      ok: false,
+      reason: 'passkey origin https://pay.example.com is not on the relying party example.org',
+    });
   });
 
   it('refuses an attestation without the user presence flag', async () => {
@@ -158,7 +230,23 @@ describe('verifyPasskeyAssertion', () => {
     expect(result).toEqual({ ok: false, reason: 'passkey challenge does not match' });
   });
 
-  it('refuses an origin other than the registration', async () => {
+  it('accepts another origin of the relying party: another port, another subdomain of a parent RP id', async () => {
+    const { device, passkey } = await registered({ origin: 'http://localhost:3000' });
+    const challenge = assertionChallenge();
+    expect(
+      await verifyPasskeyAssertion(device.assert(challenge, { origin: 'http://localhost:3001' }), passkey, challenge),
+    ).toEqual({ ok: true, value: { newCounter: 1 } });
+    const shop = new SoftAuthenticator({ origin: 'https://wallet.shop.example.com', rpId: 'shop.example.com' });
+    const registration = registrationChallenge();
+    const made = await verifyPasskeyRegistration({ ...shop.register(registration), challenge: registration });
+    if (!made.ok) throw new Error(made.reason);
+    const next = assertionChallenge();
+    expect(
+      await verifyPasskeyAssertion(shop.assert(next, { origin: 'https://pay.shop.example.com' }), made.value, next),
+    ).toEqual({ ok: true, value: { newCounter: 1 } });
+  });
+
+  it('refuses an origin off the relying party of the registration, or an IP address', async () => {
     const { device, passkey } = await registered();
     const challenge = assertionChallenge();
     const result = await verifyPasskeyAssertion(
@@ -166,7 +254,43 @@ describe('verifyPasskeyAssertion', () => {
       passkey,
       challenge,
     );
-    expect(result).toEqual({ ok: false, reason: 'passkey origin does not match the registration' });
+    expect(result).toEqual({
+      ok: false,
+      reason:
+        'passkey origin https://evil.example.net is not on the relying party wallet.example.com of the registration',
+    });
+    // A parent of the RP id is off it too.
+    const parent = await verifyPasskeyAssertion(
+      device.assert(challenge, { origin: 'https://example.com' }),
+      passkey,
+      challenge,
+    );
+    expect(parent).toMatchObject({ ok: false, reason: expect.stringMatching(/is not on the relying party/) });
+    const local = await registered({ origin: 'http://localhost:3000' });
+    const ip = await verifyPasskeyAssertion(
+      local.device.assert(challenge, { origin: 'http://127.0.0.1:3000' }),
+      local.passkey,
+      challenge,
+    );
+    expect(ip).toEqual({
+      ok: false,
+      reason:
+        'passkey origin http://127.0.0.1:3000 is an IP address, where browsers refuse passkeys (a SecurityError): serve the page from http://localhost:3000',
+    });
+  });
+
+  it('refuses an origin outside the list it is given (SCA)', async () => {
+    const { device, passkey } = await registered({ origin: 'http://localhost:3000' });
+    const challenge = assertionChallenge();
+    const assertion = device.assert(challenge, { origin: 'http://localhost:3001' });
+    expect(await verifyPasskeyAssertion(assertion, passkey, challenge, { origins: ['http://localhost:3000'] })).toEqual(
+      { ok: false, reason: 'passkey origin http://localhost:3001 is not http://localhost:3000' },
+    );
+    expect(
+      await verifyPasskeyAssertion(assertion, passkey, challenge, {
+        origins: ['http://localhost:3000', 'http://localhost:3001'],
+      }),
+    ).toEqual({ ok: true, value: { newCounter: 1 } });
   });
 
   it('refuses an RP id other than the registration', async () => {

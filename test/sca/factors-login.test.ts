@@ -192,6 +192,56 @@ describe('SCA factors', () => {
   });
 });
 
+describe('SCA passkeys on several origins of one relying party (RAILYARD_PASSKEY_ORIGINS)', () => {
+  it('enrolls on a subdomain under the relying party the options name, and logs in from another origin', async () => {
+    const t = await build({ config: { passkeyOrigins: ['https://example.com', 'https://pay.example.com'] } });
+    const customer = await euCustomer(t);
+    const started = await sca(t, 'POST', '/sca/factors', customer.id, { type: 'PASSKEY' });
+    expect(started.body).toMatchObject({
+      allowedOrigins: ['https://example.com', 'https://pay.example.com'],
+      relyingPartyId: 'example.com',
+      options: { rp: { id: 'example.com' } },
+    });
+    // A credential bound to the page's own host, not to the relying party the options named.
+    const ownHost = new SoftAuthenticator({ origin: 'https://pay.example.com' });
+    const refused = await sca(t, 'POST', '/sca/factors/confirm', customer.id, {
+      type: 'PASSKEY',
+      origin: 'https://pay.example.com',
+      credential: ownHost.register(started.body.options.challenge),
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.details.errors).toEqual([
+      {
+        field: 'credential',
+        message: 'passkey RP id is not example.com, the relying party of the creation options',
+      },
+    ]);
+    const authenticator = new SoftAuthenticator({ origin: 'https://pay.example.com', rpId: 'example.com' });
+    const confirmed = await sca(t, 'POST', '/sca/factors/confirm', customer.id, {
+      type: 'PASSKEY',
+      origin: 'https://pay.example.com',
+      credential: authenticator.register(started.body.options.challenge),
+    });
+    expect(confirmed.status, confirmed.text).toBe(200);
+
+    const login = await sca(t, 'POST', '/sca/login/start', customer.id, { factor: 'PASSKEY' });
+    expect(login.body).toMatchObject({
+      allowedOrigins: ['https://example.com', 'https://pay.example.com'],
+      relyingPartyId: 'example.com',
+      passkeyOptions: { rpId: 'example.com' },
+    });
+    const challenge = Buffer.from(login.body.passkeyOptions.challenge, 'base64url').toString('utf8');
+    const done = await sca(t, 'POST', '/sca/login/complete', customer.id, {
+      factor: 'PASSKEY',
+      origin: 'https://example.com',
+      passkeyAssertion: authenticator.assert(challenge, { origin: 'https://example.com' }),
+      endUserIpAddress: '203.0.113.7',
+    });
+    expect(done.status, done.text).toBe(200);
+    expect(done.body.status).toBe('SUCCESS');
+  });
+});
+
 describe('SCA login', () => {
   it('opens a 180-day session with each factor', async () => {
     const t = await build();
@@ -247,7 +297,8 @@ describe('SCA login', () => {
     const passkey = await sca(t, 'POST', '/sca/login/start', customer.id, { factor: 'PASSKEY' });
     expect(passkey.body).toMatchObject({
       factor: 'PASSKEY',
-      allowedOrigins: [ORIGIN],
+      // The configured origins (the default two) on the passkey's relying party.
+      allowedOrigins: [ORIGIN, 'https://localhost:3000'],
       relyingPartyId: 'localhost',
       passkeyOptions: { rpId: 'localhost', allowCredentials: [{ id: authenticator.credentialId }] },
     });
@@ -260,10 +311,42 @@ describe('SCA login', () => {
     });
     expect(forged.status).toBe(400);
     expect(forged.body.details.errors[0].field).toBe('passkeyAssertion');
+    // An origin of the relying party that is not configured, and an origin other than the
+    // assertion's own: each refused, naming the field.
+    const unlisted = await sca(t, 'POST', '/sca/login/complete', customer.id, {
+      factor: 'PASSKEY',
+      origin: 'http://localhost:3001',
+      passkeyAssertion: authenticator.assert(challenge, { origin: 'http://localhost:3001' }),
+      ...ip,
+    });
+    expect(unlisted.status).toBe(400);
+    // (The failed attempts so far count: the message says how many.)
+    expect(unlisted.body.details.errors).toEqual([
+      {
+        field: 'origin',
+        message:
+          'must be http://localhost:3000 or https://localhost:3000, where this passkey is used; 3 failed attempts (the 5th locks the login)',
+      },
+    ]);
+    const mismatched = await sca(t, 'POST', '/sca/login/complete', customer.id, {
+      factor: 'PASSKEY',
+      origin: 'https://localhost:3000',
+      passkeyAssertion: authenticator.assert(challenge),
+      ...ip,
+    });
+    expect(mismatched.status).toBe(400);
+    expect(mismatched.body.details.errors).toEqual([
+      {
+        field: 'passkeyAssertion',
+        message:
+          'passkey origin http://localhost:3000 is not https://localhost:3000; 4 failed attempts (the 5th locks the login)',
+      },
+    ]);
+    // The other configured origin on the same relying party logs in.
     const signed = await sca(t, 'POST', '/sca/login/complete', customer.id, {
       factor: 'PASSKEY',
-      origin: ORIGIN,
-      passkeyAssertion: authenticator.assert(challenge),
+      origin: 'https://localhost:3000',
+      passkeyAssertion: authenticator.assert(challenge, { origin: 'https://localhost:3000' }),
       ...ip,
     });
     expect(signed.status, signed.text).toBe(200);

@@ -106,7 +106,8 @@ describe('trusted beneficiaries', () => {
     expect(challenge).toMatchObject({
       factor: 'PASSKEY',
       availableFactors: ['SMS_OTP', 'PASSKEY'],
-      passkeyAllowedOrigins: [ORIGIN],
+      // The configured origins (the default two) on the passkey's relying party.
+      passkeyAllowedOrigins: [ORIGIN, 'https://localhost:3000'],
       passkeyAssertionOptions: { allowCredentials: [{ id: authenticator.credentialId }] },
     });
     const raw = Buffer.from(challenge.passkeyAssertionOptions.challenge, 'base64url').toString('utf8');

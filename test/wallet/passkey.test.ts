@@ -210,7 +210,7 @@ describe('createAuthCredential (PASSKEY)', () => {
     expect(await credentialsOf(t, accountId)).toEqual([]);
   });
 
-  it("refuses an attestation whose RP id is not its origin's host", async () => {
+  it("refuses an attestation whose RP id is neither its origin's host nor a parent domain of it", async () => {
     const accountId = await emptyWallet(t);
     // The authenticator's credential is scoped to wallet.example.com; the page runs on another origin.
     const device = new SoftAuthenticator({ origin: 'https://wallet.example.com' });
@@ -224,11 +224,12 @@ describe('createAuthCredential (PASSKEY)', () => {
         attestation: device.register(challengeText, { origin: 'https://attacker.example.net' }),
       },
     });
-    expectUnauthorized(reply, 'passkey RP id does not match the origin');
+    const reason = "passkey RP id is neither the origin's host nor a parent domain of it";
+    expectUnauthorized(reply, reason);
     const scoped = new SoftAuthenticator({ origin: 'https://wallet.example.com', rpId: 'other.example.org' });
     const second = registrationChallenge();
     const again = await t.api('POST', '/auth/credentials', { body: passkeyBody(accountId, scoped, second) });
-    expectUnauthorized(again, 'passkey RP id does not match the origin');
+    expectUnauthorized(again, reason);
     expect(await credentialsOf(t, accountId)).toEqual([]);
   });
 
@@ -255,7 +256,48 @@ describe('createAuthCredential (PASSKEY)', () => {
     const reply = await t.api('POST', '/auth/credentials', {
       body: passkeyBody(accountId, device, registrationChallenge()),
     });
-    expectUnauthorized(reply, 'passkey origin must be https (or http on localhost)');
+    expectUnauthorized(
+      reply,
+      'passkey origin http://wallet.example.com must be https, or http on localhost or a subdomain of it',
+    );
+    expect(await credentialsOf(t, accountId)).toEqual([]);
+  });
+
+  it('refuses a page on an IP address (browsers make no passkey there) with the origin to use instead', async () => {
+    const accountId = await emptyWallet(t);
+    const device = new SoftAuthenticator({ origin: 'http://127.0.0.1:3000' });
+    const reply = await t.api('POST', '/auth/credentials', {
+      body: passkeyBody(accountId, device, registrationChallenge()),
+    });
+    expectUnauthorized(
+      reply,
+      'passkey origin http://127.0.0.1:3000 is an IP address, where browsers refuse passkeys (a SecurityError): serve the page from http://localhost:3000',
+    );
+    expect(await credentialsOf(t, accountId)).toEqual([]);
+  });
+
+  it('registers on a subdomain of localhost, bound to the parent domain the page named, and logs in on a sibling', async () => {
+    const accountId = await emptyWallet(t);
+    const device = new SoftAuthenticator({ origin: 'http://wallet.shop.localhost:3000', rpId: 'shop.localhost' });
+    const credential = await registerFirst(t, accountId, device);
+    const key = clientKey();
+    const issued = await challenge(t, credential.id, key.publicKey);
+    const assertion = device.assert(issued.challenge, { origin: 'http://pay.shop.localhost:3001' });
+    const reply = await verify(t, credential.id, assertion, issued.requestId);
+    expect(reply.status, reply.text).toBe(200);
+    await expectKeySigns(t, accountId, key);
+    // localhost itself is no page of shop.localhost.
+    const elsewhere = await challenge(t, credential.id, clientKey().publicKey);
+    const refused = await verify(
+      t,
+      credential.id,
+      device.assert(elsewhere.challenge, { origin: 'http://localhost:3000' }),
+      elsewhere.requestId,
+    );
+    expectUnauthorized(
+      refused,
+      'passkey origin http://localhost:3000 is not on the relying party shop.localhost of the registration',
+    );
   });
 
   it('refuses a registration challenge that was already used, on any wallet of the platform', async () => {
@@ -425,7 +467,7 @@ describe('challengeAuthCredential and verifyAuthCredential (PASSKEY)', () => {
     );
   });
 
-  it('refuses an assertion made on another origin', async () => {
+  it('refuses an assertion made on an origin off the relying party of the registration', async () => {
     const issued = await challenge(t, credential.id, clientKey().publicKey);
     await expectRefused(
       () =>
@@ -435,8 +477,17 @@ describe('challengeAuthCredential and verifyAuthCredential (PASSKEY)', () => {
           device.assert(issued.challenge, { origin: 'https://attacker.example.net' }),
           issued.requestId,
         ),
-      'passkey origin does not match the registration',
+      'passkey origin https://attacker.example.net is not on the relying party wallet.example.com of the registration',
     );
+  });
+
+  it('logs in from another port of the registration host (the same relying party)', async () => {
+    const key = clientKey();
+    const issued = await challenge(t, credential.id, key.publicKey);
+    const assertion = device.assert(issued.challenge, { origin: 'https://wallet.example.com:8443' });
+    const reply = await verify(t, credential.id, assertion, issued.requestId);
+    expect(reply.status, reply.text).toBe(200);
+    expect(await sessionIds(t, accountId)).toContain(reply.body.id);
   });
 
   it('refuses a replayed assertion and a counter that did not increase', async () => {

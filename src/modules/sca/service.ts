@@ -13,7 +13,7 @@
 
 import { createHash, randomBytes } from 'node:crypto';
 import { iso } from '../../clock.js';
-import { DEFAULT_PASSKEY_ORIGINS } from '../../config.js';
+import { DEFAULT_PASSKEY_ORIGINS, scaRelyingPartyId } from '../../config.js';
 import { secretHash } from '../../crypto/sealing.js';
 import { verifyTotp, base32Encode, totpUri } from '../../crypto/totp.js';
 import { type StoredPasskey, verifyPasskeyAssertion, verifyPasskeyRegistration } from '../../crypto/webauthn.js';
@@ -21,6 +21,7 @@ import type { Queryable, Tx } from '../../db/index.js';
 import type { Ctx } from '../../http/context.js';
 import { apiError, FieldErrors, invalidInput } from '../../http/errors.js';
 import { newId } from '../../ids.js';
+import { isOnRelyingParty, originHost } from '../../passkey-origins.js';
 import { SCA_SANDBOX_CODE } from '../../rails/magic.js';
 import { activeCustomer, type CustomerRow } from '../customers/lookup.js';
 import { unverifiedContactChannels } from '../customers/service.js';
@@ -57,8 +58,21 @@ function hasVerifiedPhone(customer: CustomerRow): boolean {
   return customer.phone_number !== null && !unverifiedContactChannels(customer).includes('phone');
 }
 
+/** Where passkeys are enrolled (RAILYARD_PASSKEY_ORIGINS); the first one's host is the relying party. */
 function passkeyOrigins(ctx: Ctx): string[] {
   return ctx.deps.config.passkeyOrigins ?? DEFAULT_PASSKEY_ORIGINS;
+}
+
+/**
+ * Where an enrolled passkey may answer a challenge: the configured origins on its relying
+ * party, and the origin it was enrolled on (the configuration may have changed since).
+ */
+export function passkeyUseOrigins(ctx: Ctx, passkey: StoredPasskey): string[] {
+  const configured = passkeyOrigins(ctx).filter((origin) => {
+    const host = originHost(origin);
+    return host !== null && isOnRelyingParty(host, passkey.rpId);
+  });
+  return configured.includes(passkey.origin) ? configured : [...configured, passkey.origin];
 }
 
 function presentFactor(row: store.FactorRow) {
@@ -147,7 +161,7 @@ export async function startEnrollment(ctx: Ctx, customerId: string | undefined, 
     const webauthnChallenge = randomBytes(32).toString('base64url');
     await store.insertChallenge(tx, { ...challenge, subject: null, challenge: webauthnChallenge });
     const origins = passkeyOrigins(ctx);
-    const relyingPartyId = new URL(origins[0]!).hostname;
+    const relyingPartyId = scaRelyingPartyId(origins);
     return {
       type: 'PASSKEY' as const,
       options: {
@@ -265,6 +279,7 @@ export async function confirmEnrollment(ctx: Ctx, customerId: string | undefined
       transports: credential.transports as string[] | undefined,
       challenge: started.challenge!,
       requireUserVerification: true,
+      rpId: scaRelyingPartyId(passkeyOrigins(ctx)),
     });
     if (!verified.ok) throw invalidInput([{ field: 'credential', message: verified.reason }]);
     if (enrolled.some((f) => f.factor === 'PASSKEY') || !(await store.useChallenge(tx, started.id, nowIso))) {
@@ -340,7 +355,7 @@ export async function startLogin(ctx: Ctx, customerId: string | undefined, input
     return {
       factor: input.factor,
       passkeyOptions: assertionOptions(passkey, challenge!),
-      allowedOrigins: [passkey.origin],
+      allowedOrigins: passkeyUseOrigins(ctx, passkey),
       relyingPartyId: passkey.rpId,
     };
   });
@@ -413,8 +428,9 @@ async function checkProof(
   const shape = assertionShape(input.passkeyAssertion!);
   if (!shape.ok) return shape;
   const assertion = webauthnFields(input.passkeyAssertion!);
-  if (input.origin !== passkey.origin) {
-    return { ok: false, field: 'origin', message: `must be ${passkey.origin}, where the passkey was enrolled` };
+  const origins = passkeyUseOrigins(ctx, passkey);
+  if (!origins.includes(input.origin!)) {
+    return { ok: false, field: 'origin', message: `must be ${origins.join(' or ')}, where this passkey is used` };
   }
   const verified = await verifyPasskeyAssertion(
     {
@@ -426,7 +442,8 @@ async function checkProof(
     },
     passkey,
     challenge.challenge!,
-    { requireUserVerification: true },
+    // The assertion was made where the proof says: its client data names that origin.
+    { requireUserVerification: true, origins: [input.origin!] },
   );
   if (!verified.ok) return { ok: false, field: 'passkeyAssertion', message: verified.reason };
   await store.updateFactorPasskey(

@@ -15,6 +15,7 @@ import {
   assertionAnswers,
   assertionOptions,
   challengeFactors,
+  passkeyUseOrigins,
   SCA_START_TTL_MS,
   scaCustomer,
   verifyOperationProof,
@@ -73,7 +74,7 @@ export async function startChange(ctx: Ctx, externalAccountId: string, change: C
         ...(passkey !== undefined
           ? {
               passkeyAssertionOptions: assertionOptions(passkey, webauthnChallenge!),
-              passkeyAllowedOrigins: [passkey.origin],
+              passkeyAllowedOrigins: passkeyUseOrigins(ctx, passkey),
             }
           : {}),
       },
