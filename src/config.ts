@@ -67,7 +67,8 @@ function checkPasskeyOrigins(origins: string[]): void {
   const usage =
     'RAILYARD_PASSKEY_ORIGINS must be a comma-separated list of origins such as https://app.example.com (http only on localhost)';
   for (const origin of origins) {
-    const problem = passkeyOriginProblem(origin);
+    // The server's own setting is held to what browsers do: an IP address can never work.
+    const problem = passkeyOriginProblem(origin, { ipAddresses: 'refused' });
     if (problem !== null) throw new ConfigError(`${usage}: "${origin}" ${problem}`);
   }
   const rpId = scaRelyingPartyId(origins);

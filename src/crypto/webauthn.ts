@@ -113,6 +113,8 @@ export async function verifyPasskeyRegistration(input: {
    * parent domain of it, as a browser allows, and is bound to the one its rpIdHash names.
    */
   rpId?: string | undefined;
+  /** Hold the origin to what browsers allow: no IP address (a platform in strict mode). */
+  strict?: boolean;
 }): Promise<PasskeyCheck<StoredPasskey>> {
   const encoding = badEncoding({
     'credential id': input.credentialId,
@@ -123,7 +125,7 @@ export async function verifyPasskeyRegistration(input: {
   if (typeof input.challenge !== 'string' || input.challenge === '') return fail('passkey challenge does not match');
   const origin = clientOrigin(input.clientDataJson);
   if (origin === null) return fail('passkey clientDataJSON is not valid client data');
-  const problem = passkeyOriginProblem(origin);
+  const problem = passkeyOriginProblem(origin, { ipAddresses: input.strict === true ? 'refused' : 'taken' });
   if (problem !== null) return fail(`passkey origin ${origin} ${problem}`);
   const host = originHost(origin)!;
   if (input.rpId !== undefined && !isOnRelyingParty(host, input.rpId)) {
@@ -198,6 +200,8 @@ export async function verifyPasskeyAssertion(
     requireUserVerification?: boolean;
     /** The origins this assertion may come from (SCA's); without them, any origin on the passkey's relying party. */
     origins?: readonly string[];
+    /** Hold the origin to what browsers allow: no IP address (a platform in strict mode). */
+    strict?: boolean;
   } = {},
 ): Promise<PasskeyCheck<{ newCounter: number }>> {
   const encoding = badEncoding({
@@ -217,7 +221,7 @@ export async function verifyPasskeyAssertion(
   if (typeof challenge !== 'string' || challenge === '') return fail('passkey challenge does not match');
   const origin = clientOrigin(assertion.clientDataJson);
   if (origin === null) return fail('passkey clientDataJSON is not valid client data');
-  const problem = passkeyOriginProblem(origin);
+  const problem = passkeyOriginProblem(origin, { ipAddresses: options.strict === true ? 'refused' : 'taken' });
   if (problem !== null) return fail(`passkey origin ${origin} ${problem}`);
   // A browser uses a passkey on any page of its relying party: another port or subdomain than
   // the registration's is the same relying party.

@@ -31,16 +31,27 @@ describe('passkeyOriginProblem', () => {
     }
   });
 
-  it('refuses an IP address, v4 or v6, over http or https, naming the localhost origin to use', () => {
-    expect(passkeyOriginProblem('http://127.0.0.1:3000')).toBe(
+  it('refuses an IP address, v4 or v6, over http or https, when asked to, naming the localhost origin to use', () => {
+    const refused = { ipAddresses: 'refused' } as const;
+    expect(passkeyOriginProblem('http://127.0.0.1:3000', refused)).toBe(
       'is an IP address, where browsers refuse passkeys (a SecurityError): serve the page from http://localhost:3000',
     );
-    expect(passkeyOriginProblem('https://10.0.0.5')).toBe(
+    expect(passkeyOriginProblem('https://10.0.0.5', refused)).toBe(
       'is an IP address, where browsers refuse passkeys (a SecurityError): serve the page from https://localhost',
     );
-    expect(passkeyOriginProblem('http://[::1]:8080')).toBe(
+    expect(passkeyOriginProblem('http://[::1]:8080', refused)).toBe(
       'is an IP address, where browsers refuse passkeys (a SecurityError): serve the page from http://localhost:8080',
     );
+  });
+
+  it('takes an IP address by default: on https, and on http at a loopback address', () => {
+    expect(passkeyOriginProblem('http://127.0.0.1:3000')).toBeNull();
+    expect(passkeyOriginProblem('http://[::1]:8080')).toBeNull();
+    expect(passkeyOriginProblem('https://10.0.0.5')).toBeNull();
+    expect(passkeyOriginProblem('http://10.0.0.5:3000')).toBe(
+      'is an IP address, where browsers refuse passkeys (a SecurityError): serve the page from http://localhost:3000',
+    );
+    expect(relyingPartyIds('127.0.0.1')).toEqual(['127.0.0.1']);
   });
 });
 

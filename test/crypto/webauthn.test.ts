@@ -86,7 +86,7 @@ describe('verifyPasskeyRegistration', () => {
     });
   });
 
-  it('refuses an IP address for host, as browsers do, naming the localhost origin to use instead', async () => {
+  it('takes an IP address for host by default (a software authenticator may sign for one), and refuses it when strict, as browsers do', async () => {
     const cases = [
       ['http://127.0.0.1:3000', 'http://localhost:3000'],
       ['http://[::1]:5173', 'http://localhost:5173'],
@@ -95,12 +95,19 @@ describe('verifyPasskeyRegistration', () => {
     for (const [origin, instead] of cases) {
       const device = new SoftAuthenticator({ origin });
       const challenge = registrationChallenge();
-      const result = await verifyPasskeyRegistration({ ...device.register(challenge), challenge });
-      expect(result).toEqual({
+      const taken = await verifyPasskeyRegistration({ ...device.register(challenge), challenge });
+      expect(taken).toMatchObject({ ok: true, value: { origin, rpId: new URL(origin!).hostname } });
+      const again = registrationChallenge();
+      const strict = await verifyPasskeyRegistration({ ...device.register(again), challenge: again, strict: true });
+      expect(strict).toEqual({
         ok: false,
         reason: `passkey origin ${origin} is an IP address, where browsers refuse passkeys (a SecurityError): serve the page from ${instead}`,
       });
     }
+    // Plain http on an address other than loopback is refused either way.
+    const lan = new SoftAuthenticator({ origin: 'http://192.168.1.20:3000' });
+    const challenge = registrationChallenge();
+    expect(await verifyPasskeyRegistration({ ...lan.register(challenge), challenge })).toMatchObject({ ok: false });
   });
 
   it("refuses an RP id that is neither the origin's host nor a parent domain of it", async () => {
@@ -273,6 +280,16 @@ describe('verifyPasskeyAssertion', () => {
       challenge,
     );
     expect(ip).toEqual({
+      ok: false,
+      reason: 'passkey origin http://127.0.0.1:3000 is not on the relying party localhost of the registration',
+    });
+    const strictIp = await verifyPasskeyAssertion(
+      local.device.assert(challenge, { origin: 'http://127.0.0.1:3000' }),
+      local.passkey,
+      challenge,
+      { strict: true },
+    );
+    expect(strictIp).toEqual({
       ok: false,
       reason:
         'passkey origin http://127.0.0.1:3000 is an IP address, where browsers refuse passkeys (a SecurityError): serve the page from http://localhost:3000',

@@ -263,17 +263,34 @@ describe('createAuthCredential (PASSKEY)', () => {
     expect(await credentialsOf(t, accountId)).toEqual([]);
   });
 
-  it('refuses a page on an IP address (browsers make no passkey there) with the origin to use instead', async () => {
+  it('takes a passkey a test made for a loopback address, and logs in with it there', async () => {
     const accountId = await emptyWallet(t);
     const device = new SoftAuthenticator({ origin: 'http://127.0.0.1:3000' });
-    const reply = await t.api('POST', '/auth/credentials', {
-      body: passkeyBody(accountId, device, registrationChallenge()),
-    });
-    expectUnauthorized(
-      reply,
-      'passkey origin http://127.0.0.1:3000 is an IP address, where browsers refuse passkeys (a SecurityError): serve the page from http://localhost:3000',
-    );
-    expect(await credentialsOf(t, accountId)).toEqual([]);
+    const credential = await registerFirst(t, accountId, device);
+    const key = clientKey();
+    const issued = await challenge(t, credential.id, key.publicKey);
+    const reply = await verify(t, credential.id, device.assert(issued.challenge), issued.requestId);
+    expect(reply.status, reply.text).toBe(200);
+    await expectKeySigns(t, accountId, key);
+  });
+
+  it('in strict mode, refuses a page on an IP address (browsers make no passkey there) with the origin to use instead', async () => {
+    const strict = await t.raw('PATCH', '/_railyard/platform', { body: { strictIdentifiers: true } });
+    expect(strict.status, strict.text).toBe(200);
+    try {
+      const accountId = await emptyWallet(t);
+      const device = new SoftAuthenticator({ origin: 'http://127.0.0.1:3000' });
+      const reply = await t.api('POST', '/auth/credentials', {
+        body: passkeyBody(accountId, device, registrationChallenge()),
+      });
+      expectUnauthorized(
+        reply,
+        'passkey origin http://127.0.0.1:3000 is an IP address, where browsers refuse passkeys (a SecurityError): serve the page from http://localhost:3000',
+      );
+      expect(await credentialsOf(t, accountId)).toEqual([]);
+    } finally {
+      await t.raw('PATCH', '/_railyard/platform', { body: { strictIdentifiers: false } });
+    }
   });
 
   it('registers on a subdomain of localhost, bound to the parent domain the page named, and logs in on a sibling', async () => {

@@ -238,7 +238,9 @@ async function verifyPasskey(
       throw unauthorized('UNAUTHORIZED', 'credential id does not match');
     }
   } else {
-    const checked = await verifyPasskeyAssertion(assertion, stored, data.challenge);
+    const checked = await verifyPasskeyAssertion(assertion, stored, data.challenge, {
+      strict: ctx.settings.strictIdentifiers === true,
+    });
     if (!checked.ok) throw unauthorized('UNAUTHORIZED', checked.reason);
     counter = checked.value.newCounter;
   }

@@ -144,7 +144,11 @@ async function prepareCredential(
       if (await store.registrationChallengeUsed(q, ctx.platformId, challenge)) {
         throw unauthorized('UNAUTHORIZED', 'this registration challenge was already used');
       }
-      const checked = await verifyPasskeyRegistration({ ...attestation, challenge });
+      const checked = await verifyPasskeyRegistration({
+        ...attestation,
+        challenge,
+        strict: ctx.settings.strictIdentifiers === true,
+      });
       if (!checked.ok) throw unauthorized('UNAUTHORIZED', checked.reason);
       if (existing.some((c) => c.credential_id === checked.value.credentialId)) {
         const message = 'is already registered on this account';
