@@ -37,7 +37,7 @@ export const HOSTED_SETTLEMENT: readonly SettlementRow[] = [
       'BRE_B',
     ],
     seconds: 10,
-    why: 'real-time schemes: the receiving bank answers within seconds (SEPA Instant allows ten); the payout is still seen PROCESSING first',
+    why: 'real-time schemes: the receiving bank answers within seconds (SEPA_INSTANT allows ten at most); the payout is still seen PROCESSING first',
   },
   {
     rails: ['MOBILE_MONEY', 'UNIONPAY'],

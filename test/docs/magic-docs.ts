@@ -8,7 +8,9 @@
 // every block. Nothing here holds a magic value: values, suffixes, names and behaviours
 // come from magic.ts; the only prose kept here is what magic.ts has no words for (the
 // fallback of each table, checked against the lookup functions, and what each constant is
-// for), and the test fails when magic.ts gains or loses a table or a constant.
+// for), and the test fails when magic.ts gains or loses a table or a constant. One more block,
+// `<!-- magic: HOSTED_SETTLEMENT -->`, holds the table of src/rails/settlement.ts (how long a
+// bank payout stays PROCESSING on a `hosted` platform), kept in step the same way.
 
 import * as magic from '../../src/rails/magic.js';
 import { HOSTED_SETTLEMENT } from '../../src/rails/settlement.js';
@@ -304,7 +306,11 @@ export function renderSettlement(): string {
     );
   }
   lines.push(
-    line(['no bank rail (wallets, Lightning, Spark, UMA, internal accounts)', 'nothing', 'not a bank payout']),
+    line([
+      'no bank rail (wallets, Lightning, Spark, UMA, internal accounts)',
+      'none',
+      'not a bank payout: as the magic value says',
+    ]),
   );
   return lines.join('\n');
 }
