@@ -80,7 +80,11 @@ describe.skipIf(skipReason !== undefined)('the dashboard in Chromium', () => {
         viewport: { width: 1280, height: 800 },
       })
       .then((opened) => (context = opened));
-    server = await startServer({ DATA_DIR: mkdtempSync(join(tmpdir(), 'railyard-browser-')) });
+    // The server's own default settlement timing (not the suite's `instant`): the clock page shows it.
+    server = await startServer({
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'railyard-browser-')),
+      RAILYARD_SETTLEMENT_TIMING: '',
+    });
     receiver = await startReceiver(await server.webhookPublicKey());
     expect((await server.request('PATCH', '/config', { webhookEndpoint: receiver.url })).status).toBe(200);
     await launched;
