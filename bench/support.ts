@@ -76,7 +76,16 @@ export async function startRailyard(
   } = {},
 ): Promise<{ child: ChildProcess; info: ServerInfo; dataDir: string }> {
   const dataDir = options.dataDir ?? benchDir('railyard-bench-');
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', LOG_LEVEL: 'warn', DATA_DIR: dataDir, ...options.env };
+  // The scenarios measure a payout that settles in its request, as they always have: the
+  // server's platforms settle `instant` (a `hosted` payout would leave its settlement to a job).
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: '0',
+    LOG_LEVEL: 'warn',
+    DATA_DIR: dataDir,
+    RAILYARD_SETTLEMENT_TIMING: 'instant',
+    ...options.env,
+  };
   delete env.RAILYARD_RECORD;
   delete env.DATABASE_URL;
   if (options.credentials !== undefined) {

@@ -34,6 +34,11 @@ export interface Config {
   /** New platforms start in strict mode (`strictIdentifiers`; RAILYARD_STRICT_IDENTIFIERS=1). */
   strictIdentifiers?: boolean | undefined;
   /**
+   * How new platforms' payouts settle unless their creation says (`settlementTiming`;
+   * RAILYARD_SETTLEMENT_TIMING). SETTLEMENT_TIMING_DEFAULT when unset.
+   */
+  settlementTiming?: SettlementTiming | undefined;
+  /**
    * How many of each platform's latest requests the request journal keeps
    * (JOURNAL_SIZE_DEFAULT when unset; 0 keeps none).
    */
@@ -51,6 +56,20 @@ const ADMIN_TOKEN_CHARS_MAX = 512;
 
 /** Where an integrator's web app runs in development: the SCA passkey origins when none are configured. */
 export const DEFAULT_PASSKEY_ORIGINS = ['http://localhost:3000', 'https://localhost:3000'];
+
+/**
+ * How a platform's outgoing bank payouts settle: `instant` completes them when they are
+ * accepted; `hosted` keeps them PROCESSING for their rail's sandbox time first, as the hosted
+ * sandbox does (src/rails/settlement.ts; docs/hosted-differences.md).
+ */
+export const SETTLEMENT_TIMINGS = ['instant', 'hosted'] as const;
+export type SettlementTiming = (typeof SETTLEMENT_TIMINGS)[number];
+/**
+ * What a new platform gets when neither its creation nor the server chooses: `hosted`, so that
+ * an integration's pending path runs against railyard as it will against the hosted sandbox
+ * (the clock's advance makes the wait instant for a test).
+ */
+export const SETTLEMENT_TIMING_DEFAULT: SettlementTiming = 'hosted';
 
 export class ConfigError extends Error {}
 
@@ -113,6 +132,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (strictSetting !== '0' && strictSetting !== '1') {
     throw new ConfigError(`RAILYARD_STRICT_IDENTIFIERS must be 0 or 1, got "${strictSetting}"`);
   }
+  const settlementTiming = (env.RAILYARD_SETTLEMENT_TIMING || SETTLEMENT_TIMING_DEFAULT) as SettlementTiming;
+  if (!SETTLEMENT_TIMINGS.includes(settlementTiming)) {
+    throw new ConfigError(
+      `RAILYARD_SETTLEMENT_TIMING must be ${SETTLEMENT_TIMINGS.join(' or ')}, got "${env.RAILYARD_SETTLEMENT_TIMING}"`,
+    );
+  }
   const clientId = env.GRID_CLIENT_ID || undefined;
   const clientSecret = env.GRID_CLIENT_SECRET || undefined;
   if ((clientId === undefined) !== (clientSecret === undefined)) {
@@ -152,6 +177,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookTimeoutMs,
     passkeyOrigins,
     strictIdentifiers: strictSetting === '1',
+    settlementTiming,
     journalSize,
     adminToken,
   };

@@ -11,7 +11,14 @@ import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { buildApp } from './app.js';
 import { systemClock } from './clock.js';
-import { BASE_PATH, ConfigError, loadConfig, type Config } from './config.js';
+import {
+  BASE_PATH,
+  ConfigError,
+  loadConfig,
+  SETTLEMENT_TIMINGS,
+  type Config,
+  type SettlementTiming,
+} from './config.js';
 import { DbConnectError, openDb, redactUrl, type Db } from './db/index.js';
 import { AuthCache, hashSecret } from './http/auth.js';
 import { ApiError } from './http/errors.js';
@@ -264,10 +271,22 @@ function printJson(value: unknown): void {
 async function platformCreate(config: Config, args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
-    options: { name: { type: 'string' }, 'counterparty-rules': { type: 'boolean' } },
+    options: {
+      name: { type: 'string' },
+      'counterparty-rules': { type: 'boolean' },
+      'settlement-timing': { type: 'string' },
+    },
     strict: true,
   });
-  const input = { name: values.name ?? 'Sandbox platform', counterpartyRules: values['counterparty-rules'] ?? false };
+  const timing = values['settlement-timing'];
+  if (timing !== undefined && !(SETTLEMENT_TIMINGS as readonly string[]).includes(timing))
+    fail(`--settlement-timing must be ${SETTLEMENT_TIMINGS.join(' or ')}, got "${timing}"`);
+  const input = {
+    name: values.name ?? 'Sandbox platform',
+    counterpartyRules: values['counterparty-rules'] ?? false,
+    // Left out, the platform takes the server's default (RAILYARD_SETTLEMENT_TIMING).
+    ...(timing === undefined ? {} : { settlementTiming: timing as SettlementTiming }),
+  };
   const created = await onServerOrStore(
     config,
     async (server) => answered(await callServer(server, 'POST', '/platforms', input), 201),
@@ -404,7 +423,7 @@ async function snapshot(config: Config, args: string[]): Promise<void> {
 
 const USAGE = `usage: railyard [start]                 run the server (the default)
        railyard migrate                 create or upgrade the store, then exit
-       railyard platform create [--name NAME] [--counterparty-rules]
+       railyard platform create [--name NAME] [--counterparty-rules] [--settlement-timing instant|hosted]
                                         add a platform and print its credentials
        railyard reset [--platform ID]   delete a platform's data, keeping its credentials
                                         and configuration (default: the platform start prints)

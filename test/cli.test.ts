@@ -195,6 +195,10 @@ describe('start-up errors', () => {
       'railyard: RAILYARD_PASSKEY_ORIGINS must be a comma-separated list of origins such as https://app.example.com (http only on localhost): "http://127.0.0.1:3000" is an IP address, where browsers refuse passkeys (a SecurityError): serve the page from http://localhost:3000',
     ],
     [
+      { RAILYARD_SETTLEMENT_TIMING: 'slow' },
+      'railyard: RAILYARD_SETTLEMENT_TIMING must be instant or hosted, got "slow"',
+    ],
+    [
       { RAILYARD_JOURNAL_SIZE: '10k' },
       'railyard: RAILYARD_JOURNAL_SIZE must be an integer from 0 (no journal) to 1000000, got "10k"',
     ],
@@ -208,10 +212,15 @@ describe('start-up errors', () => {
 describe('railyard platform create', () => {
   it('adds a platform whose credentials work and see only its own data', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'railyard-'));
-    const created = spawnSync(process.execPath, [MAIN, 'platform', 'create', '--name', 'Second tenant'], {
-      env: cliEnv({ DATA_DIR: dataDir }),
-      encoding: 'utf8',
-    });
+    const create = (...args: string[]) =>
+      spawnSync(process.execPath, [MAIN, 'platform', 'create', '--name', 'Second tenant', ...args], {
+        env: cliEnv({ DATA_DIR: dataDir }),
+        encoding: 'utf8',
+      });
+    const refused = create('--settlement-timing', 'later');
+    expect(refused.status).toBe(1);
+    expect(refused.stderr.trim()).toBe('railyard: --settlement-timing must be instant or hosted, got "later"');
+    const created = create('--settlement-timing', 'instant');
     expect(created.status).toBe(0);
     const tenant = JSON.parse(created.stdout);
     expect(tenant).toMatchObject({
@@ -223,6 +232,10 @@ describe('railyard platform create', () => {
     const server = await startServer({ DATA_DIR: dataDir, PORT: String(await freePort()) });
     const own = await fetch(`${server.baseUrl}/config`, { headers: authHeader(tenant.clientId, tenant.clientSecret) });
     expect(((await own.json()) as { id: string }).id).toBe(tenant.platformId);
+    const settings = await fetch(`${server.baseUrl.replace(/\/grid\/.*$/, '')}/_railyard/platform`, {
+      headers: authHeader(tenant.clientId, tenant.clientSecret),
+    });
+    expect(((await settings.json()) as { settlementTiming: string }).settlementTiming).toBe('instant');
     // The printed default platform is the first one created, the tenant's here.
     expect(server.clientId).toBe(tenant.clientId);
   });

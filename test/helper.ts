@@ -27,6 +27,11 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     logLevel: 'silent',
     recordFile: process.env.RAILYARD_RECORD || undefined,
     validateResponses: true,
+    // The suite's tests are about what a payment does, not how long it takes: their platforms
+    // settle payouts at once unless a test asks for `hosted` (build({settlementTiming}),
+    // newPlatform({settlementTiming}), or this config's setting). The default a real server
+    // gives (SETTLEMENT_TIMING_DEFAULT) is tested in test/modules/settlement-timing.test.ts.
+    settlementTiming: 'instant',
     ...overrides,
   };
 }
@@ -134,6 +139,8 @@ export interface PlatformOptions {
   counterpartyRules?: boolean;
   /** Strict identifiers: the strict rules apply to its requests (off unless set). */
   strictIdentifiers?: boolean;
+  /** How its payouts settle (the test config's `instant` unless set). */
+  settlementTiming?: 'instant' | 'hosted';
 }
 
 export interface BuildOptions extends PlatformOptions {
@@ -185,6 +192,7 @@ async function open(
       ? await addPlatform({
           counterpartyRules: options.counterpartyRules,
           strictIdentifiers: options.strictIdentifiers,
+          settlementTiming: options.settlementTiming,
         })
       : tenant(app, main);
   let closed = false;

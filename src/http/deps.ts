@@ -7,7 +7,7 @@
 // the authentication has to be imported to name a Deps.
 
 import type { Clock } from '../clock.js';
-import type { Config } from '../config.js';
+import type { Config, SettlementTiming } from '../config.js';
 import type { Db } from '../db/index.js';
 import type { PlatformGate } from './platform-gate.js';
 
@@ -32,6 +32,11 @@ export interface PlatformSettings {
    * the reference does not state (StrictRules in http/schemas.ts). Absent reads as off.
    */
   strictIdentifiers?: boolean;
+  /**
+   * How its outgoing bank payouts settle (SettlementTiming). Absent (platforms made before the
+   * setting) reads as `instant`, which is what they did when they were made.
+   */
+  settlementTiming?: SettlementTiming;
 }
 
 /** Verified credentials as the credential cache keeps them: the clock is read per request. */

@@ -9,7 +9,7 @@ import type { Static } from '@sinclair/typebox';
 import pino from 'pino';
 import { buildApp } from '../app.js';
 import { systemClock } from '../clock.js';
-import { ADMIN_PREFIX, BASE_PATH, ConfigError, loadConfig } from '../config.js';
+import { ADMIN_PREFIX, BASE_PATH, ConfigError, loadConfig, SETTLEMENT_TIMINGS } from '../config.js';
 import { openDb } from '../db/index.js';
 import { AuthCache } from '../http/auth.js';
 import type { Deps } from '../http/deps.js';
@@ -191,6 +191,7 @@ function configOf(options: RailyardOptions) {
       RAILYARD_JOURNAL_SIZE: setting(options.journalSize),
       RAILYARD_ADMIN_TOKEN: options.adminToken,
       RAILYARD_WEBHOOK_TIMEOUT_MS: setting(options.webhookTimeoutMs),
+      RAILYARD_SETTLEMENT_TIMING: options.settlementTiming,
     });
   } catch (err) {
     if (err instanceof ConfigError) throw new Error(`startRailyard: ${err.message.replace(/^[A-Z_]+/, optionName)}`);
@@ -209,12 +210,18 @@ function optionName(variable: string): string {
     RAILYARD_JOURNAL_SIZE: 'journalSize',
     RAILYARD_ADMIN_TOKEN: 'adminToken',
     RAILYARD_WEBHOOK_TIMEOUT_MS: 'webhookTimeoutMs',
+    RAILYARD_SETTLEMENT_TIMING: 'settlementTiming',
   };
   return names[variable] ?? variable;
 }
 
 export const startRailyard: StartRailyard = async (options = {}) => {
   const config = configOf(options);
+  const timing = options.platform?.settlementTiming;
+  if (timing !== undefined && !(SETTLEMENT_TIMINGS as readonly string[]).includes(timing))
+    throw new Error(
+      `startRailyard: platform.settlementTiming must be ${SETTLEMENT_TIMINGS.join(' or ')}, got "${timing}"`,
+    );
   const adminToken = config.adminToken ?? newServerToken();
   const db = await openDb({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, pgPrepared: config.pgPrepared });
   const deps: Deps = {
@@ -228,6 +235,7 @@ export const startRailyard: StartRailyard = async (options = {}) => {
     const first = await createPlatform(deps, {
       name: options.platform?.name ?? 'Test platform',
       counterpartyRules: options.platform?.counterpartyRules ?? false,
+      settlementTiming: options.platform?.settlementTiming,
     });
     enableServerAdmin(deps, adminToken, first.platformId);
     app = await buildApp(
@@ -258,7 +266,11 @@ export const startRailyard: StartRailyard = async (options = {}) => {
           `Bearer ${adminToken}`,
           'POST',
           `${ADMIN_PREFIX}/server/platforms`,
-          { name: more.name ?? 'Test platform', counterpartyRules: more.counterpartyRules ?? false },
+          {
+            name: more.name ?? 'Test platform',
+            counterpartyRules: more.counterpartyRules ?? false,
+            ...(more.settlementTiming === undefined ? {} : { settlementTiming: more.settlementTiming }),
+          },
         );
         return platformHandle(origin, adminToken, {
           platformId: created.platformId,

@@ -23,12 +23,26 @@ export interface RailyardOptions {
   journalSize?: number;
   /** How long a webhook endpoint has to answer a try, in ms (1 to 30000; default 30000). */
   webhookTimeoutMs?: number;
+  /**
+   * How the payouts of every platform this server makes settle, unless the platform's own
+   * options say (default 'hosted'; see PlatformOptions.settlementTiming).
+   */
+  settlementTiming?: SettlementTiming;
 }
+
+/**
+ * 'hosted': an outgoing bank payout stays PROCESSING for its rail's sandbox time (ACH 120 s,
+ * wire 60 s, RTP 10 s, …) before it completes, as on the hosted sandbox; `clock.advance`
+ * gets past it at once. 'instant': it completes when it is accepted.
+ */
+export type SettlementTiming = 'instant' | 'hosted';
 
 export interface PlatformOptions {
   name?: string;
   /** The counterparty rules of self-custody wallets (the EU Travel Rule); off by default. */
   counterpartyRules?: boolean;
+  /** How its payouts settle; the server's `settlementTiming` (default 'hosted') when left out. */
+  settlementTiming?: SettlementTiming;
 }
 
 /** A page of a railyard list. */

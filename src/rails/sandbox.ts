@@ -1,9 +1,18 @@
 // The sandbox rail: the outcome is chosen by the magic suffix of the counterparty's
-// identifier (src/rails/magic.ts) and played out on the platform's sandbox clock.
+// identifier (src/rails/magic.ts) and played out on the platform's sandbox clock. On a
+// platform whose settlement timing is `hosted`, an outgoing payout over a bank rail completes
+// no earlier than its rail's time (settlement.ts); incoming pulls settle as the table says.
 
 import { quoteExecutionScenarioFor, UMA_PENDING_LONG_MS, type QuoteExecutionScenario } from './magic.js';
 import { transferScenarioFor } from './magic.js';
-import type { Rail, TimelineStep } from './types.js';
+import { hostedSettlementMs, withSettlementTime } from './settlement.js';
+import type { Rail, Settlement, TimelineStep } from './types.js';
+
+/** A payout's timeline as the platform's settlement timing plays it. */
+function settled(timeline: TimelineStep[], settlement: Settlement): TimelineStep[] {
+  if (settlement.timing !== 'hosted') return timeline;
+  return withSettlementTime(timeline, hostedSettlementMs(settlement.paymentRail));
+}
 
 function timelineOf(scenario: QuoteExecutionScenario): TimelineStep[] {
   switch (scenario.kind) {
@@ -31,16 +40,23 @@ function timelineOf(scenario: QuoteExecutionScenario): TimelineStep[] {
 }
 
 export const sandboxRail: Rail = {
-  plan(payment): TimelineStep[] {
+  plan(payment, settlement): TimelineStep[] {
     const scenario = transferScenarioFor(payment.counterpartyIdentifier);
-    if (scenario.failAfterMs === null) return [{ afterMs: 0, outcome: { kind: 'COMPLETED' } }];
-    const failureReason =
-      payment.direction === 'OUTGOING' ? scenario.outgoingFailureReason : scenario.incomingFailureReason;
-    return [{ afterMs: scenario.failAfterMs, outcome: { kind: 'FAILED', failureReason: failureReason! } }];
+    let timeline: TimelineStep[];
+    if (scenario.failAfterMs === null) timeline = [{ afterMs: 0, outcome: { kind: 'COMPLETED' } }];
+    else {
+      const failureReason =
+        payment.direction === 'OUTGOING' ? scenario.outgoingFailureReason : scenario.incomingFailureReason;
+      timeline = [{ afterMs: scenario.failAfterMs, outcome: { kind: 'FAILED', failureReason: failureReason! } }];
+    }
+    return payment.direction === 'OUTGOING' ? settled(timeline, settlement) : timeline;
   },
-  planPayout(payout): TimelineStep[] {
+  planPayout(payout, settlement): TimelineStep[] {
     if (payout.destinationType === 'ACCOUNT')
-      return timelineOf(quoteExecutionScenarioFor(payout.counterpartyIdentifier, payout.accountType));
+      return settled(
+        timelineOf(quoteExecutionScenarioFor(payout.counterpartyIdentifier, payout.accountType)),
+        settlement,
+      );
     if (payout.destinationType === 'INTERNAL_ACCOUNT') return [{ afterMs: 0, outcome: { kind: 'COMPLETED' } }];
     switch (payout.umaScenario) {
       case 'SUCCESS':

@@ -3,6 +3,7 @@
 // the simulator (sandbox.ts), the chooser (index.ts) and the transactions that play the
 // timelines out all import them from one place below every rail.
 
+import type { SettlementTiming } from '../config.js';
 import type { UmaScenario } from './magic.js';
 
 export type RailOutcome =
@@ -37,7 +38,18 @@ export type QuotePayout =
   /** Another internal account of the platform: a book transfer, no rail. */
   | { destinationType: 'INTERNAL_ACCOUNT'; accountId: string };
 
+/**
+ * How the payment settles: the platform's settlement timing, and the bank rail the payment
+ * moves over (null: none, as for a wallet, a UMA address or an internal account). On a
+ * `hosted` platform an outgoing payout over a bank rail completes no earlier than that rail's
+ * time (settlement.ts).
+ */
+export interface Settlement {
+  timing: SettlementTiming;
+  paymentRail: string | null;
+}
+
 export interface Rail {
-  plan(payment: RailPayment): TimelineStep[];
-  planPayout(payout: QuotePayout): TimelineStep[];
+  plan(payment: RailPayment, settlement: Settlement): TimelineStep[];
+  planPayout(payout: QuotePayout, settlement: Settlement): TimelineStep[];
 }

@@ -10,9 +10,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { SETTLEMENT_TIMINGS } from '../config.js';
 import type { Deps } from '../http/deps.js';
 import { apiError } from '../http/errors.js';
 import { op } from '../http/route.js';
+import { StringEnum } from '../http/schemas.js';
 import { createPlatform, requirePlatform } from '../modules/platform/service.js';
 import { resetPlatform } from './reset.js';
 import { ResetResultSchema } from './reset-routes.js';
@@ -106,6 +108,7 @@ export const serverAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
           {
             name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
             counterpartyRules: Type.Optional(Type.Boolean()),
+            settlementTiming: Type.Optional(StringEnum(SETTLEMENT_TIMINGS)),
           },
           { additionalProperties: false },
         ),
@@ -117,6 +120,7 @@ export const serverAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const created = await createPlatform(request.server.deps, {
         name: request.body.name ?? 'Sandbox platform',
         counterpartyRules: request.body.counterpartyRules ?? false,
+        settlementTiming: request.body.settlementTiming,
       });
       request.log.info({ platformId: created.platformId }, 'platform created by the server admin');
       reply.code(201);

@@ -2,11 +2,12 @@
 // playwright-core against a real server process on an ephemeral port. It signs in, watches a
 // customer and a transfer made through the API appear, opens a transaction's timeline, shows a
 // card payment with its card and merchant, replays a webhook, advances the clock until a
-// pending payment completes, approves an agent's action, saves, restores and deletes a
-// snapshot, and reads the request journal and its report; on the Testing page it adds fault
-// rules, sees one fire, and removes them. Screenshots of the main pages at 1280 and 390 px
-// wide go to .ci-work/screenshots/
-// (git-ignored) for a reviewer to look at.
+// pending payment completes, switches the settlement timing on the clock page (a hosted ACH
+// payout completes when the clock passes its 2 minutes), approves an agent's action, saves,
+// restores and deletes a snapshot, and reads the request journal and its report; on the
+// Testing page it adds fault rules, sees one fire, and removes them. Screenshots of the main
+// pages at 1280 and 390 px wide go to .ci-work/screenshots/ (git-ignored) for a reviewer to
+// look at.
 //
 // Without /usr/bin/chromium the test fails when CI is set and is skipped otherwise (install it
 // with `apt-get install chromium`). RAILYARD_BROWSER_TEST=skip skips it on purpose, as it does
@@ -80,7 +81,11 @@ describe.skipIf(skipReason !== undefined)('the dashboard in Chromium', () => {
         viewport: { width: 1280, height: 800 },
       })
       .then((opened) => (context = opened));
-    server = await startServer({ DATA_DIR: mkdtempSync(join(tmpdir(), 'railyard-browser-')) });
+    // The server's own default settlement timing (not the suite's `instant`): the clock page shows it.
+    server = await startServer({
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'railyard-browser-')),
+      RAILYARD_SETTLEMENT_TIMING: '',
+    });
     receiver = await startReceiver(await server.webhookPublicKey());
     expect((await server.request('PATCH', '/config', { webhookEndpoint: receiver.url })).status).toBe(200);
     await launched;
@@ -136,6 +141,20 @@ describe.skipIf(skipReason !== undefined)('the dashboard in Chromium', () => {
     await strict.click();
     await poll(() => strict.textContent()).toBe('Strict identifiers: off');
     expect((await api('GET', '/_railyard/platform')).body.strictIdentifiers).toBe(false);
+
+    // The clock page shows the platform's settlement timing: hosted, a new platform's default,
+    // with the time of each rail. The walk-through below wants its first payouts to complete at
+    // once, so it switches to instant there (and back to hosted further on).
+    await open('clock');
+    const hostedTiming = page.getByRole('radio', { name: /^Hosted/ });
+    const instantTiming = page.getByRole('radio', { name: /^Instant/ });
+    await poll(() => hostedTiming.isChecked()).toBe(true);
+    expect((await api('GET', '/_railyard/platform')).body.settlementTiming).toBe('hosted');
+    const times = page.getByRole('table', { name: /PROCESSING when the timing is hosted/ });
+    expect(await times.getByRole('row').filter({ hasText: 'ACH_COLOMBIA' }).textContent()).toMatch(/2 min/);
+    await instantTiming.click();
+    await poll(() => instantTiming.isChecked()).toBe(true);
+    await poll(async () => (await api('GET', '/_railyard/platform')).body.settlementTiming).toBe('instant');
 
     // A customer made through the API appears on the open customers page without a reload.
     await open('customers');
@@ -269,6 +288,31 @@ describe.skipIf(skipReason !== undefined)('the dashboard in Chromium', () => {
       /PROCESSING.*COMPLETED/,
     );
 
+    // Back to hosted on the clock page: a plain ACH payout now stays PROCESSING for its 2
+    // minutes of sandbox time, and completes when the clock passes them.
+    await open('clock');
+    await page.getByRole('radio', { name: /^Hosted/ }).click();
+    await poll(async () => (await api('GET', '/_railyard/platform')).body.settlementTiming).toBe('hosted');
+    const hostedPayout = await api('POST', '/transfer-out', {
+      source: { accountId: usd.id },
+      destination: { accountId: bank.body.id },
+      amount: 1_000,
+    });
+    expect(hostedPayout.body.status).toBe('PROCESSING');
+    await page.getByRole('button', { name: '+6 min' }).click();
+    await poll(() => page.locator('.clock-badge').textContent()).toMatch(/\+12 min/);
+    const settled = page.getByRole('table', { name: 'Events recorded since the advance started' });
+    await poll(() =>
+      settled
+        .getByRole('row')
+        .filter({ hasText: hostedPayout.body.id.slice(-8) })
+        .count(),
+    ).toBeGreaterThan(0);
+    expect((await api('GET', `/transactions/${hostedPayout.body.id}`)).body.status).toBe('COMPLETED');
+    // And instant again for the rest (an agent's transfer below completes as it is approved).
+    await page.getByRole('radio', { name: /^Instant/ }).click();
+    await poll(async () => (await api('GET', '/_railyard/platform')).body.settlementTiming).toBe('instant');
+
     // An agent's action above its approval threshold waits; approving it from the page runs it.
     const agent = await api('POST', '/agents', agentBody(customer.body.id));
     expect(agent.status).toBe(201);
@@ -364,7 +408,7 @@ describe.skipIf(skipReason !== undefined)('the dashboard in Chromium', () => {
 
     // The account page shows the postings behind the balance it reports.
     await open(`accounts/${encodeURIComponent(usd.id)}`);
-    expect(await page.locator('dl.fields').textContent()).toMatch(/Balance \(available\)4,475\.00 USD/);
+    expect(await page.locator('dl.fields').textContent()).toMatch(/Balance \(available\)4,465\.00 USD/);
     expect(pageErrors).toEqual([]);
   }, 90_000);
 

@@ -8,9 +8,12 @@
 // every block. Nothing here holds a magic value: values, suffixes, names and behaviours
 // come from magic.ts; the only prose kept here is what magic.ts has no words for (the
 // fallback of each table, checked against the lookup functions, and what each constant is
-// for), and the test fails when magic.ts gains or loses a table or a constant.
+// for), and the test fails when magic.ts gains or loses a table or a constant. One more block,
+// `<!-- magic: HOSTED_SETTLEMENT -->`, holds the table of src/rails/settlement.ts (how long a
+// bank payout stays PROCESSING on a `hosted` platform), kept in step the same way.
 
 import * as magic from '../../src/rails/magic.js';
+import { HOSTED_SETTLEMENT } from '../../src/rails/settlement.js';
 
 /** One column drawn from a row's outcome. */
 interface Column {
@@ -87,7 +90,8 @@ export const TABLES: Record<string, TableSpec> = {
     ],
     otherwise: {
       label: 'anything else',
-      behaviour: 'COMPLETED at once, in both directions',
+      behaviour:
+        "COMPLETED: a transfer-in at once; a transfer-out at once on an instant platform, after its rail's settlement time on a hosted one",
       expected: { failAfterMs: null },
       probe: () => magic.transferScenarioFor('000123456999'),
     },
@@ -97,7 +101,7 @@ export const TABLES: Record<string, TableSpec> = {
     key: 'suffix',
     otherwise: {
       label: 'anything else',
-      behaviour: 'COMPLETED at once',
+      behaviour: "COMPLETED: at once on an instant platform, after the rail's settlement time on a hosted one",
       expected: { kind: 'COMPLETE', afterMs: 0 },
       probe: () => magic.quoteExecutionScenarioFor('000123456999'),
     },
@@ -284,8 +288,36 @@ export function renderConstants(names: string[]): string {
   return lines.join('\n');
 }
 
-/** A block names one magic table, or one or more constants. */
+/**
+ * The block that names the table of hosted settlement times (src/rails/settlement.ts): not a
+ * magic value, but a table of the sandbox's behaviour the docs show and keep in step the same way.
+ */
+export const SETTLEMENT_BLOCK = 'HOSTED_SETTLEMENT';
+
+export function renderSettlement(): string {
+  const lines = [line(['Rails', 'PROCESSING for', 'Why this time']), line(['---', '---', '---'])];
+  for (const row of HOSTED_SETTLEMENT) {
+    lines.push(
+      line([
+        row.rails.map((rail) => `\`${rail}\``).join(', '),
+        formatDuration(row.seconds * 1000),
+        formatBehaviour(row.why),
+      ]),
+    );
+  }
+  lines.push(
+    line([
+      'no bank rail (wallets, Lightning, Spark, UMA, internal accounts)',
+      'none',
+      'not a bank payout: as the magic value says',
+    ]),
+  );
+  return lines.join('\n');
+}
+
+/** A block names one magic table, or one or more constants, or the settlement table. */
 export function renderBlock(names: string[]): string {
+  if (names.length === 1 && names[0] === SETTLEMENT_BLOCK) return renderSettlement();
   if (names.length === 1 && names[0]! in TABLES) return renderTable(names[0]!);
   return renderConstants(names);
 }

@@ -5,7 +5,7 @@
 
 import { describe, expect, it } from 'vitest';
 import * as magic from '../../src/rails/magic.js';
-import { CONSTANTS, findBlocks, renderBlock, rewriteMagicBlocks, TABLES } from './magic-docs.js';
+import { CONSTANTS, findBlocks, renderBlock, rewriteMagicBlocks, SETTLEMENT_BLOCK, TABLES } from './magic-docs.js';
 import { docPages, readPage, withoutFences } from './markdown.js';
 
 type Kind = 'table' | 'constant' | 'default' | 'function';
@@ -67,6 +67,10 @@ describe('src/rails/magic.ts and the docs', () => {
     const shown = new Set(blocks.flatMap((block) => block.names));
     const missing = [...exportsOfKind('table'), ...exportsOfKind('constant')].filter((name) => !shown.has(name));
     expect(missing).toEqual([]);
+  });
+
+  it('the hosted settlement times of src/rails/settlement.ts are shown in some page', () => {
+    expect(blocks.some((block) => block.names.join(' ') === SETTLEMENT_BLOCK)).toBe(true);
   });
 
   it.each(pages)('$page: every magic block is what magic.ts renders (npm run docs:magic rewrites them)', ({ text }) => {

@@ -1314,7 +1314,10 @@ export const BASELINES: Record<string, BaselineRow> = {
     },
   },
   railyardGetPlatform: { make: () => ({}) },
-  railyardUpdatePlatform: { make: () => ({ body: { name: 'Fuzzed platform' } }), last: true },
+  railyardUpdatePlatform: {
+    make: () => ({ body: { name: 'Fuzzed platform', settlementTiming: 'instant' } }),
+    last: true,
+  },
   railyardGetClock: { make: () => ({}) },
   railyardAdvanceClock: { make: () => ({ body: { seconds: 1 } }), last: true },
   railyardLedgerAudit: { make: () => ({}) },
@@ -1399,7 +1402,10 @@ export const BASELINES: Record<string, BaselineRow> = {
   // Railyard's server-admin endpoints (the token a server writes to its runtime file)
   railyardServerInfo: { make: (w) => ({ headers: serverAdminHeaders(w) }) },
   railyardServerCreatePlatform: {
-    make: (w) => ({ headers: serverAdminHeaders(w), body: { name: 'Fuzzed tenant', counterpartyRules: false } }),
+    make: (w) => ({
+      headers: serverAdminHeaders(w),
+      body: { name: 'Fuzzed tenant', counterpartyRules: false, settlementTiming: 'hosted' },
+    }),
   },
   railyardServerResetPlatform: {
     make: async (w) => ({ headers: serverAdminHeaders(w), body: { platformId: (await w.t.newPlatform()).platformId } }),

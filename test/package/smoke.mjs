@@ -1,8 +1,10 @@
 // The railyard package as an integrator's project uses it, run by .ci/run in an empty project
 // where the packed tarball was installed: startRailyard in memory, a customer, a funded account,
-// a slow payout from USD to a ringgit account (a destination ending in 003 stays PROCESSING for 6 minutes of sandbox time),
-// the clock moved past it, OUTGOING_PAYMENT.COMPLETED awaited through events.waitFor, the
-// integration report read, and close(). Any step that goes wrong throws: the process fails.
+// an ACH payout that stays PROCESSING as on the hosted sandbox (a new platform's settlement
+// timing: 2 minutes of sandbox time), a slow payout from USD to a ringgit account (a
+// destination ending in 003 stays PROCESSING for 6 minutes), the clock moved past both,
+// OUTGOING_PAYMENT.COMPLETED awaited through events.waitFor, the integration report read, and
+// close(). Any step that goes wrong throws: the process fails.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { startRailyard } from 'railyard';
@@ -44,6 +46,31 @@ try {
   assert.ok(usd, 'the customer has a USD internal account');
   await api('POST', `/sandbox/internal-accounts/${usd.id}/fund`, { amount: 50_000 });
 
+  // An ordinary ACH payout is PROCESSING until 2 minutes of sandbox time have passed.
+  const checking = await api(
+    'POST',
+    '/customers/external-accounts',
+    {
+      customerId: customer.id,
+      currency: 'USD',
+      accountInfo: {
+        accountType: 'USD_ACCOUNT',
+        accountNumber: '4400123456',
+        routingNumber: '021000021',
+        beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Dana Okafor' },
+      },
+    },
+    key(),
+  );
+  const ach = await api(
+    'POST',
+    '/transfer-out',
+    { source: { accountId: usd.id }, destination: { accountId: checking.id }, amount: 5_000 },
+    key(),
+  );
+  assert.equal(ach.status, 'PROCESSING');
+  assert.equal(ach.paymentRail, 'ACH');
+
   const bank = await api(
     'POST',
     '/customers/external-accounts',
@@ -84,6 +111,7 @@ try {
   const completed = await waiting;
   assert.equal(completed.resourceId, quote.transactionId);
   assert.equal(completed.data.status, 'COMPLETED');
+  assert.equal((await api('GET', `/transactions/${ach.id}`)).status, 'COMPLETED');
 
   const report = await railyard.requests.report();
   const operations = Object.fromEntries(report.operations.map((o) => [o.operationId, o.requests]));
@@ -91,7 +119,7 @@ try {
   assert.equal(operations.executeQuote, 1);
   assert.deepEqual(report.missingIdempotencyKeys, [], 'every money-moving POST carried a key');
   console.log(
-    `railyard package: payout ${quote.transactionId} COMPLETED after the clock advance; the report covers ${report.window.requests} requests`,
+    `railyard package: payouts ${ach.id} (ACH) and ${quote.transactionId} COMPLETED after the clock advance; the report covers ${report.window.requests} requests`,
   );
 } finally {
   await railyard.close();

@@ -139,5 +139,35 @@ describe('startRailyard', { timeout: TIMEOUT_MS }, () => {
   it('refuses options it cannot use, naming the option', async () => {
     await expect(startRailyard({ adminToken: 'short' })).rejects.toThrow(/^startRailyard: adminToken/);
     await expect(startRailyard({ journalSize: -1 })).rejects.toThrow(/^startRailyard: journalSize/);
+    const slow = 'slow' as 'hosted';
+    await expect(startRailyard({ settlementTiming: slow })).rejects.toThrow(/^startRailyard: settlementTiming/);
+    await expect(startRailyard({ platform: { settlementTiming: slow } })).rejects.toThrow(
+      /^startRailyard: platform\.settlementTiming/,
+    );
+  });
+
+  it('settles payouts hosted by default; the server and each platform can choose instant', async () => {
+    const timing = async (platform: RailyardPlatform) =>
+      (
+        await fetch(`${platform.baseURL.replace(/\/grid\/.*$/, '')}/_railyard/platform`, {
+          headers: {
+            authorization: `Basic ${Buffer.from(`${platform.clientId}:${platform.clientSecret}`).toString('base64')}`,
+          },
+        }).then((reply) => reply.json())
+      ).settlementTiming;
+    const [plain, chosen] = await Promise.all([
+      startRailyard({ store, platform: { settlementTiming: 'instant' } }),
+      startRailyard({ store, settlementTiming: 'instant' }),
+    ]);
+    try {
+      expect(await timing(plain)).toBe('instant');
+      expect(await timing(await plain.newPlatform())).toBe('hosted');
+      expect(await timing(await plain.newPlatform({ settlementTiming: 'instant' }))).toBe('instant');
+      expect(await timing(chosen)).toBe('instant');
+      expect(await timing(await chosen.newPlatform())).toBe('instant');
+      expect(await timing(await chosen.newPlatform({ settlementTiming: 'hosted' }))).toBe('hosted');
+    } finally {
+      await Promise.all([plain.close(), chosen.close()]);
+    }
   });
 });

@@ -1,7 +1,9 @@
-// The sandbox clock: the platform's time, moving it forward, and what became due when it moved.
+// The sandbox clock: the platform's time, moving it forward, what became due when it moved,
+// and how the platform's payouts settle on that clock (its settlement timing).
 
-import { useState } from 'preact/hooks';
-import { ADMIN, get, type Obj, type Page, post, query } from '../api.js';
+import { useEffect, useState } from 'preact/hooks';
+import { HOSTED_SETTLEMENT } from '../../../src/rails/settlement.js';
+import { ADMIN, get, type Obj, type Page, post, query, request } from '../api.js';
 import { duration, viewerZone, when } from '../format.js';
 import { href, IdLink, PageTitle, Problem, Status, Table, Time, usePoll } from '../ui.js';
 
@@ -34,6 +36,79 @@ function resourceLink(resourceId: string) {
     <code class="id" title={resourceId}>
       {resourceId}
     </code>
+  );
+}
+
+const TIMINGS = [
+  ['hosted', "Hosted: a bank payout stays PROCESSING for its rail's time, as on the hosted sandbox"],
+  ['instant', 'Instant: a bank payout completes when it is accepted'],
+] as const;
+
+/** The platform's settlement timing, switched here, and the time of each rail when it is hosted. */
+function SettlementTiming() {
+  const platform = usePoll(() => get(`${ADMIN}/platform`), 'settlement-timing', 5000);
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<Error | undefined>(undefined);
+  // The choice just made, shown until the platform's next reading says the same.
+  const [chosen, setChosen] = useState<string | undefined>(undefined);
+  const current: string | undefined = platform.data?.settlementTiming;
+  useEffect(() => {
+    if (chosen !== undefined && current === chosen) setChosen(undefined);
+  }, [current, chosen]);
+  const shown = chosen ?? current;
+
+  const choose = async (timing: string) => {
+    setBusy(true);
+    setFailure(undefined);
+    setChosen(timing);
+    try {
+      await request('PATCH', `${ADMIN}/platform`, { settlementTiming: timing });
+      platform.reload();
+    } catch (err) {
+      setChosen(undefined);
+      setFailure(err as Error);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <>
+      <h2>Settlement timing</h2>
+      <p class="note">
+        How this platform's outgoing bank payouts (transfers out, quote payouts to bank accounts) settle. A payout keeps
+        the timing it started with; advancing the clock past a rail's time completes it at once.
+      </p>
+      <fieldset class="actions">
+        <legend class="visually-hidden">Settlement timing</legend>
+        {TIMINGS.map(([timing, label]) => (
+          <label class="check" key={timing}>
+            <input
+              type="radio"
+              name="settlement-timing"
+              value={timing}
+              checked={shown === timing}
+              disabled={busy || shown === undefined}
+              onChange={() => void choose(timing)}
+            />
+            {label}
+          </label>
+        ))}
+      </fieldset>
+      <Problem error={failure ?? platform.error} />
+      <Table
+        caption="How long a payout stays PROCESSING when the timing is hosted"
+        head={['Rails', 'PROCESSING for']}
+        count={HOSTED_SETTLEMENT.length}
+      >
+        {HOSTED_SETTLEMENT.map((row) => (
+          <tr key={row.rails[0]}>
+            <td title={row.why}>{row.rails.join(', ')}</td>
+            <td>{duration(row.seconds).slice(1)}</td>
+          </tr>
+        ))}
+      </Table>
+    </>
   );
 }
 
@@ -77,7 +152,7 @@ export function ClockPage({ onAdvanced }: { onAdvanced: () => void }) {
 
   return (
     <section>
-      <PageTitle note="Each platform has its own clock. Delayed outcomes (a 005 payout's failure, quote expiry, webhook retries) fall due on it; moving it forward runs them before it answers.">
+      <PageTitle note="Each platform has its own clock. Delayed outcomes (a payout's settlement, a 005 payout's failure, quote expiry, webhook retries) fall due on it; moving it forward runs them before it answers.">
         Sandbox clock
       </PageTitle>
       <Problem error={clock.error} />
@@ -167,6 +242,7 @@ export function ClockPage({ onAdvanced }: { onAdvanced: () => void }) {
           </>
         ) : null}
       </div>
+      <SettlementTiming />
     </section>
   );
 }

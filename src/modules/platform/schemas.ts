@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { SETTLEMENT_TIMINGS } from '../../config.js';
 import { component, DateTime, StringEnum } from '../../http/schemas.js';
 
 export const CUSTOMER_INFO_FIELD_NAMES = [
@@ -127,6 +128,8 @@ export const RailyardPlatform = Type.Object({
   counterpartyRules: Type.Boolean(),
   invitations: Type.Boolean(),
   strictIdentifiers: Type.Boolean(),
+  /** How its outgoing bank payouts settle (docs/hosted-differences.md). */
+  settlementTiming: StringEnum(SETTLEMENT_TIMINGS),
   clock: Type.Object({ now: DateTime, offsetSeconds: Type.Number() }),
   webhookPublicKey: Type.String(),
   createdAt: DateTime,
@@ -137,4 +140,5 @@ export const RailyardPlatformUpdate = Type.Object({
   counterpartyRules: Type.Optional(Type.Boolean()),
   invitations: Type.Optional(Type.Boolean()),
   strictIdentifiers: Type.Optional(Type.Boolean()),
+  settlementTiming: Type.Optional(StringEnum(SETTLEMENT_TIMINGS)),
 });

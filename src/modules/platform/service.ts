@@ -1,5 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { iso, platformNow, type Clock } from '../../clock.js';
+import { SETTLEMENT_TIMING_DEFAULT, type SettlementTiming } from '../../config.js';
 import { currencyInfo } from '../../currencies.js';
 import type { Queryable } from '../../db/index.js';
 import { recordEvent } from '../../events/outbox.js';
@@ -61,6 +62,8 @@ export interface CreatePlatformInput {
   counterpartyRules?: boolean | undefined;
   /** Strict identifiers (PlatformSettings); the server's default (RAILYARD_STRICT_IDENTIFIERS) when unset. */
   strictIdentifiers?: boolean | undefined;
+  /** How its payouts settle (PlatformSettings); the server's default (RAILYARD_SETTLEMENT_TIMING) when unset. */
+  settlementTiming?: SettlementTiming | undefined;
   clientId?: string | undefined;
   clientSecret?: string | undefined;
 }
@@ -80,6 +83,7 @@ export async function createPlatform(deps: Deps, input: CreatePlatformInput): Pr
         ...DEFAULT_SETTINGS,
         counterpartyRules: input.counterpartyRules ?? false,
         strictIdentifiers: input.strictIdentifiers ?? deps.config.strictIdentifiers === true,
+        settlementTiming: input.settlementTiming ?? deps.config.settlementTiming ?? SETTLEMENT_TIMING_DEFAULT,
       }),
       clock_offset_ms: 0,
       webhook_private_key: keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
@@ -277,6 +281,7 @@ function presentRailyardPlatform(row: store.PlatformRow, clock: Clock) {
     counterpartyRules: settings.counterpartyRules,
     invitations: settings.invitations !== false,
     strictIdentifiers: settings.strictIdentifiers === true,
+    settlementTiming: settings.settlementTiming ?? 'instant',
     clock: { now: iso(platformNow(clock, offsetMs)), offsetSeconds: offsetMs / 1000 },
     webhookPublicKey: row.webhook_public_key,
     createdAt: row.created_at,
@@ -289,7 +294,13 @@ export async function getRailyardPlatform(ctx: Ctx) {
 
 export async function updateRailyardPlatform(
   ctx: Ctx,
-  patch: { name?: string; counterpartyRules?: boolean; invitations?: boolean; strictIdentifiers?: boolean },
+  patch: {
+    name?: string;
+    counterpartyRules?: boolean;
+    invitations?: boolean;
+    strictIdentifiers?: boolean;
+    settlementTiming?: SettlementTiming;
+  },
 ) {
   const row = await ctx.db.transaction(async (tx) => {
     const current = await loadPlatform(tx, ctx.platformId, true);
@@ -297,6 +308,8 @@ export async function updateRailyardPlatform(
     if (patch.counterpartyRules !== undefined) settings.counterpartyRules = patch.counterpartyRules;
     if (patch.invitations !== undefined) settings.invitations = patch.invitations;
     if (patch.strictIdentifiers !== undefined) settings.strictIdentifiers = patch.strictIdentifiers;
+    // Payouts already under way keep the timeline they were given; the next ones take the new setting.
+    if (patch.settlementTiming !== undefined) settings.settlementTiming = patch.settlementTiming;
     const changes = { name: patch.name ?? current.name, settings: JSON.stringify(settings), updated_at: iso(ctx.now) };
     await store.updatePlatform(tx, ctx.platformId, changes);
     return { ...current, ...changes };

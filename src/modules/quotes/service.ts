@@ -28,7 +28,7 @@ import { newId } from '../../ids.js';
 import { defineJob } from '../../jobs/queue.js';
 import { openSystemAccounts } from '../../ledger/index.js';
 import { checkQuoteSignature } from '../wallet-auth/actions.js';
-import { railFor } from '../../rails/index.js';
+import { railFor, settlementFor } from '../../rails/index.js';
 import { decimalToNumber, decimalToString, parseDecimal, type Conversion } from '../../rates/index.js';
 import { type CustomerRow, findCustomerRow } from '../customers/lookup.js';
 import {
@@ -315,7 +315,8 @@ async function execute(
       : options.fundsAccount;
   const { payout } = conversion;
   try {
-    const after = await executeQuoteTransaction(tx, transaction, ctx.now, railFor(payout).planPayout(payout), {
+    const timeline = railFor(payout).planPayout(payout, settlementFor(ctx.settings, transaction.payment_rail));
+    const after = await executeQuoteTransaction(tx, transaction, ctx.now, timeline, {
       paidAmount: options.paidAmount,
       authorized: options.authorized === true,
       conversion,

@@ -15,7 +15,7 @@ import type { PrefetchRead } from '../../db/prefetch.js';
 import { runCommand, type Reply } from '../../http/command.js';
 import type { Ctx } from '../../http/context.js';
 import { apiError, FieldErrors } from '../../http/errors.js';
-import { railFor } from '../../rails/index.js';
+import { railFor, settlementFor } from '../../rails/index.js';
 import {
   findTransferCounterparty,
   requireActiveCounterparty,
@@ -178,7 +178,7 @@ function transferReads(ctx: Ctx, plan: TransferPlan): PrefetchRead[] {
 export async function executeTransfer(tx: Tx, ctx: Ctx, prepared: PreparedTransfer): Promise<TransactionView> {
   const { plan, internal, external } = prepared;
   const payment = { direction: plan.direction, counterpartyIdentifier: external.primaryIdentifier };
-  const timeline = railFor(payment).plan(payment);
+  const timeline = railFor(payment).plan(payment, settlementFor(ctx.settings, prepared.paymentRail));
   try {
     return await startTransfer(
       tx,
