@@ -11,14 +11,14 @@
 //   3. the currencies: two different ones, both quoted (400 INVALID_CURRENCY)
 //   4. the amounts: fees covered, limits of the platform and the receiver (400 AMOUNT_OUT_OF_RANGE,
 //      TRANSACTION_SIZE_LIMIT_EXCEEDED)
-// Rates and fees come from src/rates; execution outcomes from the sandbox rail.
+// Rates and fees come from src/rates; execution outcomes from the sandbox rail. How a payment
+// starts (the accounts checked again, the rail's timeline, or the wait for SCA) is payment.ts.
 //
 // Strong Customer Authentication (customers whose address is in the EU or EEA): a
 // real-time-funded quote starts in PENDING_AUTHORIZATION and authorizing it releases its
 // payment instructions; executing an account-funded quote moves it to
 // PENDING_AUTHORIZATION instead of paying, and authorizing it pays.
 
-import { randomBytes } from 'node:crypto';
 import { iso } from '../../clock.js';
 import type { Queryable, Tx } from '../../db/index.js';
 import { runCommand, type Reply } from '../../http/command.js';
@@ -28,20 +28,16 @@ import { newId } from '../../ids.js';
 import { defineJob } from '../../jobs/queue.js';
 import { openSystemAccounts } from '../../ledger/index.js';
 import { checkQuoteSignature } from '../wallet-auth/actions.js';
-import { railFor, settlementFor } from '../../rails/index.js';
 import { decimalToNumber, decimalToString, parseDecimal, type Conversion } from '../../rates/index.js';
-import { type CustomerRow, findCustomerRow } from '../customers/lookup.js';
 import {
   currencyObject,
   findInternalAccount,
   findOwnerAccountIn,
   type InternalAccountView,
-  ledgerRefusal,
 } from '../internal-accounts/service.js';
 import { findTransferCounterparty } from '../external-accounts/service.js';
 import { readPlatformConfig } from '../platform/config.js';
 import {
-  executeQuoteTransaction,
   expireQuoteTransaction,
   lockQuoteTransaction,
   moveQuoteAuthorization,
@@ -53,23 +49,16 @@ import {
   type TransactionRow,
 } from '../transactions/service.js';
 import * as store from './store.js';
-import { inScaRegion } from '../sca/region.js';
 import {
-  assertionOptions,
-  challengeFactors,
   countFailedProof,
   failedProofError,
   requireScaSession,
   unlockedLoginState,
   verifyOperationProof,
 } from '../sca/service.js';
-import { isTrustedBeneficiary } from '../sca/service.js';
 
 import {
   newChallenge,
-  usableInternal,
-  requirePullFunds,
-  usableExternal,
   type QuoteInput,
   checkCombinations,
   planSides,
@@ -86,6 +75,7 @@ import {
   type ScaChallengeView,
 } from './planning.js';
 import { pushInstructions, realtimeInstructions, walletInstructions, walletSigning } from './instructions.js';
+import { checkExecutable, execute, executeOrChallenge, fundingOf, needsAuthorization } from './payment.js';
 
 // ----------------------------------------------------------------------------- presenting
 
@@ -182,151 +172,6 @@ export const quoteExpiryJob = defineJob<ExpirePayload>('quote.expire', {
 });
 
 // ----------------------------------------------------------------------------- operations
-
-/** A payment of this customer waits for SCA: the customer is in an SCA region and the payee is not a trusted beneficiary. */
-async function needsAuthorization(
-  tx: Tx,
-  ctx: Ctx,
-  customer: CustomerRow | undefined,
-  destinationId: string,
-): Promise<boolean> {
-  if (!inScaRegion(customer)) return false;
-  return !(await isTrustedBeneficiary(tx, ctx.platformId, customer!.id, destinationId));
-}
-
-/**
- * Executes an account-funded quote, unless it needs authorization (needsAuthorization): then the
- * payment waits in PENDING_AUTHORIZATION with a challenge, and authorizing it executes it.
- */
-async function executeOrChallenge(
-  tx: Tx,
-  ctx: Ctx,
-  quote: store.QuoteRow,
-  transaction: TransactionRow,
-  options: { checked?: boolean; scaFactor?: string | undefined; fundsAccount?: InternalAccountView | undefined } = {},
-): Promise<store.QuoteRow> {
-  const customer =
-    quote.customer_id === null ? undefined : await findCustomerRow(tx, ctx.platformId, quote.customer_id);
-  if (!(await needsAuthorization(tx, ctx, customer, transaction.destination_account_id))) {
-    return (await execute(tx, ctx, quote, transaction, options)).quote;
-  }
-  let passkeyChallenge: { challenge: string; options: Record<string, unknown> } | undefined;
-  if (options.scaFactor === 'PASSKEY') {
-    const { passkey } = await challengeFactors(tx, ctx, customer!.id, false);
-    if (passkey === undefined) {
-      throw invalid('scaFactor', `cannot be PASSKEY: customer ${customer!.id} has no passkey enrolled`);
-    }
-    const challenge = randomBytes(32).toString('hex');
-    passkeyChallenge = { challenge, options: assertionOptions(passkey, challenge) };
-  }
-  // A payment that could not start is refused now, not after the customer answers the challenge.
-  if (options.checked !== true)
-    await requirePayable(tx, ctx, transaction, JSON.parse(transaction.conversion!) as TransactionConversion);
-  const after = await moveQuoteAuthorization(tx, transaction, ctx.now, 'PENDING_AUTHORIZATION');
-  const challenged = {
-    ...quote,
-    status: after.status,
-    sca_challenge: JSON.stringify(newChallenge(quote.expires_at, ctx.now, passkeyChallenge)),
-    updated_at: iso(ctx.now),
-  };
-  await store.saveQuoteState(tx, challenged);
-  return challenged;
-}
-
-/**
- * The accounts of a quote, checked again when its payment starts: either side may have been
- * deleted, frozen or lost its verification since the quote was made, and money must not move
- * from or to it then. A pull also needs funds at the bank (money `pushed` from the account has
- * arrived already). Answers the source internal account as read (with its balances), for a
- * quote funded from one.
- */
-async function requirePayable(
-  tx: Tx,
-  ctx: Ctx,
-  transaction: TransactionRow,
-  conversion: TransactionConversion,
-  pushed = false,
-): Promise<InternalAccountView | undefined> {
-  const gone = (id: string) => `names ${id}, which no longer exists`;
-  let fundsAccount: InternalAccountView | undefined;
-  if (conversion.funding === 'INTERNAL_ACCOUNT') {
-    fundsAccount = await usableInternal(
-      tx,
-      ctx,
-      transaction.internal_account_id,
-      'source.accountId',
-      gone(transaction.internal_account_id),
-    );
-  } else if (conversion.funding === 'EXTERNAL_ACCOUNT') {
-    const source = await usableExternal(
-      tx,
-      ctx,
-      transaction.source_account_id,
-      'source.accountId',
-      gone(transaction.source_account_id),
-      true,
-    );
-    if (!pushed) requirePullFunds(source);
-  }
-  const { payout } = conversion;
-  if (payout.destinationType === 'ACCOUNT') {
-    await usableExternal(
-      tx,
-      ctx,
-      transaction.destination_account_id,
-      'destination.accountId',
-      gone(transaction.destination_account_id),
-      true,
-    );
-  } else if (payout.destinationType === 'INTERNAL_ACCOUNT') {
-    await usableInternal(tx, ctx, payout.accountId, 'destination.accountId', gone(payout.accountId));
-  }
-  return fundsAccount;
-}
-
-interface ExecuteOptions {
-  /** Real-time funding, or a push from the source external account: the amount that arrived. */
-  paidAmount?: bigint | undefined;
-  /** The funds were pushed from the source external account (POST /sandbox/send), not pulled. */
-  pushed?: boolean;
-  /** The payment waited in PENDING_AUTHORIZATION for a challenge now satisfied. */
-  authorized?: boolean;
-  /** The quote was made in this very transaction (immediatelyExecute), its accounts checked and locked then. */
-  checked?: boolean;
-  /** With `checked`: the source internal account as read then (with its balances). */
-  fundsAccount?: InternalAccountView | undefined;
-}
-
-/**
- * Starts the payment of a PENDING quote whose transaction row the caller holds locked (or of
- * one awaiting authorization, once `authorized`), after checking its accounts again.
- */
-async function execute(
-  tx: Tx,
-  ctx: Ctx,
-  quote: store.QuoteRow,
-  transaction: TransactionRow,
-  options: ExecuteOptions = {},
-) {
-  const conversion = JSON.parse(transaction.conversion!) as TransactionConversion;
-  const fundsAccount =
-    options.checked !== true
-      ? await requirePayable(tx, ctx, transaction, conversion, options.pushed === true)
-      : options.fundsAccount;
-  const { payout } = conversion;
-  try {
-    const timeline = railFor(payout).planPayout(payout, settlementFor(ctx.settings, transaction.payment_rail));
-    const after = await executeQuoteTransaction(tx, transaction, ctx.now, timeline, {
-      paidAmount: options.paidAmount,
-      authorized: options.authorized === true,
-      conversion,
-      fundsAccount,
-    });
-    return { quote: { ...quote, status: after.status }, transaction: after };
-  } catch (err) {
-    throw ledgerRefusal(err, 'lockedCurrencyAmount');
-  }
-}
 
 export async function createQuote(
   ctx: Ctx,
@@ -505,19 +350,6 @@ async function openQuote(tx: Tx, ctx: Ctx, input: QuoteInput, customerId?: strin
   return { quote, transaction, sca, fundsAccount: source.internal, parts };
 }
 
-/** A quote may be executed or funded only while PENDING and before it expires. */
-function checkExecutable(quote: store.QuoteRow, now: Date, conflict: (message: string) => Error): void {
-  if (quote.status === 'EXPIRED' || (quote.status === 'PENDING' && iso(now) >= quote.expires_at)) {
-    throw conflict(`Quote ${quote.id} expired at ${quote.expires_at}; create a new quote`);
-  }
-  if (quote.status === 'PENDING_AUTHORIZATION')
-    throw conflict(
-      `Quote ${quote.id} awaits Strong Customer Authentication: authorize it first (POST /quotes/${quote.id}/authorize)`,
-    );
-  if (quote.status === 'FAILED') throw conflict(`Quote ${quote.id} failed and cannot be executed; create a new quote`);
-  if (quote.status !== 'PENDING') throw conflict(`Quote ${quote.id} was already executed (it is ${quote.status})`);
-}
-
 /**
  * The wallet signature a quote funded from an embedded wallet needs before it executes,
  * checked before anything is written. (An expired or executed quote is refused as such
@@ -529,11 +361,6 @@ export async function requireQuoteSignature(ctx: Ctx, quoteId: string, walletSig
   if (signing !== undefined && found!.status === 'PENDING' && iso(ctx.now) < found!.expires_at) {
     await checkQuoteSignature(ctx, signing.accountId, signing.payloadToSign, walletSignature);
   }
-}
-
-/** How the money of a quote's payment comes in: from an internal account, an external one, or in real time. */
-function fundingOf(transaction: TransactionRow): TransactionConversion['funding'] {
-  return (JSON.parse(transaction.conversion!) as TransactionConversion).funding;
 }
 
 /**
