@@ -55,7 +55,18 @@ export interface BaselineRow {
    * baseline is made again after one.
    */
   refusalChanges?: { why: string; when: (answer: any) => boolean };
+  /**
+   * The baseline's target lasts a few seconds of real time (the sandbox clock runs with the
+   * wall's): an answer this recognises means it lapsed before the request arrived (a loaded
+   * machine), and the baseline is made again and sent again, a few times at most.
+   */
+  lapsed?: { why: string; when: (answer: any) => boolean };
 }
+
+const APPROVAL_WINDOW_PASSED: BaselineRow['lapsed'] = {
+  why: "the platform's approval window of an incoming payment lasts 5 s of the platform's clock",
+  when: (answer) => answer?.code === 'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL',
+};
 
 const SIGNATURE_REFUSAL: BaselineRow['refusalChanges'] = {
   why: 'the reference: a signature that does not verify moves the account to UNVERIFIED (400), and a new challenge is needed',
@@ -781,6 +792,7 @@ export const BASELINES: Record<string, BaselineRow> = {
   approvePendingPayment: {
     make: async (w) => ({ params: { transactionId: (await awaitingDecision(w)).id }, body: {} }),
     renew: 'success',
+    lapsed: APPROVAL_WINDOW_PASSED,
   },
   rejectPendingPayment: {
     make: async (w) => ({
@@ -788,6 +800,7 @@ export const BASELINES: Record<string, BaselineRow> = {
       body: { reason: 'not expected' },
     }),
     renew: 'success',
+    lapsed: APPROVAL_WINDOW_PASSED,
   },
   sendTestWebhook: { make: () => ({}) },
 
