@@ -91,6 +91,8 @@ export interface RequestJournal {
 
 /** A request under the Grid base path being followed: since when, its body, and its entry once taken. */
 interface Tracked {
+  /** Arrival on the server's clock (ms since the epoch): never before an earlier request's. */
+  receivedAtMs: number;
   startedAt: number;
   /** The answer reached the connection whole ('finish'). */
   finished: boolean;
@@ -115,7 +117,7 @@ function header(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-function capture(request: FastifyRequest, tracked: Tracked, clock: Clock): CapturedRequest | undefined {
+function capture(request: FastifyRequest, tracked: Tracked): CapturedRequest | undefined {
   // note: `ctx` is set once the credentials are accepted (also when the token then lacks the
   // operation's permission): it names the platform whose journal gets the request.
   const ctx = request.ctx as FastifyRequest['ctx'] | null;
@@ -125,7 +127,7 @@ function capture(request: FastifyRequest, tracked: Tracked, clock: Clock): Captu
   return {
     id: '',
     platformId: ctx.platformId,
-    receivedAtMs: clock.nowMs() - durationMs,
+    receivedAtMs: tracked.receivedAtMs,
     sandboxAt: ctx.now,
     method: request.method,
     url: request.url,
@@ -165,7 +167,7 @@ export function attachJournal(app: FastifyInstance, journal: RequestJournal, clo
     const entry = tracked.entry;
     const fault = faultMarkOf(request);
     if (entry === undefined) {
-      const late = capture(request, tracked, clock);
+      const late = capture(request, tracked);
       if (late === undefined) return;
       // Answered only when the handler wrote to the connection itself (a hijacked reply).
       late.answered = finished;
@@ -185,6 +187,7 @@ export function attachJournal(app: FastifyInstance, journal: RequestJournal, clo
   app.addHook('onRequest', (request, reply, done) => {
     if (request.url.startsWith(BASE_PATH) && header(request.headers[JOURNAL_HEADER]) !== 'off') {
       const tracked: Tracked = {
+        receivedAtMs: clock.nowMs(),
         startedAt: performance.now(),
         finished: false,
         bodyText: undefined,
@@ -204,7 +207,7 @@ export function attachJournal(app: FastifyInstance, journal: RequestJournal, clo
     const tracked = request.journaled;
     if (tracked === null) return done(null, payload);
     if (tracked.entry === undefined) {
-      const taken = capture(request, tracked, clock);
+      const taken = capture(request, tracked);
       if (taken !== undefined) {
         answer(taken, tracked, reply, payload);
         // Until the connection says otherwise (see closed above).
