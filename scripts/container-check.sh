@@ -143,6 +143,9 @@ else
   install -m 0755 "$node_pkg/bin/node" "$rootfs/usr/local/bin/node"
   mkdir -p "$rootfs/usr/local/include" "$rootfs/usr/local/lib/node_modules/npm"
   cp -r "$node_pkg/include/node" "$rootfs/usr/local/include/"
+  # As the public image: OpenSSL's headers for this architecture only, and `nodejs`.
+  find "$rootfs/usr/local/include/node/openssl/archs" -mindepth 1 -maxdepth 1 ! -name linux-x86_64 -exec rm -rf {} +
+  ln -s node "$rootfs/usr/local/bin/nodejs"
   tar -xzf "$WORK/npm-$NPM_VERSION.tgz" -C "$rootfs/usr/local/lib/node_modules/npm" --strip-components=1
   ln -s ../lib/node_modules/npm/bin/npm-cli.js "$rootfs/usr/local/bin/npm"
   ln -s ../lib/node_modules/npm/bin/npx-cli.js "$rootfs/usr/local/bin/npx"
