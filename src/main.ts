@@ -180,8 +180,12 @@ async function start(config: Config): Promise<void> {
   }
   // However the process ends (a second signal, a crash), the file goes with it.
   process.on('exit', () => removeServerFile(config, adminToken));
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  const baseUrl = `http://${host}:${port}${BASE_PATH}`;
+  // On every interface (HOST=0.0.0.0, as in the container image) the URLs printed are the
+  // loopback ones, which a client on this machine (or on a container's host, with the port
+  // published as it is) can use; a line after them says where the server listens.
+  const everyInterface = config.host === '0.0.0.0' || config.host === '::';
+  const origin = localUrl(config.host, port);
+  const baseUrl = `${origin}${BASE_PATH}`;
   const readyMs = Number(process.hrtime.bigint() - startedAt) / 1e6;
   const publicKey = await webhookPublicKey(db.k, boot.platformId);
   // Handlers before the banner: a supervisor that reads the banner may signal at once, and a
@@ -216,7 +220,12 @@ async function start(config: Config): Promise<void> {
       `  Platform       ${boot.platformId}`,
       `  Client ID      ${boot.clientId}`,
       `  Client secret  ${secret ?? '(not recoverable: set GRID_CLIENT_ID and GRID_CLIENT_SECRET, or run `npx railyard platform create`)'}`,
-      `  Health         http://${host}:${port}/health`,
+      `  Health         ${origin}/health`,
+      ...(everyInterface
+        ? [
+            `  Listening on   ${config.host === '::' ? '[::]' : config.host}:${port}, every interface (from a container's host: the port published for ${port})`,
+          ]
+        : []),
       '  Webhook signing public key (also at GET /_railyard/webhook-public-key):',
       ...publicKey
         .trim()

@@ -88,6 +88,28 @@ describe('railyard start', () => {
     expect(await exited(again.child)).toBe(0);
   });
 
+  it('prints loopback URLs and where it listens when it listens on every interface (HOST=0.0.0.0)', async () => {
+    const port = await freePort();
+    const server = await startServer({ DATA_DIR: ':memory:', HOST: '0.0.0.0', PORT: String(port) });
+    expect(server.baseUrl).toBe(`http://127.0.0.1:${port}/grid/2025-10-13`);
+    const lines = server.output().split('\n');
+    expect(lines).toContain(`  Health         http://127.0.0.1:${port}/health`);
+    expect(lines).toContain(
+      `  Listening on   0.0.0.0:${port}, every interface (from a container's host: the port published for ${port})`,
+    );
+    const config = await fetch(`${server.baseUrl}/config`, {
+      headers: authHeader(server.clientId, server.clientSecret),
+    });
+    expect(config.status).toBe(200);
+    server.child.kill('SIGTERM');
+    expect(await exited(server.child)).toBe(0);
+  });
+
+  it('prints no listening line on one address (the default, 127.0.0.1)', async () => {
+    const server = await startServer({ DATA_DIR: ':memory:', PORT: String(await freePort()) });
+    expect(server.output()).not.toMatch(/Listening on/);
+  });
+
   it('uses GRID_CLIENT_ID and GRID_CLIENT_SECRET when they are set', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'railyard-'));
     const env = {
