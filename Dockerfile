@@ -56,7 +56,8 @@ ENV NODE_ENV=production \
     DATA_DIR=/data
 WORKDIR /app
 COPY --from=deps /app/node_modules node_modules
-COPY --from=build /app/dist/main.js /app/dist/index.js /app/dist/send-worker.js /app/dist/checkpoint-worker.js dist/
+COPY --from=build /app/dist/main.js /app/dist/index.js /app/dist/send-worker.js /app/dist/checkpoint-worker.js \
+  /app/dist/journal-worker.js dist/
 COPY --from=build /app/dist/dashboard dist/dashboard
 # The shared chunk's name carries a hash: a glob takes it.
 COPY --from=build /app/dist/chunk-*.js dist/

@@ -88,7 +88,7 @@ if (major < 24 || (major === 24 && minor < 19))
 // The server, as built.
 const dist = join(root, 'dist');
 const serverFiles = readdirSync(dist).filter(
-  (file) => /^(main|send-worker|checkpoint-worker)\.js$/.test(file) || /^chunk-.*\.js$/.test(file),
+  (file) => /^(main|send-worker|checkpoint-worker|journal-worker)\.js$/.test(file) || /^chunk-.*\.js$/.test(file),
 );
 if (!serverFiles.includes('main.js')) throw new Error('dist/main.js is missing: run `npm run build` first');
 for (const file of serverFiles) copyFileSync(join(dist, file), join(assets, file));

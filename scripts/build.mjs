@@ -57,11 +57,16 @@ for (const file of readdirSync('dist'))
 copyFileSync('src/package/types.ts', 'dist/types.d.ts');
 copyFileSync('src/package/public.d.ts', 'dist/index.d.ts');
 
-// The threads of the webhook sender (src/events/sender.ts) and of the embedded store's
-// checkpoints (src/db/checkpointer.ts), loaded by path beside the server's bundle. The sender
-// carries undici inside it.
+// The threads of the webhook sender (src/events/sender.ts), of the embedded store's
+// checkpoints (src/db/checkpointer.ts) and of the request journal's file
+// (src/modules/requests/journal-file.ts), loaded by path beside the server's bundle. The
+// sender carries undici inside it.
 await build({
-  entryPoints: { 'send-worker': 'src/events/send-worker.js', 'checkpoint-worker': 'src/db/checkpoint-worker.js' },
+  entryPoints: {
+    'send-worker': 'src/events/send-worker.js',
+    'checkpoint-worker': 'src/db/checkpoint-worker.js',
+    'journal-worker': 'src/modules/requests/journal-worker.js',
+  },
   outdir: 'dist',
   bundle: true,
   platform: 'node',

@@ -34,6 +34,11 @@ export interface Db {
   close(): Promise<void>;
   /** The embedded store on disk: the thread that checkpoints its log (see checkpointer.ts). */
   readonly checkpointer?: Checkpointer | undefined;
+  /**
+   * The embedded store on disk: its file, and the SQLite driver's path (a thread that opens a
+   * file of its own beside it loads the same driver).
+   */
+  readonly sqliteFile?: { path: string; driverPath: string } | undefined;
   /** Wake-ups between the store's users (see notify.ts). */
   readonly notifier: Notifier;
 }
@@ -171,6 +176,7 @@ function openSqlite(options: DbOptions): Omit<Db, 'notifier'> {
       lock?.close();
     },
     checkpointer,
+    sqliteFile: file === ':memory:' ? undefined : { path: file, driverPath },
   };
 }
 

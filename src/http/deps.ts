@@ -8,7 +8,7 @@
 
 import type { Clock } from '../clock.js';
 import type { Config, SettlementTiming } from '../config.js';
-import type { Db } from '../db/index.js';
+import type { Db, Queryable } from '../db/index.js';
 import type { PlatformGate } from './platform-gate.js';
 
 export const PERMISSIONS = ['VIEW', 'TRANSACT', 'MANAGE'] as const;
@@ -93,4 +93,14 @@ export interface JournalHandle {
   readonly size: number;
   /** Writes every entry taken so far; resolves once they are in the store. */
   flush(): Promise<void>;
+  /**
+   * Writes every entry taken so far, then answers where the journal is read: a connection on
+   * its file of its own (an embedded store on disk), or undefined for the store's own table.
+   */
+  readable(): Promise<Queryable | undefined>;
+  /**
+   * Deletes a platform's entries kept outside the store (a reset; the store's own go with its
+   * other rows); answers how many.
+   */
+  forget(platformId: string): Promise<number>;
 }

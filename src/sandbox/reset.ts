@@ -78,6 +78,9 @@ export async function resetPlatform(
     });
     return { platformId, removed, internalAccountIds };
   });
+  // An embedded store on disk keeps the journal in a file of its own: its rows go too.
+  const forgotten = (await deps.journal?.forget(platformId)) ?? 0;
+  if (forgotten > 0) result.removed.request_journal = forgotten;
   // Cached credentials stay right (tokens and settings are kept), but nothing cached
   // about the platform's past should outlive it.
   deps.authCache?.clear();

@@ -36,10 +36,13 @@ function sizeOf(ctx: Ctx): number {
   return ctx.deps.journal?.size ?? 0;
 }
 
-/** Writes this server's waiting entries, then reads where the platform's window starts. */
+/**
+ * Writes this server's waiting entries, then reads where the platform's window starts; `q` is
+ * where the journal is read (its own file on an embedded store on disk, journal-file.ts).
+ */
 async function openWindow(ctx: Ctx) {
-  await ctx.deps.journal?.flush();
-  return store.windowStart(ctx.db.k, ctx.platformId, sizeOf(ctx));
+  const q = (await ctx.deps.journal?.readable()) ?? ctx.db.k;
+  return { q, start: await store.windowStart(q, ctx.platformId, sizeOf(ctx)) };
 }
 
 function parsedBody(text: string | null): unknown {
@@ -74,14 +77,14 @@ function presentRequest(row: store.JournalRow) {
 }
 
 export async function listRequests(ctx: Ctx, filters: store.EntryFilters, page: PageRequest) {
-  const start = await openWindow(ctx);
+  const { q, start } = await openWindow(ctx);
   if (sizeOf(ctx) === 0) return { data: [], hasMore: false, totalCount: 0 };
-  return toPage(await store.listEntries(ctx.db.k, ctx.platformId, start, filters, page), presentRequest);
+  return toPage(await store.listEntries(q, ctx.platformId, start, filters, page), presentRequest);
 }
 
 export async function getRequest(ctx: Ctx, requestId: string) {
-  const start = await openWindow(ctx);
-  const row = sizeOf(ctx) === 0 ? undefined : await store.findEntry(ctx.db.k, ctx.platformId, start, requestId);
+  const { q, start } = await openWindow(ctx);
+  const row = sizeOf(ctx) === 0 ? undefined : await store.findEntry(q, ctx.platformId, start, requestId);
   if (row === undefined) throw apiError('REFERENCE_NOT_FOUND', `No request ${requestId} in this platform's journal`);
   return presentRequest(row);
 }
@@ -206,9 +209,8 @@ function failedAnswers(failed: store.FailureRow[], later: store.FailureRow[]) {
 }
 
 export async function requestsReport(ctx: Ctx) {
-  const start = await openWindow(ctx);
+  const { q, start } = await openWindow(ctx);
   const size = sizeOf(ctx);
-  const q = ctx.db.k;
   const journalOn = size > 0;
   const [stats, counts, withoutKey, reused, failed, webhooks] = await Promise.all([
     journalOn ? store.windowStats(q, ctx.platformId, start) : { requests: 0, first: null, last: null },

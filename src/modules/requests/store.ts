@@ -34,10 +34,13 @@ export const JOURNAL_COLUMNS = [
   'answered',
 ] as const satisfies readonly (keyof JournalRow)[];
 
-// note: a batch has any number of rows; statements of a few fixed sizes keep the store's
-// statement caches small (one statement per row count: a cache of every count up to a few
-// hundred held some 130 MB of prepared statements, and pushed the requests' own out).
-const insertRows = preparedInsert('request_journal', JOURNAL_COLUMNS, 64, { counts: [64, 8, 1] });
+/**
+ * The row counts of the insert statements, largest first: a batch of any length goes in chunks
+ * of these. note: statements of a few fixed sizes keep the store's statement caches small (a
+ * statement per row count, up to 500 of them, held 219 MB and pushed the requests' own out).
+ */
+export const INSERT_COUNTS = [64, 8, 1] as const;
+const insertRows = preparedInsert('request_journal', JOURNAL_COLUMNS, 64, { counts: INSERT_COUNTS });
 
 /** Inserts rows given as value lists in the order of JOURNAL_COLUMNS. */
 export async function insertEntries(q: Queryable, rows: readonly (readonly unknown[])[]): Promise<void> {
@@ -50,9 +53,119 @@ export type EntryAmendment = Pick<
   'id' | 'status' | 'error_code' | 'duration_ms' | 'response_body' | 'fault' | 'answered'
 >;
 
+function amendQuery(q: Queryable, row: EntryAmendment) {
+  const { id, status, error_code, duration_ms, response_body, fault, answered } = row;
+  return q
+    .updateTable('request_journal')
+    .set({ status, error_code, duration_ms, response_body, fault, answered })
+    .where('id', '=', id);
+}
+
 export async function amendEntry(q: Queryable, row: EntryAmendment): Promise<void> {
-  const { id, ...changes } = row;
-  await q.updateTable('request_journal').set(changes).where('id', '=', id).execute();
+  await amendQuery(q, row).execute();
+}
+
+// ------------------------------------------------------------ a journal file of its own
+//
+// An embedded store on disk keeps the journal in a file of its own, written by a thread of its
+// own (journal-worker.js), which runs this SQL as text. The table is the one of migration
+// 0020; test/modules/requests-file.test.ts checks that both keep the same columns.
+
+/** The journal file's table and index, created when missing. */
+export function journalFileSchema(q: Queryable): string[] {
+  const table = q.schema
+    .createTable('request_journal')
+    .ifNotExists()
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('platform_id', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'text', (c) => c.notNull())
+    .addColumn('sandbox_at', 'text', (c) => c.notNull())
+    .addColumn('method', 'text', (c) => c.notNull())
+    .addColumn('path', 'text', (c) => c.notNull())
+    .addColumn('operation_id', 'text')
+    .addColumn('status', 'integer')
+    .addColumn('error_code', 'text')
+    .addColumn('duration_ms', 'double precision', (c) => c.notNull())
+    .addColumn('request_id', 'text', (c) => c.notNull())
+    .addColumn('idempotency_key', 'text')
+    .addColumn('token_id', 'text')
+    .addColumn('agent_id', 'text')
+    .addColumn('request_body', 'text')
+    .addColumn('response_body', 'text')
+    .addColumn('request_hash', 'text')
+    .addColumn('fault', 'text')
+    .addColumn('answered', 'integer', (c) => c.notNull());
+  const index = q.schema
+    .createIndex('request_journal_platform')
+    .ifNotExists()
+    .on('request_journal')
+    .columns(['platform_id', 'created_at', 'id']);
+  return [table.compile().sql, index.compile().sql];
+}
+
+/** A statement as text and the values of its parameters, for the journal's thread. */
+export interface StatementValues {
+  sql: string;
+  parameters: readonly unknown[];
+}
+
+const AMEND_SAMPLE: EntryAmendment = {
+  id: '',
+  status: null,
+  error_code: null,
+  duration_ms: 0,
+  response_body: null,
+  fault: null,
+  answered: 0,
+};
+
+/** The SQL the journal's thread prepares: an insert per row count, and the other writes. */
+export function journalFileSql(q: Queryable) {
+  const insert: Record<number, string> = {};
+  for (const count of INSERT_COUNTS) {
+    const row = Object.fromEntries(JOURNAL_COLUMNS.map((column) => [column, null]));
+    // note: or ignore, so that rows moved from the store's table (JournalFile) can be moved again
+    // after a crash between their copy and their deletion; ids are fresh otherwise.
+    insert[count] = q
+      .insertInto('request_journal')
+      .orIgnore()
+      .values(Array.from({ length: count }, () => row) as never)
+      .compile().sql;
+  }
+  return {
+    insert,
+    amend: amendQuery(q, AMEND_SAMPLE).compile().sql,
+    prune: pruneQuery('', 1).compile(q).sql,
+    forget: forgetQuery(q, '').compile().sql,
+  };
+}
+
+/** An amendment, as the values of journalFileSql's `amend`. */
+export function amendValues(q: Queryable, row: EntryAmendment): readonly unknown[] {
+  return amendQuery(q, row).compile().parameters;
+}
+
+/** A prune to the window, as the values of journalFileSql's `prune`. */
+export function pruneValues(q: Queryable, platformId: string, size: number): readonly unknown[] {
+  return pruneQuery(platformId, size).compile(q).parameters;
+}
+
+function forgetQuery(q: Queryable, platformId: string) {
+  return q.deleteFrom('request_journal').where('platform_id', '=', platformId);
+}
+
+/** Every row of a platform (a reset), as the values of journalFileSql's `forget`. */
+export function forgetValues(q: Queryable, platformId: string): readonly unknown[] {
+  return forgetQuery(q, platformId).compile().parameters;
+}
+
+/** Rows of the journal table in `q` (the store's, where a file of its own replaces it), oldest first. */
+export async function oldestEntries(q: Queryable, limit: number): Promise<JournalRow[]> {
+  return q.selectFrom('request_journal').selectAll().orderBy('created_at').orderBy('id').limit(limit).execute();
+}
+
+export async function deleteEntries(q: Queryable, ids: readonly string[]): Promise<void> {
+  if (ids.length > 0) await q.deleteFrom('request_journal').where('id', 'in', ids).execute();
 }
 
 /**
@@ -73,14 +186,18 @@ export async function windowStart(q: Queryable, platformId: string, size: number
   return row === undefined ? undefined : { createdAt: row.created_at, id: row.id };
 }
 
-/** Deletes the platform's rows older than its window, in one statement. */
-export async function pruneToWindow(q: Queryable, platformId: string, size: number): Promise<number> {
-  const result = await sql`
+function pruneQuery(platformId: string, size: number) {
+  return sql`
     DELETE FROM request_journal
     WHERE platform_id = ${platformId}
       AND (created_at, id) < (
         SELECT created_at, id FROM request_journal WHERE platform_id = ${platformId}
-        ORDER BY created_at DESC, id DESC LIMIT 1 OFFSET ${size - 1})`.execute(q);
+        ORDER BY created_at DESC, id DESC LIMIT 1 OFFSET ${size - 1})`;
+}
+
+/** Deletes the platform's rows older than its window, in one statement. */
+export async function pruneToWindow(q: Queryable, platformId: string, size: number): Promise<number> {
+  const result = await pruneQuery(platformId, size).execute(q);
   return Number(result.numAffectedRows ?? 0n);
 }
 

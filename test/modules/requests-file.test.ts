@@ -1,0 +1,194 @@
+// The request journal of an embedded store on disk: a file of its own (journal.sqlite, beside the
+// store's), written by a thread of its own (src/modules/requests/journal-file.ts). Over HTTP, on
+// a data directory whatever store the rest of the suite runs on: what the server answered is in
+// the journal as soon as it is read, the store's own table stays empty, a reset empties the file,
+// a restart keeps it, rows an earlier version left in the store's table move into it, and the
+// file's table has the columns of the store's (migration 0020).
+
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BASE_PATH } from '../../src/config.js';
+import { loadSqlite } from '../../src/db/sqlite-driver.js';
+import { JOURNAL_FILE_NAME } from '../../src/modules/requests/journal-file.js';
+import { externalAccount, fundedUsd, transferOut } from '../fixtures/money.js';
+import { build, type Tenant, type TestApp } from '../helper.js';
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** An app on a new data directory (never PostgreSQL: the file is the embedded store's). */
+async function onDisk(journalSize?: number): Promise<{ t: TestApp; dataDir: string }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'railyard-journal-file-'));
+  dirs.push(dataDir);
+  const t = await build({ config: { dataDir, databaseUrl: undefined, ...(journalSize ? { journalSize } : {}) } });
+  return { t, dataDir };
+}
+
+async function journal(t: Tenant, query = '') {
+  const reply = await t.raw('GET', `/_railyard/requests${query}`);
+  expect(reply.status, reply.text).toBe(200);
+  return reply.body as { data: any[]; totalCount: number };
+}
+
+/** Rows of the store's own table for the platform. */
+async function storeRows(t: TestApp): Promise<number> {
+  const row = await t.deps.db.k
+    .selectFrom('request_journal')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('platform_id', '=', t.platformId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Reads the journal's file with a connection of the test's own. */
+function fileRows(dataDir: string, platformId: string): { id: string; operation_id: string | null }[] {
+  const Database = loadSqlite().driver;
+  const db = new Database(join(dataDir, JOURNAL_FILE_NAME), { readonly: true });
+  try {
+    return db
+      .prepare('SELECT id, operation_id FROM request_journal WHERE platform_id = ? ORDER BY created_at DESC, id DESC')
+      .all(platformId) as { id: string; operation_id: string | null }[];
+  } finally {
+    db.close();
+  }
+}
+
+describe('the request journal of an embedded store on disk', () => {
+  it('is written to journal.sqlite, read back at once, and leaves the store’s table empty', async () => {
+    const { t, dataDir } = await onDisk();
+    const source = await fundedUsd(t);
+    const bank = await externalAccount(t, 'USD_ACCOUNT');
+    const sent = await transferOut(t, source.id, bank.id, 2_500, { 'idempotency-key': 'file-payout-1' });
+    expect(sent.status, sent.text).toBe(201);
+
+    // Read right after the answer: the writer's batch is written before the read.
+    const page = await journal(t);
+    expect(page.data.map((r) => r.operationId)).toEqual([
+      'createTransferOut',
+      'createPlatformExternalAccount',
+      'sandboxFundInternalAccount',
+      'listPlatformInternalAccounts',
+    ]);
+    expect(page.data[0]).toMatchObject({
+      method: 'POST',
+      path: `${BASE_PATH}/transfer-out`,
+      status: 201,
+      answered: true,
+      idempotencyKey: 'file-payout-1',
+      requestBody: { amount: 2_500 },
+    });
+    // One entry by id, and the report, read the same file.
+    const one = await t.raw('GET', `/_railyard/requests/${page.data[0].id}`);
+    expect(one.status, one.text).toBe(200);
+    expect(one.body.responseBody.id).toBe(sent.body.id);
+    const report = await t.raw('GET', '/_railyard/requests/report');
+    expect(report.body.window).toMatchObject({ requests: 4 });
+
+    expect(existsSync(join(dataDir, JOURNAL_FILE_NAME))).toBe(true);
+    expect(await storeRows(t)).toBe(0);
+    // The file holds what was listed.
+    expect(fileRows(dataDir, t.platformId).map((row) => row.operation_id)).toEqual(page.data.map((r) => r.operationId));
+  });
+
+  it('keeps each platform’s window in the file', async () => {
+    const { t, dataDir } = await onDisk(3);
+    for (let i = 0; i < 6; i++) await t.api('GET', `/customers?limit=${i + 1}`);
+    const page = await journal(t);
+    expect(page.totalCount).toBe(3);
+    expect(page.data.map((r) => r.path)).toEqual([6, 5, 4].map((n) => `${BASE_PATH}/customers?limit=${n}`));
+    await t.deps.journal!.flush();
+    // The window is pruned in the file too (a prune runs every few batches: at most one window more).
+    expect(fileRows(dataDir, t.platformId).length).toBeLessThanOrEqual(6);
+  });
+
+  it('is emptied by a reset, counted in what the reset removed', async () => {
+    const { t, dataDir } = await onDisk();
+    await t.api('GET', '/config');
+    await t.api('GET', '/customers');
+    const other = await t.newPlatform();
+    await other.api('GET', '/config');
+    const reset = await t.raw('POST', '/_railyard/reset');
+    expect(reset.status, reset.text).toBe(200);
+    expect(reset.body.removed.request_journal).toBe(2);
+    expect((await journal(t)).totalCount).toBe(0);
+    expect(fileRows(dataDir, t.platformId)).toEqual([]);
+    // The other platform's entries stay.
+    await t.deps.journal!.flush();
+    expect(fileRows(dataDir, other.platformId).map((row) => row.operation_id)).toEqual(['getPlatformConfig']);
+  });
+
+  it('outlives a restart', async () => {
+    let { t } = await onDisk();
+    const customer = await t.api('GET', '/customers?limit=7');
+    expect(customer.status).toBe(200);
+    t = await t.restart();
+    const page = await journal(t);
+    expect(page.data.map((r) => r.path)).toContain(`${BASE_PATH}/customers?limit=7`);
+  });
+
+  it('takes in the rows an earlier version kept in the store’s table', async () => {
+    let { t, dataDir } = await onDisk();
+    await t.api('GET', '/config');
+    t = await t.restart();
+    // An earlier version wrote its entries to the store's own table.
+    const old = {
+      id: 'Request:0000000000000000000000000001',
+      platform_id: t.platformId,
+      created_at: '2026-01-02T03:04:05.000Z',
+      sandbox_at: '2026-01-02T03:04:05.000Z',
+      method: 'GET',
+      path: `${BASE_PATH}/customers`,
+      operation_id: 'listCustomers',
+      status: 200,
+      error_code: null,
+      duration_ms: 3.5,
+      request_id: 'req-old-1',
+      idempotency_key: null,
+      token_id: null,
+      agent_id: null,
+      request_body: null,
+      response_body: '{"data":[]}',
+      request_hash: null,
+      fault: null,
+      answered: 1,
+    };
+    await t.deps.db.k.insertInto('request_journal').values(old).execute();
+    t = await t.restart();
+    const page = await journal(t);
+    expect(page.data.map((r) => r.operationId)).toEqual(['getPlatformConfig', 'listCustomers']);
+    expect(page.data[1]).toMatchObject({
+      id: old.id,
+      requestId: 'req-old-1',
+      durationMs: 3.5,
+      responseBody: { data: [] },
+    });
+    expect(await storeRows(t)).toBe(0);
+    expect(fileRows(dataDir, t.platformId).map((row) => row.id)).toContain(old.id);
+  });
+
+  it('has the columns of the store’s table (migration 0020)', async () => {
+    const { t, dataDir } = await onDisk();
+    await journal(t);
+    const columns = (db: { prepare(sql: string): { all(): unknown[] } }) =>
+      (db.prepare('PRAGMA table_info(request_journal)').all() as Record<string, unknown>[]).map((c) => [
+        c.name,
+        c.type,
+        c.notnull,
+        c.pk,
+      ]);
+    const Database = loadSqlite().driver;
+    const store = new Database(join(dataDir, 'railyard.sqlite'), { readonly: true });
+    const file = new Database(join(dataDir, JOURNAL_FILE_NAME), { readonly: true });
+    try {
+      expect(columns(file)).toEqual(columns(store));
+      expect(columns(file).length).toBeGreaterThan(15);
+    } finally {
+      store.close();
+      file.close();
+    }
+  });
+});
