@@ -14,7 +14,8 @@
 //       platform's key.
 //       What was made goes to FILE.
 //   node scripts/http-flow.mjs again --origin URL --client-id ID --client-secret SECRET --state FILE
-//       after a restart on the same store: everything FILE names is still there, unchanged.
+//       after a restart on the same store: everything FILE names is still there, unchanged,
+//       and the request journal still holds the transfer-out.
 //   node scripts/http-flow.mjs held --origin URL --client-id ID --client-secret SECRET --state FILE \
 //     --marker FILE
 //       a fault rule holds one answer 2 s; the request goes, then MARKER is written (the caller
@@ -217,8 +218,15 @@ async function again() {
   assert.equal(accounts.body.data[0].balance.amount, 50_000 - 12_345);
   const config = await api('GET', '/config');
   assert.equal(config.body.webhookEndpoint, state.endpoint);
+  // The request journal (on the embedded store, a file of its own written by a thread of its
+  // own) kept the transfer-out sent before the restart.
+  const journal = await api('GET', '/_railyard/requests?operationId=createTransferOut');
+  assert.ok(
+    journal.body.data.some((entry) => entry.status === 201 && entry.responseBody?.id === state.transfer.id),
+    `the journal holds the transfer-out: ${JSON.stringify(journal.body).slice(0, 500)}`,
+  );
   console.log(
-    `flow after restart: customer, transfer ${state.transfer.id} (COMPLETED), balance 376.55 USD and webhook endpoint kept`,
+    `flow after restart: customer, transfer ${state.transfer.id} (COMPLETED), balance 376.55 USD, webhook endpoint and the request journal kept`,
   );
 }
 

@@ -5,7 +5,7 @@
 // a restart keeps it, rows an earlier version left in the store's table move into it, and the
 // file's table has the columns of the store's (migration 0020).
 
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -21,10 +21,18 @@ afterAll(() => {
 });
 
 /** An app on a new data directory (never PostgreSQL: the file is the embedded store's). */
-async function onDisk(journalSize?: number): Promise<{ t: TestApp; dataDir: string }> {
+async function onDisk(
+  journalSize?: number,
+  options: { before?: (dataDir: string) => void; logLines?: string[] } = {},
+): Promise<{ t: TestApp; dataDir: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'railyard-journal-file-'));
   dirs.push(dataDir);
-  const t = await build({ config: { dataDir, databaseUrl: undefined, ...(journalSize ? { journalSize } : {}) } });
+  options.before?.(dataDir);
+  const lines = options.logLines;
+  const t = await build({
+    config: { dataDir, databaseUrl: undefined, ...(journalSize ? { journalSize } : {}) },
+    ...(lines ? { logStream: { write: (line: string) => void lines.push(line) } } : {}),
+  });
   return { t, dataDir };
 }
 
@@ -190,5 +198,25 @@ describe('the request journal of an embedded store on disk', () => {
       store.close();
       file.close();
     }
+  });
+
+  it('stays in the store’s table when its file cannot be opened, and the log says why', async () => {
+    const lines: string[] = [];
+    // A directory where the file would be: SQLite cannot open it.
+    const { t } = await onDisk(undefined, {
+      before: (dataDir) => mkdirSync(join(dataDir, JOURNAL_FILE_NAME)),
+      logLines: lines,
+    });
+    await t.api('GET', '/customers?limit=3');
+    const page = await journal(t);
+    expect(page.data.map((r) => r.path)).toEqual([`${BASE_PATH}/customers?limit=3`]);
+    expect(await storeRows(t)).toBe(1);
+    const errors = lines.map((line) => JSON.parse(line)).filter((line) => line.level === 50);
+    expect(errors.map((line) => line.msg)).toEqual([
+      "request journal: its file could not be opened; it is kept in the store's table",
+    ]);
+    // A reset still empties it (the store's table goes with the platform's rows).
+    expect((await t.raw('POST', '/_railyard/reset')).body.removed.request_journal).toBe(1);
+    expect((await journal(t)).totalCount).toBe(0);
   });
 });

@@ -21,10 +21,12 @@ TARBALL="$DIR/$(npm pack --silent --pack-destination "$DIR" | tail -n 1)"
 FILES="$(tar -tzf "$TARBALL")"
 echo "packed $(basename "$TARBALL"): $(echo "$FILES" | wc -l) files, $(du -k "$TARBALL" | cut -f1) kB"
 # The package carries its built code, and none of the sources or tests.
-for file in package/dist/main.js package/dist/index.js package/dist/index.d.ts package/dist/types.d.ts package/bin/railyard.js; do
-  echo "$FILES" | grep -qx "$file" || { echo "package: $file is missing from the tarball"; exit 1; }
+# (grep reads a here-string: `echo | grep -q` under pipefail fails when grep stops reading early.)
+for file in package/dist/main.js package/dist/index.js package/dist/index.d.ts package/dist/types.d.ts \
+  package/dist/send-worker.js package/dist/checkpoint-worker.js package/dist/journal-worker.js package/bin/railyard.js; do
+  grep -qx "$file" <<< "$FILES" || { echo "package: $file is missing from the tarball"; exit 1; }
 done
-if echo "$FILES" | grep -E '^package/(src|test)/'; then echo "package: sources or tests in the tarball"; exit 1; fi
+if grep -E '^package/(src|test)/' <<< "$FILES"; then echo "package: sources or tests in the tarball"; exit 1; fi
 
 mkdir "$DIR/project"
 cd "$DIR/project"

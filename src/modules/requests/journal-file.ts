@@ -53,6 +53,8 @@ export class JournalFile {
   private sequence = 0;
   private connection: { k: Kysely<Database>; close: () => void } | undefined;
   private exited: Promise<void>;
+  /** Why the thread can take no more batches (it ended, or failed); undefined while it runs. */
+  private ended: Error | undefined;
 
   private constructor(
     private readonly worker: Worker,
@@ -103,6 +105,7 @@ export class JournalFile {
 
   /** Writes `batch` in one transaction; resolves once it is committed, with the rows `forget` deleted. */
   write(batch: Partial<FileBatch>): Promise<number> {
+    if (this.ended !== undefined) return Promise.reject(this.ended);
     const id = ++this.sequence;
     return new Promise<number>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
@@ -124,6 +127,7 @@ export class JournalFile {
   async close(): Promise<void> {
     this.connection?.close();
     this.connection = undefined;
+    if (this.ended !== undefined) return;
     // The thread keeps the process alive until it has closed its connection.
     this.worker.ref();
     this.worker.postMessage('stop');
@@ -144,6 +148,7 @@ export class JournalFile {
   }
 
   private failAll(error: Error): void {
+    this.ended ??= error;
     for (const waiter of this.waiting.values()) waiter.reject(error);
     this.waiting.clear();
   }

@@ -22,11 +22,17 @@ import { insertChunks, JournalFile } from './journal-file.js';
 import * as store from './store.js';
 
 /**
- * How long an entry waits for its batch. note: short, so that few entries (and the bodies they
- * hold) are alive when the young generation is collected: at 100 ms, a saturated transfer-out
- * spent half as much again in the collector as with the journal off; at 20 ms, a third as much.
+ * How long an entry waits for its batch, on the embedded store. note: short, so that few
+ * entries (and the bodies they hold) are alive when the young generation is collected: at
+ * 100 ms, a saturated transfer-out spent half as much again in the collector as with the
+ * journal off; at 20 ms, a third as much.
  */
 export const FLUSH_DELAY_MS = 25;
+/**
+ * On PostgreSQL: each batch is a commit of its own, which waits for the server's disk, beside
+ * the requests' own commits; fewer, larger batches cost them less.
+ */
+export const FLUSH_DELAY_PG_MS = 100;
 /** An entry waiting beyond this many starts its batch at once. */
 export const BATCH_ROWS_MAX = 500;
 /** Entries waiting to be written at most; the oldest go first past it. */
@@ -154,8 +160,10 @@ export class JournalWriter implements RequestJournal {
   private dropped = 0;
   private closed = false;
   private readonly pruneEvery: number;
+  /** How long an entry waits for its batch (FLUSH_DELAY_MS or FLUSH_DELAY_PG_MS). */
+  private readonly delayMs: number;
   /** An embedded store on disk: the journal's file of its own and its thread (started at the first write or read). */
-  private file: Promise<JournalFile> | undefined;
+  private file: Promise<JournalFile | undefined> | undefined;
 
   constructor(
     private readonly db: Db,
@@ -164,6 +172,7 @@ export class JournalWriter implements RequestJournal {
     private readonly log: FastifyBaseLogger,
   ) {
     this.pruneEvery = Math.max(1, Math.floor(size / 10));
+    this.delayMs = db.dialect === 'postgres' ? FLUSH_DELAY_PG_MS : FLUSH_DELAY_MS;
   }
 
   record(entry: CapturedRequest): void {
@@ -174,14 +183,14 @@ export class JournalWriter implements RequestJournal {
       this.pendingBytes -= weight(this.pending.shift()!);
       this.dropped++;
     }
-    this.schedule(this.pending.length >= BATCH_ROWS_MAX ? 0 : FLUSH_DELAY_MS);
+    this.schedule(this.pending.length >= BATCH_ROWS_MAX ? 0 : this.delayMs);
   }
 
   amend(entry: CapturedRequest): void {
     // Not yet in a batch: the batch reads the entry as it is then.
     if (this.closed || (entry as Pending).written !== true) return;
     this.amended.push(entry);
-    this.schedule(FLUSH_DELAY_MS);
+    this.schedule(this.delayMs);
   }
 
   flush(): Promise<void> {
@@ -212,7 +221,7 @@ export class JournalWriter implements RequestJournal {
    */
   async readable(): Promise<Queryable | undefined> {
     await this.flush();
-    return this.db.sqliteFile === undefined ? undefined : (await this.fileOf()).reader();
+    return (await this.fileOf())?.reader();
   }
 
   /**
@@ -222,18 +231,27 @@ export class JournalWriter implements RequestJournal {
    */
   async forget(platformId: string): Promise<number> {
     await this.flush();
-    if (this.db.sqliteFile === undefined) return 0;
-    return (await this.fileOf()).write({ forget: [store.forgetValues(this.db.k, platformId)] });
+    const file = await this.fileOf();
+    return file === undefined ? 0 : file.write({ forget: [store.forgetValues(this.db.k, platformId)] });
   }
 
   async close(): Promise<void> {
     await this.flush();
     this.closed = true;
-    if (this.file !== undefined) await (await this.file.catch(() => undefined))?.close();
+    await (await this.file)?.close();
   }
 
-  private fileOf(): Promise<JournalFile> {
-    this.file ??= JournalFile.open(this.db);
+  /**
+   * The journal's file on an embedded store on disk (opened at the first use); undefined
+   * elsewhere, or when it could not be opened: then the journal stays in the store's table,
+   * as on a store in memory, and the log says why once.
+   */
+  private fileOf(): Promise<JournalFile | undefined> {
+    if (this.db.sqliteFile === undefined) return Promise.resolve(undefined);
+    this.file ??= JournalFile.open(this.db).catch((err: unknown) => {
+      this.log.error({ err }, "request journal: its file could not be opened; it is kept in the store's table");
+      return undefined;
+    });
     return this.file;
   }
 
@@ -262,10 +280,11 @@ export class JournalWriter implements RequestJournal {
         if (since >= this.pruneEvery) toPrune.push(platformId);
         this.sincePrune.set(platformId, since >= this.pruneEvery ? 0 : since);
       }
-      if (this.db.sqliteFile !== undefined) {
+      const file = await this.fileOf();
+      if (file !== undefined) {
         // On disk, the journal's thread writes its file in one transaction (journal-file.ts).
         const k = this.db.k;
-        await (await this.fileOf()).write({
+        await file.write({
           rows: insertChunks(rows),
           amendments: amended.map((entry) => store.amendValues(k, { id: entry.id, ...answerColumns(entry) })),
           prunes: toPrune.map((platformId) => store.pruneValues(k, platformId, this.size)),

@@ -2,7 +2,7 @@
 // and the integration report that sums them up (requestsReport). Every read first writes what
 // this server still holds in memory, so a request already answered is always there. Requests
 // other instances on the same PostgreSQL answered appear once they write them (within about
-// FLUSH_DELAY_MS).
+// FLUSH_DELAY_PG_MS). On an embedded store on disk the journal is read from its own file.
 
 import { failedDeliveries } from '../../events/delivery.js';
 import type { Ctx } from '../../http/context.js';
