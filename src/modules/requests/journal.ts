@@ -1,8 +1,10 @@
 // The request journal's writer: entries captured on the requests' path (src/http/journal.ts)
-// wait here in memory and are written shortly after, in batches, off the requests' path (the
-// embedded store runs them as background work, after the requests' transactions), with
-// prepared statements of a few fixed sizes. Redacting the bodies' secrets, hashing the
-// requests and drawing the entries' ids happen here too, not while a request is answered.
+// wait here in memory and are written shortly after, in batches, off the requests' path:
+// on an embedded store on disk, to a file of its own by a thread of its own (journal-file.ts);
+// on a store in memory, as the store's background work, after the requests' transactions; on
+// PostgreSQL, to the shared database. Statements have a few fixed sizes. Redacting the bodies'
+// secrets, hashing the requests and drawing the entries' ids happen here too, not while a
+// request is answered.
 //
 // Each platform's rows beyond its window are deleted now and then (when a tenth of the window
 // has been written since the last time, and at the first batch of the platform in this
