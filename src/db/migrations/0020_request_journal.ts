@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, SchemaModule } from 'kysely';
 
 // The request journal (src/modules/requests/): every request a platform's app made under the
 // Grid base path, as railyard answered it, kept for a window of each platform's latest ones.
@@ -6,8 +6,12 @@ import type { Kysely } from 'kysely';
 // platform. No foreign key to platforms: a batch holds rows of several platforms, and one
 // refused row would lose the whole batch.
 
-export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema
+/**
+ * The table and its index, as builders: this migration runs them, and the journal's file of
+ * its own on an embedded store on disk (src/modules/requests/store.ts) is made from them too.
+ */
+export function requestJournalSchema(schema: SchemaModule) {
+  const table = schema
     .createTable('request_journal')
     // `Request:<uuid v7>`, drawn when the answer is recorded.
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -38,11 +42,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     // The fault rule that fired on the request (src/http/request-marks.ts), as JSON.
     .addColumn('fault', 'text')
     // 1 when the answer was sent whole; 0 when the connection closed before.
-    .addColumn('answered', 'integer', (c) => c.notNull())
-    .execute();
-  await db.schema
+    .addColumn('answered', 'integer', (c) => c.notNull());
+  const index = schema
     .createIndex('request_journal_platform')
     .on('request_journal')
-    .columns(['platform_id', 'created_at', 'id'])
-    .execute();
+    .columns(['platform_id', 'created_at', 'id']);
+  return { table, index };
+}
+
+export async function up(db: Kysely<unknown>): Promise<void> {
+  const { table, index } = requestJournalSchema(db.schema);
+  await table.execute();
+  await index.execute();
 }

@@ -7,6 +7,7 @@ import { type Expression, type SqlBool, sql } from 'kysely';
 import type { Queryable } from '../../db/index.js';
 import { type CursorKey, type PageRequest, paginate, storedTime } from '../../db/pagination.js';
 import { preparedInsert } from '../../db/prepared.js';
+import { requestJournalSchema } from '../../db/migrations/0020_request_journal.js';
 import type { RequestJournalTable } from '../../db/schema.js';
 
 export type JournalRow = RequestJournalTable;
@@ -68,39 +69,13 @@ export async function amendEntry(q: Queryable, row: EntryAmendment): Promise<voi
 // ------------------------------------------------------------ a journal file of its own
 //
 // An embedded store on disk keeps the journal in a file of its own, written by a thread of its
-// own (journal-worker.js), which runs this SQL as text. The table is the one of migration
-// 0020; test/modules/requests-file.test.ts checks that both keep the same columns.
+// own (journal-worker.js), which runs this SQL as text. The table is made from migration
+// 0020's definition; test/modules/requests-file.test.ts checks that both have the same columns.
 
-/** The journal file's table and index, created when missing. */
+/** The journal file's table and index (those of migration 0020), created when missing. */
 export function journalFileSchema(q: Queryable): string[] {
-  const table = q.schema
-    .createTable('request_journal')
-    .ifNotExists()
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('platform_id', 'text', (c) => c.notNull())
-    .addColumn('created_at', 'text', (c) => c.notNull())
-    .addColumn('sandbox_at', 'text', (c) => c.notNull())
-    .addColumn('method', 'text', (c) => c.notNull())
-    .addColumn('path', 'text', (c) => c.notNull())
-    .addColumn('operation_id', 'text')
-    .addColumn('status', 'integer')
-    .addColumn('error_code', 'text')
-    .addColumn('duration_ms', 'double precision', (c) => c.notNull())
-    .addColumn('request_id', 'text', (c) => c.notNull())
-    .addColumn('idempotency_key', 'text')
-    .addColumn('token_id', 'text')
-    .addColumn('agent_id', 'text')
-    .addColumn('request_body', 'text')
-    .addColumn('response_body', 'text')
-    .addColumn('request_hash', 'text')
-    .addColumn('fault', 'text')
-    .addColumn('answered', 'integer', (c) => c.notNull());
-  const index = q.schema
-    .createIndex('request_journal_platform')
-    .ifNotExists()
-    .on('request_journal')
-    .columns(['platform_id', 'created_at', 'id']);
-  return [table.compile().sql, index.compile().sql];
+  const { table, index } = requestJournalSchema(q.schema);
+  return [table.ifNotExists().compile().sql, index.ifNotExists().compile().sql];
 }
 
 /** A statement as text and the values of its parameters, for the journal's thread. */
