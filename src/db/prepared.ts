@@ -128,6 +128,28 @@ export interface InsertOptions extends PrepareOptions {
 }
 
 /**
+ * Rows given as value lists, in chunks of `size(left)` rows (of the `left` still to take), each
+ * chunk's values one row after another: what a multi-row insert statement of that count takes.
+ */
+export function* rowChunks(
+  rows: readonly (readonly unknown[])[],
+  size: (left: number) => number,
+): Generator<[count: number, values: unknown[]]> {
+  for (let start = 0; start < rows.length; ) {
+    const end = start + size(rows.length - start);
+    const values: unknown[] = [];
+    for (let r = start; r < end; r++) for (const value of rows[r]!) values.push(value);
+    yield [end - start, values];
+    start = end;
+  }
+}
+
+/** The largest of `counts` (largest first, ending with 1) that fits in `left` rows. */
+export function largestCount(counts: readonly number[], left: number): number {
+  return counts.find((count) => count <= left)!;
+}
+
+/**
  * A prepared insert of several rows at once: one statement per row count up to `rowsMax`,
  * longer lists in chunks of that many (or of `options.counts`). Each row gives its values in
  * the order of `columns`.
@@ -142,8 +164,7 @@ export function preparedInsert<Table extends keyof Database & string, Column ext
   if (counts !== undefined && (counts.at(-1) !== 1 || counts.some((count, i) => i > 0 && count >= counts[i - 1]!)))
     throw new Error('preparedInsert: counts must go down and end with 1');
   /** How many rows the next statement takes, of `left` still to insert. */
-  const chunk = (left: number) =>
-    counts === undefined ? Math.min(rowsMax, left) : counts.find((count) => count <= left)!;
+  const chunk = (left: number) => (counts === undefined ? Math.min(rowsMax, left) : largestCount(counts, left));
   const statements = new Map<number, PreparedQuery<object, unknown>>();
   const statementFor = (count: number) => {
     let statement = statements.get(count);
@@ -173,13 +194,7 @@ export function preparedInsert<Table extends keyof Database & string, Column ext
     },
     /** Inserts rows given as value lists in the order of `columns`. */
     async run(q: Queryable, rows: readonly (readonly unknown[])[]): Promise<void> {
-      for (let start = 0; start < rows.length; ) {
-        const end = start + chunk(rows.length - start);
-        const values: unknown[] = [];
-        for (let r = start; r < end; r++) for (const value of rows[r]!) values.push(value);
-        await statementFor(end - start).runValues(q, values);
-        start = end;
-      }
+      for (const [count, values] of rowChunks(rows, chunk)) await statementFor(count).runValues(q, values);
     },
   };
 }

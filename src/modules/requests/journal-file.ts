@@ -14,6 +14,7 @@ import { Worker } from 'node:worker_threads';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { Db, Queryable } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
+import { largestCount, rowChunks } from '../../db/prepared.js';
 import { loadSqlite } from '../../db/sqlite-driver.js';
 import * as store from './store.js';
 
@@ -32,17 +33,9 @@ export interface FileBatch {
   forget: (readonly unknown[])[];
 }
 
-/** Rows as value lists, in chunks of the insert statements' row counts. */
+/** Rows as value lists, in chunks of the insert statements' row counts (store.INSERT_COUNTS). */
 export function insertChunks(rows: readonly (readonly unknown[])[]): [number, unknown[]][] {
-  const chunks: [number, unknown[]][] = [];
-  for (let start = 0; start < rows.length; ) {
-    const count = store.INSERT_COUNTS.find((size) => size <= rows.length - start)!;
-    const values: unknown[] = [];
-    for (let r = start; r < start + count; r++) for (const value of rows[r]!) values.push(value);
-    chunks.push([count, values]);
-    start += count;
-  }
-  return chunks;
+  return [...rowChunks(rows, (left) => largestCount(store.INSERT_COUNTS, left))];
 }
 
 export class JournalFile {
