@@ -12,8 +12,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BASE_PATH } from '../../src/config.js';
 import { loadSqlite } from '../../src/db/sqlite-driver.js';
 import { JOURNAL_FILE_NAME } from '../../src/modules/requests/journal-file.js';
+import { journal, storedRows } from '../fixtures/journal.js';
 import { externalAccount, fundedUsd, transferOut } from '../fixtures/money.js';
-import { build, type Tenant, type TestApp } from '../helper.js';
+import { build, type TestApp } from '../helper.js';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -34,22 +35,6 @@ async function onDisk(
     ...(lines ? { logStream: { write: (line: string) => void lines.push(line) } } : {}),
   });
   return { t, dataDir };
-}
-
-async function journal(t: Tenant, query = '') {
-  const reply = await t.raw('GET', `/_railyard/requests${query}`);
-  expect(reply.status, reply.text).toBe(200);
-  return reply.body as { data: any[]; totalCount: number };
-}
-
-/** Rows of the store's own table for the platform. */
-async function storeRows(t: TestApp): Promise<number> {
-  const row = await t.deps.db.k
-    .selectFrom('request_journal')
-    .select((eb) => eb.fn.countAll().as('n'))
-    .where('platform_id', '=', t.platformId)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
 }
 
 /** Reads the journal's file with a connection of the test's own. */
@@ -97,7 +82,7 @@ describe('the request journal of an embedded store on disk', () => {
     expect(report.body.window).toMatchObject({ requests: 4 });
 
     expect(existsSync(join(dataDir, JOURNAL_FILE_NAME))).toBe(true);
-    expect(await storeRows(t)).toBe(0);
+    expect(await storedRows(t)).toBe(0);
     // The file holds what was listed.
     expect(fileRows(dataDir, t.platformId).map((row) => row.operation_id)).toEqual(page.data.map((r) => r.operationId));
   });
@@ -174,7 +159,7 @@ describe('the request journal of an embedded store on disk', () => {
       durationMs: 3.5,
       responseBody: { data: [] },
     });
-    expect(await storeRows(t)).toBe(0);
+    expect(await storedRows(t)).toBe(0);
     expect(fileRows(dataDir, t.platformId).map((row) => row.id)).toContain(old.id);
   });
 
@@ -210,7 +195,7 @@ describe('the request journal of an embedded store on disk', () => {
     await t.api('GET', '/customers?limit=3');
     const page = await journal(t);
     expect(page.data.map((r) => r.path)).toEqual([`${BASE_PATH}/customers?limit=3`]);
-    expect(await storeRows(t)).toBe(1);
+    expect(await storedRows(t)).toBe(1);
     const errors = lines.map((line) => JSON.parse(line)).filter((line) => line.level === 50);
     expect(errors.map((line) => line.msg)).toEqual([
       "request journal: its file could not be opened; it is kept in the store's table",

@@ -24,31 +24,17 @@ import { op } from '../../src/http/route.js';
 import { IdempotencyHeaders } from '../../src/http/schemas.js';
 import { connectedAgent } from '../fixtures/agents.js';
 import { createCustomer, individualBody } from '../fixtures/customers.js';
+import { journal, storedRows } from '../fixtures/journal.js';
 import { externalAccount, fundedUsd, platformAccount, transferOut } from '../fixtures/money.js';
 import { accountQuoteBody } from '../fixtures/quotes.js';
 import { berlin, verifyPhone } from '../fixtures/sca.js';
 import { receiverFor } from '../events/support.js';
 import { basic, build, databaseUrl, testConfig, type Tenant, type TestApp } from '../helper.js';
 
-async function journal(t: Tenant, query = '') {
-  const reply = await t.raw('GET', `/_railyard/requests${query}`);
-  expect(reply.status, reply.text).toBe(200);
-  return reply.body as { data: any[]; hasMore: boolean; nextCursor?: string; totalCount: number };
-}
-
 async function report(t: Tenant) {
   const reply = await t.raw('GET', '/_railyard/requests/report');
   expect(reply.status, reply.text).toBe(200);
   return reply.body;
-}
-
-async function storedRows(t: TestApp): Promise<number> {
-  const row = await t.deps.db.k
-    .selectFrom('request_journal')
-    .select((eb) => eb.fn.countAll().as('n'))
-    .where('platform_id', '=', t.platformId)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
 }
 
 describe('GET /_railyard/requests', () => {
