@@ -22,7 +22,7 @@ import {
 import { DbConnectError, openDb, redactUrl, type Db } from './db/index.js';
 import { AuthCache, hashSecret } from './http/auth.js';
 import { ApiError } from './http/errors.js';
-import { collectGarbageWhenIdle } from './memory.js';
+import { collectGarbageWhenIdle, oneReducerCollection } from './memory.js';
 import { fullCollection } from './full-collection.js';
 import { compactSenderHeap } from './events/sender.js';
 import type { Deps } from './http/deps.js';
@@ -171,6 +171,7 @@ async function start(config: Config): Promise<void> {
     void compactSenderHeap();
   };
   collectGarbageWhenIdle(app.server, undefined, { collect }, () => deps.jobs?.jobsFinished ?? 0);
+  oneReducerCollection();
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   try {

@@ -28,6 +28,6 @@ async function settleCheck(quietMs) {
   const afterCompaction = youngGenerationSize();
   // The quiet intervals the idle collector counts, then the settling collection.
   await new Promise((resolve) => setTimeout(resolve, quietMs));
-  fullCollection(false);
+  fullCollection(true);
   process.stdout.write(`${JSON.stringify({ afterBurst, afterCompaction, afterSettle: youngGenerationSize() })}\n`);
 }
