@@ -1,11 +1,8 @@
 // The request journal's cost (issue 42): POST /transfer-out on a server with the journal on
 // (the default) against a server with it off (RAILYARD_JOURNAL_SIZE=0), the two started side
 // by side on stores of their own and loaded one at a time, in short alternating rounds (off, on,
-// on, off, three times over), so that a machine whose speed drifts during the run weighs on both
-// alike. Each round and the one beside it make a pair (off+on, on+off, ...); the ratio is the
-// median of the pairs' ratios, so that one round slowed by something else on the machine (seen
-// here: a neighbour's burst costs a round a tenth of its requests) does not decide it. The
-// target: the journal's server answers at least JOURNAL_COST_MIN of the other's requests.
+// on, off, three times over; bench/rounds.ts says why). The target: the journal's server
+// answers at least JOURNAL_COST_MIN of the other's requests, the median of the pairs.
 //
 //   npm run bench -- journal                      (this part alone, about a minute)
 //   BENCH_PROFILE=1 npm run bench -- journal      (and a CPU profile of each server: bench/profile.ts)
@@ -15,23 +12,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type autocannon from 'autocannon';
 import { PARTS, printSummaries, readProfile, summarize } from './profile.js';
-import {
-  cpuMs,
-  durationSeconds,
-  rssMb,
-  run,
-  startRailyard,
-  stopped,
-  transferOutLoad,
-  warmupSeconds,
-} from './support.js';
+import { alternatingRounds, describeRounds, ROUND_ORDER, ROUND_SECONDS, sideFigures } from './rounds.js';
+import { cpuMs, rssMb, run, startRailyard, stopped, transferOutLoad, warmupSeconds } from './support.js';
 
 export const JOURNAL_SCENARIO = 'journal';
 /** The target: transfer-outs per second with the journal on, against off. */
 export const JOURNAL_COST_MIN = 0.95;
-const ORDER = ['off', 'on', 'on', 'off', 'off', 'on', 'on', 'off', 'off', 'on', 'on', 'off'] as const;
-/** Each round's length: the twelve rounds together take about as long as three scenarios. */
-const roundSeconds = Math.max(1, durationSeconds / 4);
 
 export interface SideFigures {
   rps: number;
@@ -52,6 +38,8 @@ export interface JournalCost {
   pairs: number[];
   /** All the rounds' requests on against off. */
   overall: number;
+  /** The pairs and all rounds, in words. */
+  detail: string;
   ok: boolean;
 }
 
@@ -66,10 +54,6 @@ export async function journalCost(): Promise<JournalCost> {
   const servers = {
     on: await startRailyard({ nodeArgs: nodeArgs('on') }),
     off: await startRailyard({ env: { RAILYARD_JOURNAL_SIZE: '0' }, nodeArgs: nodeArgs('off') }),
-  };
-  const totals = {
-    on: { requests: 0, seconds: 0, p50: [] as number[], p99: [] as number[], errors: 0 },
-    off: { requests: 0, seconds: 0, p50: [] as number[], p99: [] as number[], errors: 0 },
   };
   let stoppedAll = false;
   const stopAll = async () => {
@@ -88,42 +72,30 @@ export async function journalCost(): Promise<JournalCost> {
     for (const side of ['off', 'on'] as const)
       answered[side] += (await run(options[side], warmupSeconds)).requests.total;
     const cpuBefore = { on: cpuMs(servers.on.child.pid!), off: cpuMs(servers.off.child.pid!) };
-    const rates: number[] = [];
-    for (const side of ORDER) {
-      const result = await run(options[side], roundSeconds);
-      rates.push(result.requests.total / roundSeconds);
-      const total = totals[side];
-      total.requests += result.requests.total;
-      answered[side] += result.requests.total;
-      total.seconds += roundSeconds;
-      total.p50.push(result.latency.p50);
-      total.p99.push(result.latency.p99);
-      total.errors += result.errors + result.non2xx;
-    }
+    // A is the side judged: the journal on.
+    const rounds = await alternatingRounds({ A: options.on, B: options.off }, undefined, (side, result) => {
+      answered[side === 'A' ? 'on' : 'off'] += result.requests.total;
+    });
     const figure = (side: Side) => {
-      const total = totals[side];
-      const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
+      const total = rounds[side === 'on' ? 'A' : 'B'];
       return {
-        rps: total.requests / total.seconds,
-        p50: sorted(total.p50)[Math.floor(total.p50.length / 2)]!,
-        p99: sorted(total.p99)[total.p99.length - 1]!,
-        errors: total.errors,
+        ...sideFigures(total),
         rssMb: rssMb(servers[side].child.pid!),
         cpuMsPerRequest: (cpuMs(servers[side].child.pid!) - cpuBefore[side]) / total.requests,
       };
     };
     const on = figure('on');
     const off = figure('off');
-    const pairs: number[] = [];
-    for (let i = 0; i + 1 < ORDER.length; i += 2) {
-      const [a, b] = [rates[i]!, rates[i + 1]!];
-      pairs.push(ORDER[i] === 'on' ? a / b : b / a);
-    }
-    const sortedPairs = [...pairs].sort((x, y) => x - y);
-    const middle = sortedPairs.length / 2;
-    const ratio = (sortedPairs[Math.floor(middle - 0.5)]! + sortedPairs[Math.ceil(middle - 0.5)]!) / 2;
-    const ok = ratio >= JOURNAL_COST_MIN && on.errors === 0 && off.errors === 0;
-    const result = { on, off, ratio, pairs, overall: on.rps / off.rps, ok };
+    const ok = rounds.ratio >= JOURNAL_COST_MIN && on.errors === 0 && off.errors === 0;
+    const result = {
+      on,
+      off,
+      ratio: rounds.ratio,
+      pairs: rounds.pairs,
+      overall: rounds.overall,
+      detail: describeRounds(rounds),
+      ok,
+    };
     if (profileDirs !== undefined) {
       await stopAll();
       console.log(
@@ -149,15 +121,12 @@ export function printJournalCost(cost: JournalCost): boolean {
       `  ${label.padEnd(30)}${side.rps.toFixed(0).padStart(8)} req/s  p50 ${side.p50.toFixed(1)} ms  p99 ${side.p99.toFixed(1)} ms  errors ${side.errors}  RSS ${side.rssMb.toFixed(0)} MB  server CPU ${(side.cpuMsPerRequest * 1000).toFixed(0)} µs per request`,
     );
   console.log(
-    `\nthe request journal's cost: POST /transfer-out, journal on (the default) and off (RAILYARD_JOURNAL_SIZE=0), ${ORDER.length} alternating rounds of ${roundSeconds} s`,
+    `\nthe request journal's cost: POST /transfer-out, journal on (the default) and off (RAILYARD_JOURNAL_SIZE=0), ${ROUND_ORDER.length} alternating rounds of ${ROUND_SECONDS} s`,
   );
   line('journal on', cost.on);
   line('journal off', cost.off);
   console.log(
-    `  on against off, the median of ${cost.pairs.length} pairs of rounds: ${cost.ratio.toFixed(3)} (target >= ${JOURNAL_COST_MIN}: ${cost.ok ? 'PASS' : 'FAIL'})`,
-  );
-  console.log(
-    `  the pairs: ${cost.pairs.map((pair) => pair.toFixed(3)).join(' ')}; all rounds: ${cost.overall.toFixed(3)}; CPU per request, off against on: ${(cost.off.cpuMsPerRequest / cost.on.cpuMsPerRequest).toFixed(3)}`,
+    `  on against off: ${cost.ratio.toFixed(3)} (target >= ${JOURNAL_COST_MIN}: ${cost.ok ? 'PASS' : 'FAIL'}); ${cost.detail}; CPU per request, off against on: ${(cost.off.cpuMsPerRequest / cost.on.cpuMsPerRequest).toFixed(3)}`,
   );
   return cost.ok;
 }

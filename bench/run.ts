@@ -25,6 +25,7 @@ import { platformsPart } from './platforms.js';
 import { benchLedger, benchLedgerWrites } from './ledger.js';
 import { benchLists } from './lists.js';
 import { postgresPart } from './postgres.js';
+import { alternatingRounds, describeRounds, type Rounds, sideFigures } from './rounds.js';
 import { SNAPSHOT_SCENARIO, snapshotPart } from './snapshots.js';
 import { printWebhookLatency, WEBHOOK_SCENARIO, webhookLatency } from './webhooks.js';
 import {
@@ -140,8 +141,13 @@ const FLOORS: Floor[] = [
  * own makes one transfer-out, one quote and one executed quote there (the rows the floors
  * copy), and is stopped; then the floor server serves that store.
  */
-async function measureFloors(floors: Floor[]): Promise<Map<Floor, autocannon.Result>> {
-  const results = new Map<Floor, autocannon.Result>();
+async function measureFloors(
+  floors: Floor[],
+  /** The load of each scenario, by name, on the railyard server the floors are judged against. */
+  scenarioLoads: Map<string, autocannon.Options>,
+): Promise<Map<Floor, Rounds>> {
+  const results = new Map<Floor, Rounds>();
+  floors = floors.filter((floor) => scenarioLoads.has(floor.of));
   if (floors.length === 0) return results;
   const railyard = await startRailyard();
   let seed: FloorSeed;
@@ -183,7 +189,9 @@ async function measureFloors(floors: Floor[]): Promise<Map<Floor, autocannon.Res
     for (const floor of floors) {
       const options = floor.options(origin, auth, seed);
       await run(options, warmupSeconds);
-      results.set(floor, await run(options, durationSeconds));
+      // The scenario, on the railyard server (warm from its own run), against its floor in
+      // alternating rounds (bench/rounds.ts).
+      results.set(floor, await alternatingRounds({ A: scenarioLoads.get(floor.of)!, B: options }));
     }
     return results;
   } finally {
@@ -397,9 +405,11 @@ async function main(): Promise<void> {
         errors: result.errors + result.non2xx,
       });
     }
+    const scenarioLoads = new Map<string, autocannon.Options>();
     for (const scenario of SCENARIOS) {
       if (filter && !scenario.name.includes(filter)) continue;
       const options = await scenario.prepare(railyard.info);
+      scenarioLoads.set(scenario.name, options);
       await run(options, warmupSeconds);
       const result = await run(options, durationSeconds);
       rows.push({
@@ -413,16 +423,13 @@ async function main(): Promise<void> {
         ...(scenario.target ? { target: scenario.target } : {}),
       });
     }
-    const floors = await measureFloors(FLOORS.filter((floor) => !filter || floor.name.includes(filter)));
-    for (const [floor, result] of floors) {
-      rows.push({
-        name: floor.name,
-        rps: result.requests.average,
-        p50: result.latency.p50,
-        p99: result.latency.p99,
-        ratio: result.requests.average / baselineRps.POST!,
-        errors: result.errors + result.non2xx,
-      });
+    const floors = await measureFloors(
+      FLOORS.filter((floor) => !filter || floor.name.includes(filter)),
+      scenarioLoads,
+    );
+    for (const [floor, rounds] of floors) {
+      const figures = sideFigures(rounds.B);
+      rows.push({ name: floor.name, ...figures, ratio: figures.rps / baselineRps.POST! });
     }
     // The latency an integration test suite feels: one request at a time.
     const sequential: Row[] = [];
@@ -470,17 +477,16 @@ async function main(): Promise<void> {
       );
     }
     // Targets against railyard's own floors (issue 21, target 1): each write against the same
-    // SQL from a bare route, measured in this run.
+    // SQL from a bare route, measured in this run, in alternating rounds (bench/rounds.ts). The
+    // floor's row above is its rounds; the scenario's is its own window, earlier.
     const floorLines: string[] = [];
-    for (const floor of floors.keys()) {
-      const scenario = rows.find((row) => row.name === floor.of);
-      const floorRow = rows.find((row) => row.name === floor.name)!;
-      if (scenario === undefined) continue;
-      const ratio = scenario.rps / floorRow.rps;
-      const ok = ratio >= floor.ratioMin && scenario.errors === 0 && floorRow.errors === 0;
+    for (const [floor, rounds] of floors) {
+      const scenario = rows.find((row) => row.name === floor.of)!;
+      const ok =
+        rounds.ratio >= floor.ratioMin && scenario.errors === 0 && rounds.A.errors === 0 && rounds.B.errors === 0;
       failed ||= !ok;
       floorLines.push(
-        `${`${floor.of} against its floor:`.padEnd(66)}${ratio.toFixed(2)}  (${scenario.rps.toFixed(0)} / ${floorRow.rps.toFixed(0)} req/s; target >= ${floor.ratioMin}: ${ok ? 'PASS' : 'FAIL'})`,
+        `${`${floor.of} against its floor:`.padEnd(66)}${rounds.ratio.toFixed(2)}  (target >= ${floor.ratioMin}: ${ok ? 'PASS' : 'FAIL'}; ${sideFigures(rounds.A).rps.toFixed(0)} / ${sideFigures(rounds.B).rps.toFixed(0)} req/s in the rounds; ${describeRounds(rounds)})`,
       );
     }
     if (floorLines.length > 0) console.log(`\n${floorLines.join('\n')}`);
