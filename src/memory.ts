@@ -18,9 +18,10 @@
 //
 // V8's own memory reducer comes after: a full collection of a heap that has grown since the
 // reducer last ran (ours, here) starts it, and it runs its collections once its timer, every
-// 8 s, finds allocation low: 15 to 45 s after the last request, measured. It runs up to three, each a whole marking of the heap (26 MB on an idle server,
-// 4 to 8 ticks of 10 ms of CPU each on this VM), which is most of what an idle server spends
-// in its first minute (bench/idle.ts). After a compaction of ours the second finds nothing
+// 8 s, finds allocation low: 15 to 45 s after the last request, measured. It runs up to
+// three, each a whole marking of the heap (26 MB on an idle server, 4 to 8 ticks of 10 ms of
+// CPU each on this VM), which is most of what an idle server spends in its first minute
+// (bench/idle.ts). After a compaction of ours the second finds nothing
 // left to give back, so the server lets it run one (`--memory-reducer-single-gc`, a V8 flag
 // read at each of its steps, so it may be set once the process runs). Turning the reducer off
 // altogether (`--no-memory-reducer`) is read only when the heap is made, so it would have to be

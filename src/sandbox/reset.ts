@@ -5,8 +5,8 @@
 // Which tables hold what comes from platform-tables.ts (the store's own catalogue): only the
 // tables named in KEPT_TABLES stay, so a table added by a later migration is wiped without
 // anyone having to remember this file; the deletions run children first, following the
-// foreign keys (on PostgreSQL, all in one statement). The reset is one transaction that nothing of the platform interleaves with
-// (exclusive.ts says how, and what it waits for).
+// foreign keys (on PostgreSQL, all in one statement). The reset is one transaction that
+// nothing of the platform interleaves with (exclusive.ts says how, and what it waits for).
 
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import { platformNow } from '../clock.js';
