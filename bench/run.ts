@@ -137,18 +137,15 @@ const FLOORS: Floor[] = [
 ];
 
 /**
- * Measures `floors` (see bench/floor.ts) on a store of their own: a railyard server of its
+ * Starts the floor server (see bench/floor.ts) on a store of its own: a railyard server of its
  * own makes one transfer-out, one quote and one executed quote there (the rows the floors
- * copy), and is stopped; then the floor server serves that store.
+ * copy), and is stopped; then the floor server serves that store. Undefined when no floor is
+ * wanted.
  */
-async function measureFloors(
-  floors: Floor[],
-  /** The load of each scenario, by name, on the railyard server the floors are judged against. */
-  scenarioLoads: Map<string, autocannon.Options>,
-): Promise<Map<Floor, Rounds>> {
-  const results = new Map<Floor, Rounds>();
-  floors = floors.filter((floor) => scenarioLoads.has(floor.of));
-  if (floors.length === 0) return results;
+async function startFloors(
+  wanted: boolean,
+): Promise<{ options: (floor: Floor) => autocannon.Options; stop: () => Promise<void> } | undefined> {
+  if (!wanted) return undefined;
   const railyard = await startRailyard();
   let seed: FloorSeed;
   let quotes: { created: string; executed: string };
@@ -183,20 +180,17 @@ async function measureFloors(
       FLOOR_QUOTES: JSON.stringify(quotes),
     },
   });
+  const stop = async () => {
+    child.kill('SIGTERM');
+    await stopped(child);
+  };
   try {
     const out = await waitForLine(child, /floor listening (\S+)/, 'floor');
     const origin = /floor listening (\S+)/.exec(out)![1]!;
-    for (const floor of floors) {
-      const options = floor.options(origin, auth, seed);
-      await run(options, warmupSeconds);
-      // The scenario, on the railyard server (warm from its own run), against its floor in
-      // alternating rounds (bench/rounds.ts).
-      results.set(floor, await alternatingRounds({ A: scenarioLoads.get(floor.of)!, B: options }));
-    }
-    return results;
-  } finally {
-    child.kill('SIGTERM');
-    await stopped(child);
+    return { options: (floor) => floor.options(origin, auth, seed), stop };
+  } catch (err) {
+    await stop();
+    throw err;
   }
 }
 
@@ -405,28 +399,40 @@ async function main(): Promise<void> {
         errors: result.errors + result.non2xx,
       });
     }
-    const scenarioLoads = new Map<string, autocannon.Options>();
-    for (const scenario of SCENARIOS) {
-      if (filter && !scenario.name.includes(filter)) continue;
-      const options = await scenario.prepare(railyard.info);
-      scenarioLoads.set(scenario.name, options);
-      await run(options, warmupSeconds);
-      const result = await run(options, durationSeconds);
-      rows.push({
-        name: scenario.name,
-        rps: result.requests.average,
-        p50: result.latency.p50,
-        p99: result.latency.p99,
-        ratio: result.requests.average / baselineRps[scenario.baseline]!,
-        errors: result.errors + result.non2xx,
-        rssMb: rssMb(railyard.child.pid!),
-        ...(scenario.target ? { target: scenario.target } : {}),
-      });
-    }
-    const floors = await measureFloors(
-      FLOORS.filter((floor) => !filter || floor.name.includes(filter)),
-      scenarioLoads,
+    // Each write scenario is judged against its floor right after its own window, with the
+    // store as its window left it: the two servers in alternating rounds (bench/rounds.ts).
+    const floors = new Map<Floor, Rounds>();
+    const wantedFloors = FLOORS.filter(
+      (floor) =>
+        (!filter || floor.name.includes(filter)) &&
+        SCENARIOS.some((scenario) => scenario.name === floor.of && (!filter || scenario.name.includes(filter))),
     );
+    const floorServer = await startFloors(wantedFloors.length > 0);
+    try {
+      for (const scenario of SCENARIOS) {
+        if (filter && !scenario.name.includes(filter)) continue;
+        const options = await scenario.prepare(railyard.info);
+        await run(options, warmupSeconds);
+        const result = await run(options, durationSeconds);
+        rows.push({
+          name: scenario.name,
+          rps: result.requests.average,
+          p50: result.latency.p50,
+          p99: result.latency.p99,
+          ratio: result.requests.average / baselineRps[scenario.baseline]!,
+          errors: result.errors + result.non2xx,
+          rssMb: rssMb(railyard.child.pid!),
+          ...(scenario.target ? { target: scenario.target } : {}),
+        });
+        for (const floor of wantedFloors.filter((wanted) => wanted.of === scenario.name)) {
+          const floorOptions = floorServer!.options(floor);
+          await run(floorOptions, warmupSeconds);
+          floors.set(floor, await alternatingRounds({ A: options, B: floorOptions }));
+        }
+      }
+    } finally {
+      await floorServer?.stop();
+    }
     for (const [floor, rounds] of floors) {
       const figures = sideFigures(rounds.B);
       rows.push({ name: floor.name, ...figures, ratio: figures.rps / baselineRps.POST! });
