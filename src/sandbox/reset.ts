@@ -10,12 +10,12 @@
 
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import { platformNow } from '../clock.js';
-import { sql } from '../db/index.js';
+import { onPostgres, sql, type Tx } from '../db/index.js';
 import { syncFaultTags } from '../faults/service.js';
 import type { Deps } from '../http/deps.js';
 import { provisionInternalAccounts } from '../modules/internal-accounts/service.js';
 import { platformExclusive } from './exclusive.js';
-import { ownedBy, platformTables } from './platform-tables.js';
+import { type OwnedTable, ownedBy, platformTables } from './platform-tables.js';
 
 /**
  * What a reset keeps: the platform's row (name, configuration, settings, sandbox clock,
@@ -32,6 +32,44 @@ export const KEPT_TABLES: ReadonlySet<string> = new Set(['platforms', 'api_token
  * internal accounts go with them.
  */
 export const LEDGER_KIND_WIPED = 'INTERNAL';
+
+/**
+ * Deletes the platform's rows of `tables` (children before parents), its system ledger
+ * accounts excepted; returns how many went, by table (tables with none left out). A reset and
+ * a snapshot's restore both start with it.
+ */
+export async function deletePlatformRows(
+  tx: Tx,
+  tables: readonly OwnedTable[],
+  platformId: string,
+): Promise<Record<string, number>> {
+  const deletions = tables.map((table) => {
+    const kind = table.table === 'ledger_accounts' ? sql` AND kind = ${LEDGER_KIND_WIPED}` : sql``;
+    return sql`DELETE FROM ${sql.table(table.table)} WHERE ${ownedBy(table, platformId)}${kind}`;
+  });
+  const counts: number[] = [];
+  if (onPostgres(tx)) {
+    // One statement, one round trip: each table's DELETE is a data-modifying WITH query
+    // (PostgreSQL runs every one, on the snapshot taken at the statement's start, so a table
+    // that finds its rows through its parent still sees the parent's), and the foreign keys
+    // are checked at the statement's end. A DELETE per statement (46 round trips) made a
+    // seeded platform's reset 22.7 ms at the median, against 15.0 so.
+    const counted = await sql<Record<string, string>>`WITH ${sql.join(
+      deletions.map((deletion, i) => sql`${sql.ref(`d${i}`)} AS (${deletion} RETURNING 1)`),
+    )} SELECT ${sql.join(deletions.map((_, i) => sql`(SELECT count(*) FROM ${sql.ref(`d${i}`)}) AS ${sql.ref(`c${i}`)}`))}`.execute(
+      tx,
+    );
+    const row = counted.rows[0]!;
+    for (const i of deletions.keys()) counts.push(Number(row[`c${i}`]));
+  } else {
+    for (const deletion of deletions) counts.push(Number((await deletion.execute(tx)).numAffectedRows ?? 0n));
+  }
+  const removed: Record<string, number> = {};
+  tables.forEach((table, i) => {
+    if (counts[i]! > 0) removed[table.table] = counts[i]!;
+  });
+  return removed;
+}
 
 export interface ResetResult {
   platformId: string;
@@ -57,33 +95,7 @@ export async function resetPlatform(
   await deps.journal?.flush();
   const exclusive = { tables: plan.map((table) => table.table), done: 'reset', ...options };
   const result = await platformExclusive(deps, platformId, exclusive, async (tx, platform) => {
-    const removed: Record<string, number> = {};
-    const deletions = plan.map((table) => {
-      const kind = table.table === 'ledger_accounts' ? sql` AND kind = ${LEDGER_KIND_WIPED}` : sql``;
-      return sql`DELETE FROM ${sql.table(table.table)} WHERE ${ownedBy(table, platformId)}${kind}`;
-    });
-    if (deps.db.dialect === 'postgres') {
-      // One statement, one round trip: each table's DELETE is a data-modifying WITH query
-      // (PostgreSQL runs every one, on the snapshot taken at the statement's start, so a
-      // table that finds its rows through its parent still sees the parent's), and the
-      // foreign keys are checked at the statement's end. A DELETE per statement (46 round
-      // trips) made a seeded platform's reset 22.7 ms at the median, against 15.0 so.
-      const counted = await sql<Record<string, string>>`WITH ${sql.join(
-        deletions.map((deletion, i) => sql`${sql.ref(`d${i}`)} AS (${deletion} RETURNING 1)`),
-      )} SELECT ${sql.join(deletions.map((_, i) => sql`(SELECT count(*) FROM ${sql.ref(`d${i}`)}) AS ${sql.ref(`c${i}`)}`))}`.execute(
-        tx,
-      );
-      const row = counted.rows[0]!;
-      plan.forEach((table, i) => {
-        const count = Number(row[`c${i}`]);
-        if (count > 0) removed[table.table] = count;
-      });
-    } else {
-      for (const [i, deletion] of deletions.entries()) {
-        const count = Number((await deletion.execute(tx)).numAffectedRows ?? 0n);
-        if (count > 0) removed[plan[i]!.table] = count;
-      }
-    }
+    const removed = await deletePlatformRows(tx, plan, platformId);
     // Its fault rules went with the rest: the platform is back on the path without rules.
     await syncFaultTags(tx, platformId);
     // A new platform has an internal account per supported currency: so does a reset one.

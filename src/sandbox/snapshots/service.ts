@@ -21,7 +21,7 @@ import { jobsWritten } from '../../jobs/queue.js';
 import { syncFaultTags } from '../../faults/service.js';
 import { platformExclusive } from '../exclusive.js';
 import { type OwnedTable, type PlatformTables, platformTables } from '../platform-tables.js';
-import { LEDGER_KIND_WIPED } from '../reset.js';
+import { deletePlatformRows } from '../reset.js';
 import * as store from './store.js';
 
 /** How many snapshots one platform may keep. */
@@ -246,14 +246,9 @@ export async function restoreSnapshot(
     log: options.log,
   };
   const result = await platformExclusive(deps, platformId, exclusive, async (tx) => {
-    const removed: Record<string, number> = {};
-    for (const table of tables.replaced) {
-      // The platform's system ledger accounts stay (reset.ts says why); those the snapshot
-      // holds are put back only when missing.
-      const extra = table.table === 'ledger_accounts' ? sql` AND kind = ${LEDGER_KIND_WIPED}` : sql``;
-      const count = await store.deleteRows(tx, table, platformId, extra);
-      if (count > 0) removed[table.table] = count;
-    }
+    // The platform's system ledger accounts stay (reset.ts says why); those the snapshot holds
+    // are put back only when missing.
+    const removed = await deletePlatformRows(tx, tables.replaced, platformId);
     const restored: Record<string, number> = {};
     // Parents first: the reverse of the order of deletion.
     for (const table of [...tables.saved].reverse()) {

@@ -128,14 +128,6 @@ export async function writeRows(
   return written;
 }
 
-/** Deletes the platform's rows of `table` (`extra`: a further condition); returns how many. */
-export async function deleteRows(tx: Tx, table: OwnedTable, platformId: string, extra = sql``): Promise<number> {
-  const result = await sql`DELETE FROM ${sql.table(table.table)} WHERE ${ownedBy(table, platformId)}${extra}`.execute(
-    tx,
-  );
-  return Number(result.numAffectedRows ?? 0n);
-}
-
 /** Sets the platform row's `values` (column → value). */
 export async function updatePlatform(tx: Tx, platformId: string, values: Record<string, unknown>): Promise<void> {
   const sets = Object.entries(values).map(([column, value]) => sql`${sql.ref(column)} = ${value}`);
