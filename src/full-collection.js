@@ -9,17 +9,16 @@ import { runInNewContext } from 'node:vm';
 let gc;
 
 /**
- * Runs one full collection of this thread's heap. With `compact`, the objects still live are
- * moved together and the emptied pages go back: a plain full collection frees the garbage but
- * keeps the pages it was spread over (measured after the bench: 73 MB used became 27, the
- * heap's 94 MB stayed 86, and so did the RSS).
+ * Runs one full collection of this thread's heap, compacting: the objects still live are moved
+ * together and the emptied pages go back. A plain full collection frees the garbage but keeps
+ * the pages it was spread over (measured after the bench: 73 MB used became 27, the heap's
+ * 94 MB stayed 86, and so did the RSS).
  */
-export function fullCollection(compact) {
+export function fullCollection() {
   if (gc === undefined) {
     setFlagsFromString('--expose-gc');
     gc = runInNewContext('gc');
   }
-  if (!compact) return gc();
   // V8's flags are the process's: another thread's collection in this short window compacts too.
   setFlagsFromString('--compact-on-every-full-gc');
   try {

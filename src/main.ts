@@ -167,7 +167,7 @@ async function start(config: Config): Promise<void> {
   // When the main heap is compacted, so is the webhook sender thread's, which a burst of
   // deliveries leaves with its garbage too.
   const collect = () => {
-    fullCollection(true);
+    fullCollection();
     void compactSenderHeap();
   };
   collectGarbageWhenIdle(app.server, undefined, { collect }, () => deps.jobs?.jobsFinished ?? 0);

@@ -21,12 +21,12 @@
 // 8 s, finds allocation low: 15 to 45 s after the last request, measured. It runs up to
 // three, each a whole marking of the heap (26 MB on an idle server, 4 to 8 ticks of 10 ms of
 // CPU each on this VM), which is most of what an idle server spends in its first minute
-// (bench/idle.ts). After a compaction of ours the second finds nothing
-// left to give back, so the server lets it run one (`--memory-reducer-single-gc`, a V8 flag
-// read at each of its steps, so it may be set once the process runs). Turning the reducer off
-// altogether (`--no-memory-reducer`) is read only when the heap is made, so it would have to be
-// on every command line that starts the server; measured with it, the young generation then
-// stayed at its 32 MB when V8 found too much allocated before the settling collection.
+// (bench/idle.ts). After a compaction of ours the second finds nothing left to give back, so
+// the server lets it run one (`--memory-reducer-single-gc`, a V8 flag read at each of its
+// steps, so it may be set once the process runs). Turning the reducer off altogether
+// (`--no-memory-reducer`) is read only when the heap is made, so it would have to be on every
+// command line that starts the server; measured with it, the young generation then stayed at
+// its 32 MB when V8 found too much allocated before the settling collection.
 //
 // After that the ticks stop, until the next request: a server left idle all day wakes for
 // nothing (each wake-up of a thread costs CPU even when it does nothing: bench/idle.ts).
@@ -165,10 +165,10 @@ export function collectGarbageWhenIdle(
     activity: () => requests + backgroundWork(),
     heapSize: sources.heapSize ?? (() => process.memoryUsage().heapTotal),
     // Made callable on first use: a new V8 context is not free, and start-up is measured.
-    collect: sources.collect ?? (() => fullCollection(true)),
+    collect: sources.collect ?? fullCollection,
     growthBytes: sources.growthBytes,
     youngSize: sources.youngSize ?? youngGenerationSize,
-    settle: sources.settle ?? (() => fullCollection(true)),
+    settle: sources.settle ?? fullCollection,
   });
   arm();
   return {

@@ -158,7 +158,7 @@ function accept(message) {
 parentPort.on('message', (messages) => {
   if (messages === 'compact') {
     const before = getHeapStatistics().total_heap_size;
-    fullCollection(true);
+    fullCollection();
     parentPort.postMessage({ compacted: { before, after: getHeapStatistics().total_heap_size } });
     return;
   }

@@ -24,10 +24,10 @@ async function settleCheck(quietMs) {
   burst();
   const afterBurst = youngGenerationSize();
   // The burst is over: the compacting collection.
-  fullCollection(true);
+  fullCollection();
   const afterCompaction = youngGenerationSize();
   // The quiet intervals the idle collector counts, then the settling collection.
   await new Promise((resolve) => setTimeout(resolve, quietMs));
-  fullCollection(true);
+  fullCollection();
   process.stdout.write(`${JSON.stringify({ afterBurst, afterCompaction, afterSettle: youngGenerationSize() })}\n`);
 }
