@@ -77,6 +77,11 @@ export async function alternatingRounds(
   };
 }
 
+/** Whether A made at least `min` of B's requests (the median of the pairs), neither failing one. */
+export function meets(rounds: Rounds, min: number): boolean {
+  return rounds.ratio >= min && rounds.A.errors === 0 && rounds.B.errors === 0;
+}
+
 /** One side's rate over its rounds, and its median p50 and worst p99. */
 export function sideFigures(side: RoundsSide): { rps: number; p50: number; p99: number; errors: number } {
   return {

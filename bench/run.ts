@@ -25,7 +25,7 @@ import { platformsPart } from './platforms.js';
 import { benchLedger, benchLedgerWrites } from './ledger.js';
 import { benchLists } from './lists.js';
 import { postgresPart } from './postgres.js';
-import { alternatingRounds, describeRounds, type Rounds, sideFigures } from './rounds.js';
+import { alternatingRounds, describeRounds, meets, type Rounds, sideFigures } from './rounds.js';
 import { SNAPSHOT_SCENARIO, snapshotPart } from './snapshots.js';
 import { printWebhookLatency, WEBHOOK_SCENARIO, webhookLatency } from './webhooks.js';
 import {
@@ -139,13 +139,9 @@ const FLOORS: Floor[] = [
 /**
  * Starts the floor server (see bench/floor.ts) on a store of its own: a railyard server of its
  * own makes one transfer-out, one quote and one executed quote there (the rows the floors
- * copy), and is stopped; then the floor server serves that store. Undefined when no floor is
- * wanted.
+ * copy), and is stopped; then the floor server serves that store.
  */
-async function startFloors(
-  wanted: boolean,
-): Promise<{ options: (floor: Floor) => autocannon.Options; stop: () => Promise<void> } | undefined> {
-  if (!wanted) return undefined;
+async function startFloors(): Promise<{ options: (floor: Floor) => autocannon.Options; stop: () => Promise<void> }> {
   const railyard = await startRailyard();
   let seed: FloorSeed;
   let quotes: { created: string; executed: string };
@@ -407,7 +403,7 @@ async function main(): Promise<void> {
         (!filter || floor.name.includes(filter)) &&
         SCENARIOS.some((scenario) => scenario.name === floor.of && (!filter || scenario.name.includes(filter))),
     );
-    const floorServer = await startFloors(wantedFloors.length > 0);
+    const floorServer = wantedFloors.length > 0 ? await startFloors() : undefined;
     try {
       for (const scenario of SCENARIOS) {
         if (filter && !scenario.name.includes(filter)) continue;
@@ -488,8 +484,7 @@ async function main(): Promise<void> {
     const floorLines: string[] = [];
     for (const [floor, rounds] of floors) {
       const scenario = rows.find((row) => row.name === floor.of)!;
-      const ok =
-        rounds.ratio >= floor.ratioMin && scenario.errors === 0 && rounds.A.errors === 0 && rounds.B.errors === 0;
+      const ok = meets(rounds, floor.ratioMin) && scenario.errors === 0;
       failed ||= !ok;
       floorLines.push(
         `${`${floor.of} against its floor:`.padEnd(66)}${rounds.ratio.toFixed(2)}  (target >= ${floor.ratioMin}: ${ok ? 'PASS' : 'FAIL'}; ${sideFigures(rounds.A).rps.toFixed(0)} / ${sideFigures(rounds.B).rps.toFixed(0)} req/s in the rounds; ${describeRounds(rounds)})`,
