@@ -3,11 +3,12 @@
 // iv.tag.ciphertext in base64. Those it only recognises (bearer tokens, link tokens, recovery
 // codes) are kept as their SHA-256.
 
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { sha256Hex } from './digest.js';
 
 /** What the store keeps of a secret it only has to recognise: SHA-256 of its UTF-8 bytes, hex. */
 export function secretHash(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
+  return sha256Hex(secret);
 }
 
 export function sealText(key: Buffer, plaintext: string): string {

@@ -4,8 +4,8 @@
 // and changes nothing; a repeat with another request is refused; two concurrent requests
 // with one key produce one effect (the second waits on the key, then replays the first).
 
-import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
+import { sha256Hex } from '../crypto/digest.js';
 import { iso } from '../clock.js';
 import { isUniqueViolation, type Tx } from '../db/index.js';
 import { claimRecord, completeRecord, findRecord, type StoredResponse } from '../db/idempotency.js';
@@ -44,21 +44,21 @@ export interface CommandSpec {
 // note: the hash must stay the same text for the same request across versions (stored keys
 // are compared with it), including the order JSON.stringify gives integer-like keys, which an
 // object puts first whatever the insertion order; so the canonical form is an object again.
+// A key such as `__proto__` from a request is an own member of the copy: it has no prototype.
 export function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.keys(value as object)
-      .sort()
-      .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
-      .map((key) => [key, canonical((value as Record<string, unknown>)[key])]),
-  );
+  if (Array.isArray(value)) return value.map(canonical);
+  const record = value as Record<string, unknown>;
+  const copy: Record<string, unknown> = Object.create(null);
+  for (const key of Object.keys(record).sort()) {
+    const item = record[key];
+    if (item !== undefined) copy[key] = canonical(item);
+  }
+  return copy;
 }
 
 export function requestHash(operationId: string, request: unknown): string {
-  return createHash('sha256')
-    .update(JSON.stringify([operationId, canonical(request)]))
-    .digest('hex');
+  return sha256Hex(JSON.stringify([operationId, canonical(request)]));
 }
 
 function keyReused(spec: CommandSpec) {

@@ -7,6 +7,8 @@
 // The conformance record (recorder.ts) keeps the write-only ones out too: it must stay valid by
 // the reference, so it takes only those, whose replacement the reference leaves unchecked.
 
+import { textRedactor } from './redact-text.js';
+
 export type SecretKind =
   | 'client secret'
   | 'shared secret'
@@ -67,19 +69,13 @@ export const SECRET_FIELDS: readonly SecretField[] = [
   { field: 'identifier', kind: 'identity number', in: 'request', writeOnly: true },
 ];
 
-interface Side {
-  names: ReadonlySet<string>;
-  /** Matches JSON text that may hold one of the names as a member: the quick test before a walk. */
-  mention: RegExp;
+/** The names of the fields that hold a secret in `which` side's bodies. */
+export function secretNames(which: 'request' | 'response'): string[] {
+  return SECRET_FIELDS.filter((f) => f.in === which || f.in === 'both').map((f) => f.field);
 }
 
-function side(which: 'request' | 'response'): Side {
-  const names = SECRET_FIELDS.filter((f) => f.in === which || f.in === 'both').map((f) => f.field);
-  return { names: new Set(names), mention: new RegExp(`"(?:${names.join('|')})"\\s*:`) };
-}
-
-const REQUEST = side('request');
-const RESPONSE = side('response');
+const REQUEST = textRedactor(secretNames('request'), REDACTED);
+const RESPONSE = textRedactor(secretNames('response'), REDACTED);
 
 /** The names of the request fields the reference marks write-only. */
 export const WRITE_ONLY_FIELDS: ReadonlySet<string> = new Set(
@@ -91,13 +87,5 @@ export const WRITE_ONLY_FIELDS: ReadonlySet<string> = new Set(
  * names none of them comes back as it is (most bodies: no parse). Text that is not JSON too.
  */
 export function redactJsonText(text: string, which: 'request' | 'response'): string {
-  const { names, mention } = which === 'request' ? REQUEST : RESPONSE;
-  if (!mention.test(text)) return text;
-  let value: unknown;
-  try {
-    value = JSON.parse(text, (key, member) => (names.has(key) && member !== null ? REDACTED : member));
-  } catch {
-    return text;
-  }
-  return JSON.stringify(value);
+  return which === 'request' ? REQUEST(text) : RESPONSE(text);
 }

@@ -184,6 +184,15 @@ export function lazyValidator(compile: () => ValidateFunction): ValidateFunction
   return lazy;
 }
 
+/** Whether a value holds a number that is not finite, at any depth (no allocation: most hold none). */
+function hasNonFinite(value: unknown): boolean {
+  if (typeof value === 'number') return !Number.isFinite(value);
+  if (value === null || typeof value !== 'object') return false;
+  for (const key in value)
+    if (Object.hasOwn(value, key) && hasNonFinite((value as Record<string, unknown>)[key])) return true;
+  return false;
+}
+
 /** The JSON pointers of the numbers in a value that are not finite. */
 function nonFinite(value: unknown, at = ''): string[] {
   if (typeof value === 'number') return Number.isFinite(value) ? [] : [at];
@@ -201,6 +210,10 @@ function finiteOnly(validate: ValidateFunction): ValidateFunction {
     if (!validate(data)) {
       checked.errors = validate.errors;
       return false;
+    }
+    if (!hasNonFinite(data)) {
+      checked.errors = [];
+      return true;
     }
     const bad = nonFinite(data);
     checked.errors = bad.map((instancePath) => ({

@@ -5,6 +5,7 @@
 // a restart keeps it, rows an earlier version left in the store's table move into it, and the
 // file's table has the columns of the store's (migration 0020).
 
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -85,6 +86,56 @@ describe('the request journal of an embedded store on disk', () => {
     expect(await storedRows(t)).toBe(0);
     // The file holds what was listed.
     expect(fileRows(dataDir, t.platformId).map((row) => row.operation_id)).toEqual(page.data.map((r) => r.operationId));
+  });
+
+  it('makes its rows in its own thread as the store’s table has them: secrets redacted, error codes, request hashes', async () => {
+    const { t, dataDir } = await onDisk();
+    const token = await t.api('POST', '/tokens', { body: { name: 'ledger reader', permissions: ['VIEW'] } });
+    expect(token.status, token.text).toBe(201);
+    const source = await fundedUsd(t);
+    const bank = await externalAccount(t, 'USD_ACCOUNT');
+    const refused = await transferOut(t, source.id, bank.id, -5);
+    expect(refused.status).toBe(400);
+    // One key, three requests: the same body twice (a replay), then another.
+    for (const amount of [700, 700, 800])
+      await transferOut(t, source.id, bank.id, amount, { 'idempotency-key': 'file-reused-1' });
+
+    const byOperation = async (operationId: string) => (await journal(t, `?operationId=${operationId}`)).data;
+    const [created] = await byOperation('createToken');
+    expect(created.responseBody).toMatchObject({ clientId: token.body.clientId, clientSecret: '(redacted)' });
+    expect(JSON.stringify(created)).not.toContain(token.body.clientSecret);
+    const transfers = await byOperation('createTransferOut');
+    expect(transfers.map((r) => [r.status, r.errorCode ?? null, r.requestBody.amount])).toEqual([
+      // The key reused with another request.
+      [400, 'INVALID_INPUT', 800],
+      [201, null, 700],
+      [201, null, 700],
+      [400, 'INVALID_INPUT', -5],
+    ]);
+    const report = await t.raw('GET', '/_railyard/requests/report');
+    expect(report.body.reusedIdempotencyKeys).toEqual([
+      expect.objectContaining({ idempotencyKey: 'file-reused-1', requests: 3, distinctRequests: 2 }),
+    ]);
+
+    // The hash is SHA-256 of the method, the path and the body as sent.
+    await t.deps.journal!.flush();
+    const Database = loadSqlite().driver;
+    const db = new Database(join(dataDir, JOURNAL_FILE_NAME), { readonly: true });
+    try {
+      const row = db
+        .prepare('SELECT request_hash FROM request_journal WHERE request_id = ?')
+        .get(transfers[3].requestId) as { request_hash: string };
+      const body = JSON.stringify({
+        source: { accountId: source.id },
+        destination: { accountId: bank.id },
+        amount: -5,
+      });
+      expect(row.request_hash).toBe(
+        createHash('sha256').update(`POST ${BASE_PATH}/transfer-out\n${body}`).digest('hex'),
+      );
+    } finally {
+      db.close();
+    }
   });
 
   it('keeps each platform’s window in the file', async () => {

@@ -12,6 +12,7 @@ import { platformNowOf } from '../platform/service.js';
 import { type ApiError, apiError, FieldErrors } from '../../http/errors.js';
 import { prune } from '../../http/schemas.js';
 import { newId } from '../../ids.js';
+import { parseShared } from '../../json.js';
 import { isTrustedBeneficiary } from '../sca/service.js';
 import { beneficiaryVerificationFor, SANDBOX_VALID_SIGNATURE } from '../../rails/magic.js';
 import {
@@ -482,7 +483,8 @@ export async function findTransferCounterparty(
   const row = await store.findExternalAccount(q, platformId, id, 'any', forPayment);
   if (row === undefined) return undefined;
   const def = accountTypeDef(row.account_type)!;
-  const info = JSON.parse(row.account_info) as AccountInfo;
+  // Read only, and by every payment to the account: parsed once per text (src/json.ts).
+  const info = parseShared<AccountInfo>(row.account_info);
   return {
     id: row.id,
     customerId: row.customer_id,

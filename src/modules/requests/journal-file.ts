@@ -14,8 +14,8 @@ import { Worker } from 'node:worker_threads';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { Db, Queryable } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
-import { largestCount, rowChunks } from '../../db/prepared.js';
 import { loadSqlite } from '../../db/sqlite-driver.js';
+import type { JournalRowsConfig, WireEntry } from './journal-rows.js';
 import * as store from './store.js';
 
 /** The journal's file, in the store's directory. */
@@ -24,18 +24,15 @@ export const JOURNAL_FILE_NAME = 'journal.sqlite';
 /** Rows moved at once from the store's table into the file. */
 const MOVE_ROWS_MAX = 500;
 
-/** What one transaction of the thread writes: statements' values (see store.journalFileSql). */
+/** What one transaction of the thread writes: entries to make rows of, and statements' values (see store.journalFileSql). */
 export interface FileBatch {
-  /** Inserts: [row count of the statement, the values of its rows one after another]. */
-  rows: [number, unknown[]][];
+  /** New entries, as captured (journal-rows.js toWire): the thread makes their rows. */
+  entries: WireEntry[];
+  /** Rows already made, as value lists in the order of store.JOURNAL_COLUMNS. */
+  rows: (readonly unknown[])[];
   amendments: (readonly unknown[])[];
   prunes: (readonly unknown[])[];
   forget: (readonly unknown[])[];
-}
-
-/** Rows as value lists, in chunks of the insert statements' row counts (store.INSERT_COUNTS). */
-export function insertChunks(rows: readonly (readonly unknown[])[]): [number, unknown[]][] {
-  return [...rowChunks(rows, (left) => largestCount(store.INSERT_COUNTS, left))];
 }
 
 export class JournalFile {
@@ -69,7 +66,7 @@ export class JournalFile {
    * Starts the thread on the file beside `db`'s (an embedded store on disk), once its table is
    * there, and moves into it what the store's own table still holds.
    */
-  static async open(db: Db): Promise<JournalFile> {
+  static async open(db: Db, rows: JournalRowsConfig): Promise<JournalFile> {
     const storeFile = db.sqliteFile!;
     const path = join(dirname(storeFile.path), JOURNAL_FILE_NAME);
     // The thread's file sits beside this module: src/modules/requests/ in tests, dist/ in the bundle.
@@ -79,6 +76,7 @@ export class JournalFile {
         file: path,
         schema: store.journalFileSchema(db.k),
         sql: store.journalFileSql(db.k),
+        rows,
       },
       // Its heap holds one batch at a time.
       resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 },
@@ -102,7 +100,7 @@ export class JournalFile {
     const id = ++this.sequence;
     return new Promise<number>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      this.worker.postMessage({ id, rows: [], amendments: [], prunes: [], forget: [], ...batch });
+      this.worker.postMessage({ id, entries: [], rows: [], amendments: [], prunes: [], forget: [], ...batch });
     });
   }
 
@@ -132,7 +130,7 @@ export class JournalFile {
     for (;;) {
       const rows = await store.oldestEntries(db.k, MOVE_ROWS_MAX);
       if (rows.length === 0) return;
-      await this.write({ rows: insertChunks(rows.map((row) => store.JOURNAL_COLUMNS.map((column) => row[column]))) });
+      await this.write({ rows: rows.map((row) => store.JOURNAL_COLUMNS.map((column) => row[column])) });
       await store.deleteEntries(
         db.k,
         rows.map((row) => row.id),

@@ -6,15 +6,17 @@
 //
 // Plain JavaScript, loaded by path both from src/ (tests) and from dist/ (the build bundles it
 // there). workerData: { driverPath, file, schema: string[], sql: { insert: {rows: text},
-// amend, prune, forget } }: the driver is loaded by the path the main thread resolved; the
-// SQL is compiled there (store.ts), so there is one definition of it. Messages in: a batch
-// { id, rows: [count, values][], amendments: values[], prunes: values[], forget: values[] },
-// written in one transaction and answered { id, forgotten } (the rows `forget` deleted) or { id, error }; 'stop', on which the
-// thread closes its connection and ends. The first message out is { ready: true } (or
-// { error }), once the file has its table.
+// amend, prune, forget }, rows: the configuration of journal-rows.js }: the driver is loaded
+// by the path the main thread resolved; the SQL is compiled there (store.ts), so there is one
+// definition of it. Messages in: a batch { id, entries: captured entries (journal-rows.js toWire), rows: values[],
+// amendments: values[], prunes: values[], forget: values[] }, written in one transaction (the
+// entries' rows made here, by journal-rows.js) and answered { id, forgotten } (the rows
+// `forget` deleted) or { id, error }; 'stop', on which the thread closes its connection and
+// ends. The first message out is { ready: true } (or { error }), once the file has its table.
 
 import { createRequire } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
+import { fromWire, journalRows } from './journal-rows.js';
 
 const require = createRequire(import.meta.url);
 const Database = require(workerData.driverPath);
@@ -44,9 +46,26 @@ try {
   parentPort.postMessage({ error: String(error?.message ?? error) });
 }
 
+const { valuesOf } = journalRows(workerData.rows);
+// The insert statements' row counts, largest first: rows go in chunks of these.
+const counts = Object.keys(workerData.sql.insert)
+  .map(Number)
+  .sort((a, b) => b - a);
+
+const insert = (rows) => {
+  for (let at = 0; at < rows.length; ) {
+    const count = counts.find((c) => c <= rows.length - at);
+    const values = [];
+    for (let i = at; i < at + count; i++) for (const value of rows[i]) values.push(value);
+    statements.insert.get(count).run(values);
+    at += count;
+  }
+};
+
 // Answers how many rows `forget` deleted.
 const write = (batch) => {
-  for (const [count, values] of batch.rows) statements.insert.get(count).run(values);
+  insert(batch.entries.map((wire) => valuesOf(fromWire(wire))));
+  insert(batch.rows);
   for (const values of batch.amendments) statements.amend.run(values);
   for (const values of batch.prunes) statements.prune.run(values);
   let forgotten = 0;

@@ -2,9 +2,9 @@
 // wait here in memory and are written shortly after, in batches, off the requests' path:
 // on an embedded store on disk, to a file of its own by a thread of its own (journal-file.ts);
 // on a store in memory, as the store's background work, after the requests' transactions; on
-// PostgreSQL, to the shared database. Statements have a few fixed sizes. Redacting the bodies'
-// secrets, hashing the requests and drawing the entries' ids happen here too, not while a
-// request is answered.
+// PostgreSQL, to the shared database. Statements have a few fixed sizes. The entries' ids are
+// drawn here, and their rows made (bodies redacted, requests hashed: journal-rows.js), not
+// while a request is answered; on an embedded store on disk, the journal's thread makes them.
 //
 // Each platform's rows beyond its window are deleted now and then (when a tenth of the window
 // has been written since the last time, and at the first batch of the platform in this
@@ -13,14 +13,13 @@
 // PENDING_BYTES_MAX of bodies waiting (a store too slow or gone), the oldest are dropped and
 // counted in the log. Closing the server writes what is left.
 
-import { createHash } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import { iso } from '../../clock.js';
 import { BACKGROUND, type Db, type Queryable } from '../../db/index.js';
 import { BODY_CHARS_MAX, type CapturedRequest, type RequestJournal } from '../../http/journal.js';
-import { redactJsonText } from '../../http/redaction.js';
+import { REDACTED, secretNames } from '../../http/redaction.js';
 import { newId } from '../../ids.js';
-import { insertChunks, JournalFile } from './journal-file.js';
+import { JournalFile } from './journal-file.js';
+import { journalRows, type JournalRowsConfig, toWire, type WireEntry } from './journal-rows.js';
 import * as store from './store.js';
 
 /**
@@ -56,98 +55,25 @@ function weight(entry: CapturedRequest): number {
   return ENTRY_BYTES + 2 * ((entry.bodyText?.length ?? 0) + (entry.payload?.length ?? 0));
 }
 
-/** A JSON string literal: what a body column holds when the body itself is not kept. */
-function note(text: string): string {
-  return JSON.stringify(text);
-}
-
-const longNote = (chars: number) =>
-  note(`(a JSON body of ${chars} characters, longer than the ${BODY_CHARS_MAX} the journal keeps)`);
-
-function capped(json: string): string {
-  return json.length <= BODY_CHARS_MAX ? json : longNote(json.length);
-}
-
-function requestBodyOf(entry: CapturedRequest): string | null {
-  if (entry.bodyText !== undefined) return capped(redactJsonText(entry.bodyText, 'request'));
-  if (entry.bodyChars > BODY_CHARS_MAX) return longNote(entry.bodyChars);
-  if (entry.requestLength > 0 || entry.requestContentType?.includes('multipart/') === true)
-    return note(`(a ${entry.requestContentType?.split(';')[0] ?? 'body'} of ${entry.requestLength} bytes, not kept)`);
-  return null;
-}
-
-function payloadText(payload: string | Buffer | undefined): string | undefined {
-  return typeof payload === 'string' || payload === undefined ? payload : payload.toString('utf8');
-}
-
-function responseBodyOf(entry: CapturedRequest): string | null {
-  if (entry.responseLength === 0) return null;
-  const json = entry.responseContentType?.includes('json') === true;
-  if (!json)
-    return note(
-      `(a ${entry.responseContentType?.split(';')[0] ?? 'body'} of ${entry.responseLength} characters, not kept)`,
-    );
-  const text = payloadText(entry.payload);
-  return text === undefined ? longNote(entry.responseLength) : capped(redactJsonText(text, 'response'));
-}
-
-function errorCodeOf(entry: CapturedRequest): string | null {
-  if (entry.status === undefined || entry.status < 400) return null;
-  const text = payloadText(entry.payload);
-  if (text === undefined) return null;
-  try {
-    const code = (JSON.parse(text) as { code?: unknown }).code;
-    return typeof code === 'string' ? code : null;
-  } catch {
-    return null;
-  }
-}
+/** The rows' maker (journal-rows.js); the journal's thread makes its own with the same configuration. */
+export const JOURNAL_ROWS: JournalRowsConfig = {
+  secrets: { request: secretNames('request'), response: secretNames('response') },
+  redacted: REDACTED,
+  bodyCharsMax: BODY_CHARS_MAX,
+};
+const { valuesOf, answerColumns } = journalRows(JOURNAL_ROWS);
 
 /**
- * The request as sent, before redaction: method, path and query, and the body's text as
- * received. Two requests with one hash are the same request (a retry sends the same bytes).
- * note: a body too long to keep counts by its length only.
+ * The entry as the journal's thread needs it. An answer in bytes is read there only when it is
+ * JSON, so it goes as text then, and not at all otherwise (a Buffer would be copied whole, with
+ * the pool it was cut from).
  */
-function requestHashOf(entry: CapturedRequest): string {
-  const body = entry.bodyText ?? (entry.bodyChars >= 0 ? `(${entry.bodyChars} characters)` : '');
-  return createHash('sha256').update(`${entry.method} ${entry.url}\n`).update(body).digest('hex');
-}
-
-function answerColumns(entry: CapturedRequest): Omit<store.EntryAmendment, 'id'> {
-  return {
-    status: entry.status ?? null,
-    error_code: errorCodeOf(entry),
-    duration_ms: Math.round(entry.durationMs * 1000) / 1000,
-    response_body: responseBodyOf(entry),
-    fault: entry.fault === undefined ? null : JSON.stringify(entry.fault),
-    answered: entry.answered ? 1 : 0,
-  };
-}
-
-/** The row's values in the order of store.JOURNAL_COLUMNS. */
-function valuesOf(entry: CapturedRequest): unknown[] {
-  const answer = answerColumns(entry);
-  return [
-    entry.id,
-    entry.platformId,
-    iso(new Date(Math.round(entry.receivedAtMs))),
-    iso(entry.sandboxAt),
-    entry.method,
-    entry.url,
-    entry.operationId ?? null,
-    answer.status,
-    answer.error_code,
-    answer.duration_ms,
-    entry.requestId,
-    entry.idempotencyKey ?? null,
-    entry.tokenId,
-    entry.agentId ?? null,
-    requestBodyOf(entry),
-    answer.response_body,
-    requestHashOf(entry),
-    answer.fault,
-    answer.answered,
-  ];
+function forThread(entry: Pending): WireEntry {
+  const wire = toWire(entry);
+  const payload = entry.payload;
+  if (payload === undefined || typeof payload === 'string') return wire;
+  const json = entry.responseContentType?.includes('json') === true;
+  return toWire({ ...entry, payload: json ? payload.toString('utf8') : undefined });
 }
 
 export class JournalWriter implements RequestJournal {
@@ -250,7 +176,7 @@ export class JournalWriter implements RequestJournal {
    */
   private fileOf(): Promise<JournalFile | undefined> {
     if (this.db.sqliteFile === undefined) return Promise.resolve(undefined);
-    this.file ??= JournalFile.open(this.db).catch((err: unknown) => {
+    this.file ??= JournalFile.open(this.db, JOURNAL_ROWS).catch((err: unknown) => {
       this.log.error({ err }, "request journal: its file could not be opened; it is kept in the store's table");
       return undefined;
     });
@@ -273,7 +199,6 @@ export class JournalWriter implements RequestJournal {
     if (dropped > 0)
       this.log.warn({ dropped }, 'request journal: entries dropped, the store did not keep up with the requests');
     try {
-      const rows = batch.map(valuesOf);
       const counts = new Map<string, number>();
       for (const entry of batch) counts.set(entry.platformId, (counts.get(entry.platformId) ?? 0) + 1);
       const toPrune: string[] = [];
@@ -286,13 +211,15 @@ export class JournalWriter implements RequestJournal {
       if (file !== undefined) {
         // On disk, the journal's thread writes its file in one transaction (journal-file.ts).
         const k = this.db.k;
+        // Its thread makes the rows (journal-rows.js): this thread only hands the entries over.
         await file.write({
-          rows: insertChunks(rows),
+          entries: batch.map(forThread),
           amendments: amended.map((entry) => store.amendValues(k, { id: entry.id, ...answerColumns(entry) })),
           prunes: toPrune.map((platformId) => store.pruneValues(k, platformId, this.size)),
         });
         return;
       }
+      const rows = batch.map(valuesOf);
       const run = async (q: Queryable) => {
         await store.insertEntries(q, rows);
         for (const entry of amended) await store.amendEntry(q, { id: entry.id, ...answerColumns(entry) });
