@@ -31,17 +31,22 @@ export function platformNow(clock: Clock, offsetMs: number): Date {
   return new Date(clock.nowMs() + offsetMs);
 }
 
-// A request formats its one `now` many times (row timestamps, postings, events); the string
-// of the last instant formatted is kept.
+// A request formats its one `now` many times (row timestamps, postings, events), and often one
+// other instant between them (a quote's expiry, a settlement): the strings of the last two
+// instants formatted are kept.
 let lastIsoMs = Number.NaN;
 let lastIso = '';
+let otherIsoMs = Number.NaN;
+let otherIso = '';
 
 /** Timestamps are stored and compared as fixed-width ISO-8601 strings (UTC, milliseconds). */
 export function iso(date: Date): string {
   const ms = date.getTime();
-  if (ms !== lastIsoMs) {
-    lastIso = date.toISOString();
-    lastIsoMs = ms;
-  }
-  return lastIso;
+  if (ms === lastIsoMs) return lastIso;
+  const text = ms === otherIsoMs ? otherIso : date.toISOString();
+  otherIsoMs = lastIsoMs;
+  otherIso = lastIso;
+  lastIsoMs = ms;
+  lastIso = text;
+  return text;
 }

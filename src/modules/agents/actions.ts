@@ -334,7 +334,14 @@ export async function agentCreateQuote(
         measured: quoteMeasure(quote),
         quoteId: quote.id,
         run: async () => {
-          quote = await quotes.executeOpenedQuote(tx, ctx, quote, opened.transaction, opened.fundsAccount);
+          quote = await quotes.executeOpenedQuote(
+            tx,
+            ctx,
+            quote,
+            opened.transaction,
+            opened.fundsAccount,
+            opened.conversion,
+          );
           return quote.transaction_id;
         },
       });

@@ -41,7 +41,7 @@ export async function executeOrChallenge(
   ctx: Ctx,
   quote: store.QuoteRow,
   transaction: TransactionRow,
-  options: { checked?: boolean; scaFactor?: string | undefined; fundsAccount?: InternalAccountView | undefined } = {},
+  options: Pick<ExecuteOptions, 'checked' | 'fundsAccount' | 'conversion'> & { scaFactor?: string | undefined } = {},
 ): Promise<store.QuoteRow> {
   const customer =
     quote.customer_id === null ? undefined : await findCustomerRow(tx, ctx.platformId, quote.customer_id);
@@ -133,6 +133,8 @@ export interface ExecuteOptions {
   checked?: boolean;
   /** With `checked`: the source internal account as read then (with its balances). */
   fundsAccount?: InternalAccountView | undefined;
+  /** With `checked`: the transaction's conversion as written then (not parsed back from its row). */
+  conversion?: TransactionConversion;
 }
 
 /**
@@ -146,7 +148,7 @@ export async function execute(
   transaction: TransactionRow,
   options: ExecuteOptions = {},
 ) {
-  const conversion = JSON.parse(transaction.conversion!) as TransactionConversion;
+  const conversion = options.conversion ?? (JSON.parse(transaction.conversion!) as TransactionConversion);
   const fundsAccount =
     options.checked !== true
       ? await requirePayable(tx, ctx, transaction, conversion, options.pushed === true)

@@ -187,6 +187,7 @@ export async function createQuote(
       quote = await executeOrChallenge(tx, ctx, quote, opened.transaction, {
         checked: true,
         fundsAccount: opened.fundsAccount,
+        conversion: opened.conversion,
       });
     }
     return { status: opened.sca ? 202 : 201, body: presentQuote(quote, opened.parts) };
@@ -205,8 +206,9 @@ export async function executeOpenedQuote(
   quote: store.QuoteRow,
   transaction: TransactionRow,
   fundsAccount?: InternalAccountView,
+  conversion?: TransactionConversion,
 ) {
-  return executeOrChallenge(tx, ctx, quote, transaction, { checked: true, fundsAccount });
+  return executeOrChallenge(tx, ctx, quote, transaction, { checked: true, fundsAccount, conversion });
 }
 
 /**
@@ -347,7 +349,7 @@ async function openQuote(tx: Tx, ctx: Ctx, input: QuoteInput, customerId?: strin
   });
 
   const parts: QuoteParts = { source: source.presented, destination: destination.presented, rateDetails };
-  return { quote, transaction, sca, fundsAccount: source.internal, parts };
+  return { quote, transaction, sca, fundsAccount: source.internal, conversion: transactionConversion, parts };
 }
 
 /**
