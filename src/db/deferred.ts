@@ -102,22 +102,20 @@ export function shiftPlaceholders(text: string, offset: number): string {
   return out;
 }
 
-/** `text` with the held statements in front, as CTEs, and every parameter in one list. */
-function combined(held: Held[], text: string, values: readonly unknown[]): { text: string; values: unknown[] } {
+/** `text` with the held statements' texts in front, as CTEs. */
+function combinedText(held: readonly Held[], text: string): string {
   const parts: string[] = [];
-  const all: unknown[] = [];
+  let offset = 0;
   for (const [i, statement] of held.entries()) {
-    parts.push(`railyard_d${i + 1} AS (${shiftPlaceholders(statement.text, all.length)})`);
-    all.push(...statement.values);
+    parts.push(`railyard_d${i + 1} AS (${shiftPlaceholders(statement.text, offset)})`);
+    offset += statement.values.length;
   }
-  const main = shiftPlaceholders(text, all.length);
-  all.push(...values);
+  const main = shiftPlaceholders(text, offset);
   const recursive = /^\s*with\s+recursive\s+/i.exec(main);
-  if (recursive !== null)
-    return { text: `WITH RECURSIVE ${parts.join(', ')}, ${main.slice(recursive[0].length)}`, values: all };
+  if (recursive !== null) return `WITH RECURSIVE ${parts.join(', ')}, ${main.slice(recursive[0].length)}`;
   const withList = /^\s*with\s+/i.exec(main);
-  if (withList !== null) return { text: `WITH ${parts.join(', ')}, ${main.slice(withList[0].length)}`, values: all };
-  return { text: `WITH ${parts.join(', ')} ${main}`, values: all };
+  if (withList !== null) return `WITH ${parts.join(', ')}, ${main.slice(withList[0].length)}`;
+  return `WITH ${parts.join(', ')} ${main}`;
 }
 
 function tableOf(text: string): string {
@@ -126,13 +124,54 @@ function tableOf(text: string): string {
   return match[1]!;
 }
 
-/** True when `text` may carry the held statements in front of it. */
-function canCarry(held: Held[], text: string, values: readonly unknown[]): boolean {
+/** Whether `text` may carry the held statements in front of it, whatever their parameters. */
+function mayCarry(held: readonly Held[], text: string): boolean {
   if (!/^\s*(select|insert|update|delete|with)\b/i.test(text)) return false;
-  const count = held.reduce((sum, statement) => sum + statement.values.length, values.length);
-  if (count > PARAMETERS_MAX) return false;
   // A statement that reads or writes a table with held rows would not see them.
   return !held.some((statement) => new RegExp(`\\b${statement.table}\\b`, 'i').test(text));
+}
+
+/**
+ * What the texts of `held` and `text` make together: whether `text` may carry them, and the
+ * one statement's text then. A transaction's statements are the same from request to request,
+ * so this is worked out once per combination of texts (COMBINATIONS_MAX of them), and the one
+ * text, always the same string, finds its prepared statement's name at once.
+ */
+interface Combination {
+  carries: boolean;
+  text: string | undefined;
+}
+const COMBINATIONS_MAX = 200;
+const combinations = new Map<string, Combination>();
+
+function combinationOf(held: readonly Held[], text: string): Combination {
+  let key = text;
+  for (const statement of held) key += `\u0000${statement.values.length}\u0000${statement.text}`;
+  let found = combinations.get(key);
+  if (found === undefined) {
+    const carries = mayCarry(held, text);
+    found = { carries, text: carries ? combinedText(held, text) : undefined };
+    if (combinations.size < COMBINATIONS_MAX) combinations.set(key, found);
+  }
+  return found;
+}
+
+/** `text` with the held statements in front, as CTEs, and every parameter in one list. */
+function combined(
+  held: readonly Held[],
+  text: string,
+  values: readonly unknown[],
+): { text: string; values: unknown[] } {
+  const all: unknown[] = [];
+  for (const statement of held) for (const value of statement.values) all.push(value);
+  for (const value of values) all.push(value);
+  return { text: combinationOf(held, text).text ?? combinedText(held, text), values: all };
+}
+
+/** True when `text` may carry the held statements in front of it. */
+function canCarry(held: readonly Held[], text: string, values: readonly unknown[]): boolean {
+  const count = held.reduce((sum, statement) => sum + statement.values.length, values.length);
+  return count <= PARAMETERS_MAX && combinationOf(held, text).carries;
 }
 
 /**

@@ -414,8 +414,8 @@ export function mutationsOf(
   // that takes no body; never a 5xx.
   const deepText = (() => {
     const depth = 10_000;
-    const nestedText =
-      '['.repeat(depth / 2) + '{"a":'.repeat(depth / 2) + '1' + '}'.repeat(depth / 2) + ']'.repeat(depth / 2);
+    const half = depth / 2;
+    const nestedText = `${'['.repeat(half)}${'{"a":'.repeat(half)}1${'}'.repeat(half)}${']'.repeat(half)}`;
     const text = body?.kind === 'json' ? toJson(body.value) : '{}';
     return text.startsWith('{') && text !== '{}'
       ? text.replace(/^\{/, `{"deep":${nestedText},`)
