@@ -16,6 +16,7 @@
 // bug) surfaces on the statement they travel with, and fails the transaction all the same.
 
 import type pg from 'pg';
+import { TextMemo } from './text-memo.js';
 
 const MARK = '/* railyard:deferred */ ';
 const COLUMNS_MARK = '/* railyard:columns */ ';
@@ -37,9 +38,28 @@ export function columnsSql(text: string): string {
 }
 
 interface Held {
+  /** The statement as given, with its mark: the same string for every call of one prepared statement. */
+  marked: string;
   text: string;
   values: unknown[];
   table: string;
+}
+
+/** A statement's text without its columns mark, kept: the same string each time for the same statement. */
+const uncolumned = new TextMemo<string>(1000);
+
+function withoutColumnsMark(text: string): string {
+  return uncolumned.get([text], () => text.slice(COLUMNS_MARK.length));
+}
+
+/** A deferred statement's text without its mark, and its table, by the text given (the same few, again and again). */
+const unmarked = new TextMemo<{ text: string; table: string }>(1000);
+
+function unmark(marked: string): { text: string; table: string } {
+  return unmarked.get([marked], () => {
+    const text = marked.slice(MARK.length);
+    return { text, table: tableOf(text) };
+  });
 }
 
 /**
@@ -134,44 +154,37 @@ function mayCarry(held: readonly Held[], text: string): boolean {
 /**
  * What the texts of `held` and `text` make together: whether `text` may carry them, and the
  * one statement's text then. A transaction's statements are the same from request to request,
- * so this is worked out once per combination of texts (COMBINATIONS_MAX of them), and the one
- * text, always the same string, finds its prepared statement's name at once.
+ * so this is worked out once per list of texts (text-memo.ts), and the one text, always the
+ * same string then, finds its prepared statement's name at once. `key`: `text` as given to
+ * query() (the same string every time, where `text` may have been cut from it).
+ * note: a statement's text fixes how many parameters it takes, so the texts are the key.
  */
 interface Combination {
   carries: boolean;
   text: string | undefined;
 }
-const COMBINATIONS_MAX = 200;
-const combinations = new Map<string, Combination>();
+const combinations = new TextMemo<Combination>(1000);
 
-function combinationOf(held: readonly Held[], text: string): Combination {
-  let key = text;
-  for (const statement of held) key += `\u0000${statement.values.length}\u0000${statement.text}`;
-  let found = combinations.get(key);
-  if (found === undefined) {
+function combinationOf(held: readonly Held[], text: string, key: string): Combination {
+  const texts = held.map((statement) => statement.marked);
+  texts.push(key);
+  return combinations.get(texts, () => {
     const carries = mayCarry(held, text);
-    found = { carries, text: carries ? combinedText(held, text) : undefined };
-    if (combinations.size < COMBINATIONS_MAX) combinations.set(key, found);
-  }
-  return found;
+    return { carries, text: carries ? combinedText(held, text) : undefined };
+  });
 }
 
-/** `text` with the held statements in front, as CTEs, and every parameter in one list. */
-function combined(
-  held: readonly Held[],
-  text: string,
-  values: readonly unknown[],
-): { text: string; values: unknown[] } {
+/** Every parameter of the held statements and then of `values`, in one list. */
+function allValues(held: readonly Held[], values: readonly unknown[]): unknown[] {
   const all: unknown[] = [];
   for (const statement of held) for (const value of statement.values) all.push(value);
   for (const value of values) all.push(value);
-  return { text: combinationOf(held, text).text ?? combinedText(held, text), values: all };
+  return all;
 }
 
-/** True when `text` may carry the held statements in front of it. */
-function canCarry(held: readonly Held[], text: string, values: readonly unknown[]): boolean {
-  const count = held.reduce((sum, statement) => sum + statement.values.length, values.length);
-  return count <= PARAMETERS_MAX && combinationOf(held, text).carries;
+/** The held statements' parameters and `values`, together within PostgreSQL's bound. */
+function fitParameters(held: readonly Held[], values: readonly unknown[]): boolean {
+  return held.reduce((sum, statement) => sum + statement.values.length, values.length) <= PARAMETERS_MAX;
 }
 
 /**
@@ -189,20 +202,20 @@ export function deferringClient(driver: typeof pg, prepared = true): typeof pg.C
     override query(...args: any[]): any {
       const [first, values] = args;
       const columns = typeof first === 'string' && first.startsWith(COLUMNS_MARK);
-      const text = columns ? first.slice(COLUMNS_MARK.length) : first;
+      const text = columns ? withoutColumnsMark(first) : first;
       const plain = typeof text === 'string' && args.length <= 2 && (values === undefined || Array.isArray(values));
       if (!plain) {
         if (this.held.length > 0) throw new Error('a deferred statement is waiting: only plain queries may follow it');
         return super.query(...(args as [string]));
       }
       if (text.startsWith(MARK)) {
-        const statement = text.slice(MARK.length);
-        this.held.push({ text: statement, values: values ?? [], table: tableOf(statement) });
+        const { text: statement, table } = unmark(text);
+        this.held.push({ marked: text, text: statement, values: values ?? [], table });
         return Promise.resolve(DEFERRED_RESULT);
       }
       if (this.held.length === 0)
         return columns ? this.sendForColumns(text, values ?? []) : this.send(text, values ?? []);
-      return this.sendWithHeld(text, values ?? [], columns);
+      return this.sendWithHeld(text, values ?? [], columns, first);
     }
 
     /** Sends one statement, prepared under its name (see statementNames). */
@@ -219,22 +232,27 @@ export function deferringClient(driver: typeof pg, prepared = true): typeof pg.C
       return { command: result.command, rowCount: result.rowCount, oid: result.oid, fields: result.fields, rows };
     }
 
-    private async sendWithHeld(text: string, values: unknown[], columns: boolean): Promise<pg.QueryResult> {
+    /** `key`: the statement as given to query(); `text`: without its columns mark. */
+    private async sendWithHeld(
+      text: string,
+      values: unknown[],
+      columns: boolean,
+      key: string,
+    ): Promise<pg.QueryResult> {
       const held = this.held;
       this.held = [];
       if (/^\s*rollback\b/i.test(text)) return super.query(text, values);
       const send = (t: string, v: unknown[]) => (columns ? this.sendForColumns(t, v) : this.send(t, v));
-      if (canCarry(held, text, values)) {
-        const statement = combined(held, text, values);
-        return send(statement.text, statement.values);
+      if (fitParameters(held, values)) {
+        const combination = combinationOf(held, text, key);
+        if (combination.carries) return send(combination.text!, allValues(held, values));
       }
       // One statement of their own first (in parameter-sized groups), then this one.
       let group: Held[] = [];
       let count = 0;
       const flush = async () => {
         if (group.length === 0) return;
-        const statement = combined(group, 'SELECT 1', []);
-        await this.send(statement.text, statement.values);
+        await this.send(combinationOf(group, 'SELECT 1', 'SELECT 1').text!, allValues(group, []));
         group = [];
         count = 0;
       };

@@ -28,6 +28,7 @@
 
 import { CompiledQuery } from 'kysely';
 import { columnsSql, shiftPlaceholders } from './deferred.js';
+import { TextMemo } from './text-memo.js';
 import { onPostgres, type Queryable } from './index.js';
 
 /** One read for `prefetch` (made by a prepared query's `read`). */
@@ -42,12 +43,18 @@ export interface PrefetchLead extends PrefetchRead {
   run(q: Queryable): Promise<number>;
 }
 
-/** The rows prefetched in each open transaction, by the key of their read. */
-const PREFETCHED = new WeakMap<object, Map<string, Record<string, unknown> | undefined>>();
+/**
+ * The rows prefetched in each open transaction, by their read's SQL (the same string for every
+ * call of one prepared query), then its parameters.
+ */
+const PREFETCHED = new WeakMap<object, Map<string, Map<string, Record<string, unknown> | undefined>>>();
 
-function keyOf(sql: string, parameters: readonly unknown[]): string {
-  return `${sql}\u0000${JSON.stringify(parameters, (_, v) => (typeof v === 'bigint' ? `${v}n` : v))}`;
+function parametersKey(parameters: readonly unknown[]): string {
+  return JSON.stringify(parameters, (_, v) => (typeof v === 'bigint' ? `${v}n` : v));
 }
+
+/** The statement's text for a lead's SQL ('' for none) and the reads' SQL, put together once per list. */
+const statements = new TextMemo<string>(1000);
 
 /**
  * The row prefetched in transaction `q` for this read, taken out of the memo: `{ row }`
@@ -59,12 +66,16 @@ export function takePrefetched(
   parameters: readonly unknown[],
 ): { row: Record<string, unknown> | undefined } | undefined {
   const memo = PREFETCHED.get(q);
-  if (memo === undefined) return undefined;
-  const key = keyOf(sql, parameters);
-  if (!memo.has(key)) return undefined;
-  const row = memo.get(key);
-  memo.delete(key);
-  if (memo.size === 0) PREFETCHED.delete(q);
+  const bySql = memo?.get(sql);
+  if (bySql === undefined) return undefined;
+  const key = parametersKey(parameters);
+  if (!bySql.has(key)) return undefined;
+  const row = bySql.get(key);
+  bySql.delete(key);
+  if (bySql.size === 0) {
+    memo!.delete(sql);
+    if (memo!.size === 0) PREFETCHED.delete(q);
+  }
   return { row };
 }
 
@@ -76,30 +87,13 @@ export function takePrefetched(
 export async function prefetch(q: Queryable, reads: readonly PrefetchRead[], lead?: PrefetchLead): Promise<number> {
   if (reads.length === 0 || !q.isTransaction || !onPostgres(q)) return lead === undefined ? 0 : lead.run(q);
   const parameters: unknown[] = [];
-  const add = (read: PrefetchRead) => {
-    const compiled = read.compile(q);
-    const text = shiftPlaceholders(compiled.sql, parameters.length);
-    parameters.push(...compiled.parameters);
-    return { text, compiled };
-  };
-  let head = '';
-  let from = '(SELECT 1 AS railyard_o) AS railyard_o';
-  const columns: string[] = [];
-  if (lead !== undefined) {
-    head = `WITH railyard_lead AS (${add(lead).text}) `;
-    from = '(SELECT count(*) AS railyard_lead FROM railyard_lead) AS railyard_o';
-    columns.push('railyard_o.railyard_lead');
-  }
-  const keys: string[] = [];
-  let joins = '';
-  for (const [i, read] of reads.entries()) {
-    const { text, compiled } = add(read);
-    keys.push(keyOf(compiled.sql, compiled.parameters));
-    joins += ` LEFT JOIN (SELECT true AS railyard_r${i}, q.* FROM (${text}) AS q) AS r${i} ON true`;
-    columns.push(`r${i}.*`);
-  }
-  const text = `${head}SELECT ${columns.join(', ')} FROM ${from}${joins}`;
-  const result = await q.executeQuery<[string, unknown][]>(CompiledQuery.raw(columnsSql(text), parameters));
+  const leadCompiled = lead?.compile(q);
+  const compiled = reads.map((read) => read.compile(q));
+  const sqls = [leadCompiled?.sql ?? '', ...compiled.map((read) => read.sql)];
+  const text = statements.get(sqls, () => statementText(leadCompiled, compiled));
+  if (leadCompiled !== undefined) parameters.push(...leadCompiled.parameters);
+  for (const read of compiled) parameters.push(...read.parameters);
+  const result = await q.executeQuery<[string, unknown][]>(CompiledQuery.raw(text, parameters));
   const pairs = result.rows[0];
   if (pairs === undefined) throw new Error('a prefetch answered no row');
   // The columns of read i follow its marker, up to the next marker.
@@ -125,6 +119,40 @@ export async function prefetch(q: Queryable, reads: readonly PrefetchRead[], lea
     memo = new Map();
     PREFETCHED.set(q, memo);
   }
-  for (const [i, key] of keys.entries()) memo.set(key, rows[i]);
+  for (const [i, read] of compiled.entries()) {
+    let bySql = memo.get(read.sql);
+    if (bySql === undefined) {
+      bySql = new Map();
+      memo.set(read.sql, bySql);
+    }
+    bySql.set(parametersKey(read.parameters), rows[i]);
+  }
   return leadRows;
+}
+
+/** The one statement of a prefetch (see above), its rows as column lists (deferred.ts columnsSql). */
+function statementText(
+  lead: { sql: string; parameters: unknown[] } | undefined,
+  reads: readonly { sql: string; parameters: unknown[] }[],
+): string {
+  let count = 0;
+  const shifted = (read: { sql: string; parameters: unknown[] }) => {
+    const text = shiftPlaceholders(read.sql, count);
+    count += read.parameters.length;
+    return text;
+  };
+  let head = '';
+  let from = '(SELECT 1 AS railyard_o) AS railyard_o';
+  const columns: string[] = [];
+  if (lead !== undefined) {
+    head = `WITH railyard_lead AS (${shifted(lead)}) `;
+    from = '(SELECT count(*) AS railyard_lead FROM railyard_lead) AS railyard_o';
+    columns.push('railyard_o.railyard_lead');
+  }
+  let joins = '';
+  for (const [i, read] of reads.entries()) {
+    joins += ` LEFT JOIN (SELECT true AS railyard_r${i}, q.* FROM (${shifted(read)}) AS q) AS r${i} ON true`;
+    columns.push(`r${i}.*`);
+  }
+  return columnsSql(`${head}SELECT ${columns.join(', ')} FROM ${from}${joins}`);
 }
