@@ -56,7 +56,7 @@ function weight(entry: CapturedRequest): number {
 }
 
 /** The rows' maker (journal-rows.js); the journal's thread makes its own with the same configuration. */
-export const JOURNAL_ROWS: JournalRowsConfig = {
+const JOURNAL_ROWS: JournalRowsConfig = {
   secrets: { request: secretNames('request'), response: secretNames('response') },
   redacted: REDACTED,
   bodyCharsMax: BODY_CHARS_MAX,
