@@ -6,10 +6,11 @@
 //   create:  read the source account with its balance, the destination, the platform;
 //            insert the PENDING transaction and its OUTGOING_PAYMENT.PENDING event; insert
 //            the quote and its quote.expire job.
-//   execute (immediatelyExecute, in the same transaction): mark the transaction COMPLETED;
+//   executed at creation (immediatelyExecute): the same three reads; insert the quote; insert
+//            the transaction as it ends, COMPLETED (it is written once, after its execution);
 //            insert three postings (HOLD, CONVERT, PAYOUT) and their seven entries; the
-//            guarded balance update; insert three events (PROCESSING, COMPLETED,
-//            BALANCE_UPDATED).
+//            guarded balance update; insert four events (PENDING, PROCESSING, COMPLETED,
+//            BALANCE_UPDATED). An executed quote leaves nothing to expire: no job.
 //
 // Any read railyard repeats is repeated here too, so the ratio measures what railyard
 // spends in JavaScript, not in SQL. (Railyard no longer repeats one: the platform's row is
@@ -25,10 +26,8 @@ const READ_INTERNAL =
   '"ledger_accounts"."updated_at" as "balance_updated_at" from "internal_accounts" inner join "ledger_accounts" on "ledger_accounts"."id" = "internal_accounts"."id" ' +
   'where "internal_accounts"."platform_id" = ? and "internal_accounts"."id" = ?';
 const READ_EXTERNAL = 'select * from "external_accounts" where "platform_id" = ? and "id" = ? and "deleted_at" is null';
-const READ_PLATFORM = 'select "config", "webhook_private_key", "clock_offset_ms" from "platforms" where "id" = ?';
-const COMPLETE_TRANSACTION =
-  'update "transactions" set "status" = ?, "amount" = ?, "failure_reason" = ?, "refund" = ?, "details" = ?, "settled_at" = ?, ' +
-  '"receipt_delivery_confirmed_at" = ?, "updated_at" = ? where "id" = ?';
+const READ_PLATFORM =
+  'select "config", "webhook_private_key", "clock_offset_ms", "webhook_fault_rules" from "platforms" where "id" = ?';
 const UPDATE_BALANCE =
   'update "ledger_accounts" set "available" = available + ?, "held" = held + ?, "updated_at" = ? where "id" = ? and available + ? >= 0 ' +
   'and held + ? >= 0 and (CAST(? AS BIGINT) <= 0 or available + held + ? <= ?) returning CAST(available AS TEXT) as "available", CAST(held AS TEXT) as "held"';
@@ -71,6 +70,9 @@ export function quoteFloors(db: SQLite.Database, platform: string, answers: { cr
   // The rows as railyard inserted them (the created quote's transaction is still PENDING).
   const transaction = row('transactions', created.transactionId);
   const quote = row('quotes', created.id);
+  // The executed quote's rows, its transaction as it ended.
+  const executedTransaction = row('transactions', executed.transactionId);
+  const executedQuote = row('quotes', executed.id);
   const job = db
     .prepare("SELECT * FROM jobs WHERE kind = 'quote.expire' AND payload LIKE ?")
     .get(`%${created.id}%`) as Record<string, unknown>;
@@ -80,6 +82,7 @@ export function quoteFloors(db: SQLite.Database, platform: string, answers: { cr
       .pluck()
       .get(type, resource) as string;
   const pendingEvent = eventOf('OUTGOING_PAYMENT.PENDING', created.transactionId);
+  const executedPendingEvent = eventOf('OUTGOING_PAYMENT.PENDING', executed.transactionId);
   const processingEvent = eventOf('OUTGOING_PAYMENT.PROCESSING', executed.transactionId);
   const completedEvent = eventOf('OUTGOING_PAYMENT.COMPLETED', executed.transactionId);
   const balanceEvent = db
@@ -115,7 +118,6 @@ export function quoteFloors(db: SQLite.Database, platform: string, answers: { cr
     event: insert(db, 'events', eventColumns),
     quote: insert(db, 'quotes', quoteColumns),
     job: insert(db, 'jobs', jobColumns),
-    complete: db.prepare(COMPLETE_TRANSACTION),
     postings: insert(
       db,
       'ledger_postings',
@@ -129,7 +131,7 @@ export function quoteFloors(db: SQLite.Database, platform: string, answers: { cr
       entries.length,
     ),
     updateBalance: db.prepare(UPDATE_BALANCE),
-    events: insert(db, 'events', eventColumns, 3),
+    events: insert(db, 'events', eventColumns, 4),
   };
 
   /** The template's row with new ids and times; the other values as railyard wrote them. */
@@ -156,25 +158,41 @@ export function quoteFloors(db: SQLite.Database, platform: string, answers: { cr
     if (internal === undefined || external === undefined) throw new Error('unknown account');
     const quoteId = newId('Quote');
     const transactionId = newId('Transaction');
-    const ids = (text: string) => text.replaceAll(created.id, quoteId).replaceAll(created.transactionId, transactionId);
-    statements.transaction.run(
+    const reference = `RY${transactionId.replace(/-/g, '').slice(-12).toUpperCase()}`;
+    const expiresAt = new Date(nowMs + QUOTE_LIFETIME_MS).toISOString();
+    if (body.immediatelyExecute !== true) {
+      const ids = (text: string) =>
+        text.replaceAll(created.id, quoteId).replaceAll(created.transactionId, transactionId);
+      statements.transaction.run(copy(transaction, transactionColumns, { id: transactionId, reference }, ids, now));
+      statements.event.run(
+        newId('Webhook'),
+        platform,
+        'OUTGOING_PAYMENT.PENDING',
+        transactionId,
+        ids(pendingEvent),
+        now,
+      );
+      statements.quote.run(
+        copy(quote, quoteColumns, { id: quoteId, transaction_id: transactionId, expires_at: expiresAt }, ids, now),
+      );
+      statements.job.run(copy(job, jobColumns, { id: newId('Job'), due_at_ms: nowMs + QUOTE_LIFETIME_MS }, ids, now));
+      return ids(answers.created!);
+    }
+
+    const executedIds = (text: string) =>
+      text.replaceAll(executed.id, quoteId).replaceAll(executed.transactionId, transactionId);
+    statements.quote.run(
       copy(
-        transaction,
-        transactionColumns,
-        { id: transactionId, reference: `RY${transactionId.replace(/-/g, '').slice(-12).toUpperCase()}` },
-        ids,
+        executedQuote,
+        quoteColumns,
+        { id: quoteId, transaction_id: transactionId, expires_at: expiresAt },
+        executedIds,
         now,
       ),
     );
-    statements.event.run(newId('Webhook'), platform, 'OUTGOING_PAYMENT.PENDING', transactionId, ids(pendingEvent), now);
-    const expiresAt = new Date(nowMs + QUOTE_LIFETIME_MS).toISOString();
-    statements.quote.run(
-      copy(quote, quoteColumns, { id: quoteId, transaction_id: transactionId, expires_at: expiresAt }, ids, now),
+    statements.transaction.run(
+      copy(executedTransaction, transactionColumns, { id: transactionId, reference }, executedIds, now),
     );
-    statements.job.run(copy(job, jobColumns, { id: newId('Job'), due_at_ms: nowMs + QUOTE_LIFETIME_MS }, ids, now));
-    if (body.immediatelyExecute !== true) return ids(answers.created!);
-
-    statements.complete.run('COMPLETED', transaction.amount, null, null, '{}', now, null, now, transactionId);
     const postingIds = new Map(postings.map((p) => [p.id, newId('Posting')]));
     statements.postings.run(
       postings.flatMap((p) => [postingIds.get(p.id), platform, p.currency, p.kind, transactionId, now]),
@@ -192,9 +210,13 @@ export function quoteFloors(db: SQLite.Database, platform: string, answers: { cr
     );
     if (statements.updateBalance.get(debit, 0, now, internal.id, debit, 0, debit, debit, BALANCE_MAX) === undefined)
       throw new Error('insufficient funds');
-    const executedIds = (text: string) =>
-      text.replaceAll(executed.id, quoteId).replaceAll(executed.transactionId, transactionId);
     statements.events.run(
+      newId('Webhook'),
+      platform,
+      'OUTGOING_PAYMENT.PENDING',
+      transactionId,
+      executedIds(executedPendingEvent),
+      now,
       newId('Webhook'),
       platform,
       'OUTGOING_PAYMENT.PROCESSING',

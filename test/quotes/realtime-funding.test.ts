@@ -761,6 +761,43 @@ describe('Strong Customer Authentication of real-time-funded quotes', () => {
     await expectBalancedBooks(t);
   });
 
+  it('an EU customer executing at creation is challenged (201: 202 is for real-time funding); unanswered, the payment fails SCA_NOT_COMPLETED when the quote expires', async () => {
+    const t = await buildAtStart();
+    const { customer, usd } = await euCustomerWithUsd(t, 50_000);
+    const destination = await t.api('POST', '/customers/external-accounts', {
+      body: { ...accountBody('EUR_ACCOUNT'), customerId: customer.id },
+    });
+    const reply = await createQuote(
+      t,
+      accountQuoteBody(usd.id, destination.body.id, { extra: { immediatelyExecute: true } }),
+    );
+    expect(reply.status).toBe(201);
+    const quote = reply.body;
+    expect(quote).toMatchObject({
+      status: 'PENDING_AUTHORIZATION',
+      scaChallenge: { factor: 'SMS_OTP', purpose: 'PAYOUT' },
+    });
+    expect(await quoteOf(t, quote.id)).toEqual(quote);
+    expect(await transactionOf(t, quote.transactionId)).toMatchObject({ status: 'PENDING_AUTHORIZATION' });
+    expect((await eventsOf(t, quote.transactionId)).map((e) => e.type)).toEqual([
+      P('PENDING'),
+      P('PENDING_AUTHORIZATION'),
+    ]);
+    expect(await postingKinds(t, quote.transactionId)).toEqual([]);
+
+    const lifetimeSeconds = (Date.parse(quote.expiresAt) - Date.parse(quote.createdAt)) / 1000;
+    await t.advanceClock(lifetimeSeconds - 1);
+    expect((await quoteOf(t, quote.id)).status).toBe('PENDING_AUTHORIZATION');
+    await t.advanceClock(1);
+    expect(await transactionOf(t, quote.transactionId)).toMatchObject({
+      status: 'FAILED',
+      failureReason: 'SCA_NOT_COMPLETED',
+    });
+    expect((await quoteOf(t, quote.id)).status).toBe('FAILED');
+    expect((await customerUsd(t, customer.id)).balance.amount).toBe(50_000);
+    await expectBalancedBooks(t);
+  });
+
   it("an EU customer's quote whose destination is gone is refused at execute, before any challenge; gone after the challenge, at authorize", async () => {
     const t = await buildAtStart();
     const { customer, usd } = await euCustomerWithUsd(t, 50_000);

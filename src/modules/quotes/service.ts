@@ -42,6 +42,7 @@ import {
   lockQuoteTransaction,
   moveQuoteAuthorization,
   openQuoteTransaction,
+  writeOpenedQuoteTransaction,
   platformCustomerIdOf,
   presentTransaction,
   suspenseAccountId,
@@ -171,6 +172,16 @@ export const quoteExpiryJob = defineJob<ExpirePayload>('quote.expire', {
   },
 });
 
+/** The job that expires a quote left unexecuted (or unauthorized) at its `expires_at`. */
+async function scheduleExpiry(tx: Tx, ctx: Ctx, quote: store.QuoteRow): Promise<void> {
+  await quoteExpiryJob.schedule(tx, {
+    platformId: ctx.platformId,
+    payload: { quoteId: quote.id, transactionId: quote.transaction_id },
+    dueAt: new Date(quote.expires_at),
+    now: ctx.now,
+  });
+}
+
 // ----------------------------------------------------------------------------- operations
 
 export async function createQuote(
@@ -181,14 +192,18 @@ export async function createQuote(
 ): Promise<Reply> {
   checkCombinations(input, schemaErrors);
   return runCommand(ctx, { operationId: 'createQuote', idempotencyKey, request: input }, async (tx) => {
-    const opened = await openQuote(tx, ctx, input);
+    const executing = input.immediatelyExecute === true;
+    const opened = await openQuote(tx, ctx, input, undefined, executing);
     let quote = opened.quote;
-    if (input.immediatelyExecute === true) {
+    if (executing) {
       quote = await executeOrChallenge(tx, ctx, quote, opened.transaction, {
         checked: true,
         fundsAccount: opened.fundsAccount,
         conversion: opened.conversion,
       });
+      await writeOpenedQuoteTransaction(tx, opened.transaction);
+      // Only a payment that has not started (it awaits its authorization) can still expire.
+      if (quote.status === 'PENDING' || quote.status === 'PENDING_AUTHORIZATION') await scheduleExpiry(tx, ctx, quote);
     }
     return { status: opened.sca ? 202 : 201, body: presentQuote(quote, opened.parts) };
   });
@@ -234,8 +249,13 @@ async function requireCustomerAccounts(tx: Tx, ctx: Ctx, customerId: string, inp
   if (destination.destinationType === 'ACCOUNT') await check('destination.accountId', destination.accountId);
 }
 
-/** Checks a quote request, then writes the quote, its transaction and its expiry (createQuote's work). */
-async function openQuote(tx: Tx, ctx: Ctx, input: QuoteInput, customerId?: string) {
+/**
+ * Checks a quote request, then writes the quote, its transaction and its expiry (createQuote's
+ * work). With `executing`, the transaction is written by the execution that follows in this
+ * database transaction (openQuoteTransaction's `writeWithChange`), and the expiry is the
+ * caller's to schedule, when the execution leaves something to expire.
+ */
+async function openQuote(tx: Tx, ctx: Ctx, input: QuoteInput, customerId?: string, executing = false) {
   if (customerId !== undefined) await requireCustomerAccounts(tx, ctx, customerId, input);
   const { source, destination } = await planSides(tx, ctx, input);
   if (destination.destinationId === (source.internal?.id ?? source.external?.id))
@@ -303,6 +323,7 @@ async function openQuote(tx: Tx, ctx: Ctx, input: QuoteInput, customerId?: strin
       conversion: transactionConversion,
     },
     now,
+    executing,
   );
 
   const quote: store.QuoteRow = {
@@ -339,14 +360,8 @@ async function openQuote(tx: Tx, ctx: Ctx, input: QuoteInput, customerId?: strin
     updated_at: iso(now),
     status: sca ? 'PENDING_AUTHORIZATION' : 'PENDING',
   };
-  const { status: _status, ...stored } = quote;
-  await store.insertQuote(tx, stored);
-  await quoteExpiryJob.schedule(tx, {
-    platformId: ctx.platformId,
-    payload: { quoteId, transactionId },
-    dueAt: expiresAt,
-    now,
-  });
+  await store.insertQuote(tx, quote); // its columns: the status is the transaction's
+  if (!executing) await scheduleExpiry(tx, ctx, quote);
 
   const parts: QuoteParts = { source: source.presented, destination: destination.presented, rateDetails };
   return { quote, transaction, sca, fundsAccount: source.internal, conversion: transactionConversion, parts };

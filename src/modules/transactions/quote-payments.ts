@@ -46,11 +46,23 @@ export function suspenseAccountId(platformId: string, currency: string): string 
   return systemAccountId(platformId, 'SUSPENSE', currency);
 }
 
-/** Creates a quote's transaction; returns its row, which this database transaction may change at once (it is new, so no one else holds it). */
+// A quote's transaction opened to be changed at once (a quote executed at its creation): its
+// row and its first event wait for that change, so the row is written once, in its state
+// after it, and the events of both steps in one go. Keyed by the row object the opener
+// returned, which the change is handed.
+const unwritten = new WeakMap<store.TransactionRow, Work>();
+
+/**
+ * Creates a quote's transaction; returns its row, which this database transaction may change
+ * at once (it is new, so no one else holds it). With `writeWithChange`, nothing is written
+ * yet: the first change of this row in this database transaction writes it, and
+ * `writeOpenedQuoteTransaction` writes it when no change came.
+ */
 export async function openQuoteTransaction(
   tx: Tx,
   input: NewQuoteTransaction,
   now: Date,
+  writeWithChange = false,
 ): Promise<store.TransactionRow> {
   const work = openWork(tx, input.platformId, now);
   const details: Details = {};
@@ -80,9 +92,22 @@ export async function openQuoteTransaction(
   // The row's conversion is the caller's, which need not be parsed back from its text.
   work.conversion = { text: row.conversion!, value: input.conversion };
   emit(work, row, row.status);
+  if (writeWithChange) {
+    unwritten.set(row, work);
+    return row;
+  }
   await store.insertTransaction(tx, row);
   await finish(work);
   return row;
+}
+
+/** Writes a transaction opened with `writeWithChange` that no change has written; else does nothing. */
+export async function writeOpenedQuoteTransaction(tx: Tx, row: store.TransactionRow): Promise<void> {
+  const work = unwritten.get(row);
+  if (work === undefined) return;
+  unwritten.delete(row);
+  await store.insertTransaction(tx, row);
+  await finish(work);
 }
 
 /** A quote's transaction, read under its row lock (PostgreSQL) for a change in this database transaction. */
@@ -99,10 +124,14 @@ async function changeQuoteTransaction(
   change: (work: Work, row: store.TransactionRow) => Promise<store.TransactionRow>,
   prepare?: (work: Work) => void,
 ): Promise<store.TransactionRow> {
-  const work = openWork(tx, row.platform_id, now);
+  // A row not written yet carries the work of its opening (its first event) into this change.
+  const opened = unwritten.get(row);
+  if (opened !== undefined) unwritten.delete(row);
+  const work = opened ?? openWork(tx, row.platform_id, now);
   prepare?.(work);
   const after = await change(work, row);
-  if (after !== row) await store.saveState(tx, after);
+  if (opened !== undefined) await store.insertTransaction(tx, after);
+  else if (after !== row) await store.saveState(tx, after);
   await finish(work);
   return after;
 }
