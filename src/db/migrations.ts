@@ -32,6 +32,7 @@ import * as m0020 from './migrations/0020_request_journal.js';
 import * as m0021 from './migrations/0021_faults.js';
 import * as m0022 from './migrations/0022_snapshots.js';
 import * as m0023 from './migrations/0023_event_order.js';
+import * as m0024 from './migrations/0024_journal_unlogged.js';
 
 // Migrations are code (bundled with the server), applied in name order on every start, on
 // either store. Kysely's migrator takes a lock, so instances starting together apply each
@@ -59,6 +60,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0021_faults': m0021,
   '0022_snapshots': m0022,
   '0023_event_order': m0023,
+  '0024_journal_unlogged': m0024,
 };
 
 /**

@@ -10,6 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { Type } from '@sinclair/typebox';
+import { sql } from 'kysely';
 import type { FastifyPluginAsync } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
@@ -222,6 +223,23 @@ describe('GET /_railyard/requests', () => {
         await two.deps.db.close();
         await dropPgSchema(databaseUrl!, schema);
       }
+    },
+  );
+
+  it.skipIf(databaseUrl === undefined)(
+    'is an unlogged table on PostgreSQL (no write-ahead log), and the money tables are not',
+    async () => {
+      const t = await build();
+      await t.api('GET', '/config');
+      await expect.poll(() => storedRows(t)).toBe(1);
+      const persistence = async (table: string) =>
+        (
+          await sql<{ relpersistence: string }>`
+            SELECT relpersistence FROM pg_class WHERE oid = to_regclass(${table})`.execute(t.deps.db.k)
+        ).rows[0]?.relpersistence;
+      expect(await persistence('request_journal')).toBe('u');
+      expect(await persistence('transactions')).toBe('p');
+      expect(await persistence('ledger_entries')).toBe('p');
     },
   );
 
