@@ -92,12 +92,8 @@ export async function openQuoteTransaction(
   // The row's conversion is the caller's, which need not be parsed back from its text.
   work.conversion = { text: row.conversion!, value: input.conversion };
   emit(work, row, row.status);
-  if (writeWithChange) {
-    unwritten.set(row, work);
-    return row;
-  }
-  await store.insertTransaction(tx, row);
-  await finish(work);
+  unwritten.set(row, work);
+  if (!writeWithChange) await writeOpenedQuoteTransaction(tx, row);
   return row;
 }
 
