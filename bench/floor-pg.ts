@@ -1,12 +1,14 @@
 // The floor of POST /transfer-out on PostgreSQL: a bare Fastify route that writes and reads
 // what one successful transfer-out does (the idempotency record, the transaction row, its two
 // postings and four entries, the source balance, three events), on the same tables, with the
-// fewest round trips that data allows: BEGIN, the key's claim, one read of both accounts and
-// the platform's configuration, one statement for every write (the guarded balance update
-// last, so its row lock is held only until the COMMIT), COMMIT. No Kysely, no validation
-// beyond a JSON schema, no ledger checks, no presentation. It is the practical ceiling of the
-// design on this database, which `npm run bench` measures beside the real server. Its
-// statements are prepared once per connection, as railyard's are (db/deferred.ts).
+// fewest round trips that data allows: BEGIN with the key's claim (written together, as
+// railyard writes a BEGIN with its first statement), one read of both accounts and the
+// platform's configuration, one statement for every write (the guarded balance update last,
+// so its row lock is held only until the COMMIT), COMMIT (on its own: it may be sent only
+// once the guard has passed). No Kysely, no validation beyond a JSON schema, no ledger
+// checks, no presentation. It is the practical ceiling of the design on this database, which
+// `npm run bench` measures beside the real server. Its statements are prepared once per
+// connection, as railyard's are (db/deferred.ts).
 //
 // It runs on the database of a railyard server (the bench has made one transfer-out there to
 // copy rows from): FLOOR_DATABASE_URL, FLOOR_PLATFORM, FLOOR_AUTH.
@@ -18,7 +20,8 @@ import { newId, serveFloor, type TransferOutBody, transferOutBody } from './floo
 const url = process.env.FLOOR_DATABASE_URL;
 const platform = process.env.FLOOR_PLATFORM;
 if (url === undefined || platform === undefined) throw new Error('FLOOR_DATABASE_URL and FLOOR_PLATFORM are needed');
-const pool = new pg.Pool({ connectionString: url, max: 20 });
+// Pipelined connections, as railyard's: a query is written without waiting for the one before.
+const pool = new pg.Pool({ connectionString: url, max: 20, pipeline: true } as pg.PoolConfig);
 
 const template = (
   await pool.query("SELECT * FROM transactions WHERE platform_id = $1 AND type = 'OUTGOING' LIMIT 1", [platform])
@@ -80,10 +83,15 @@ async function transferOut(body: TransferOutBody, key: string): Promise<string> 
     .digest('hex');
   const client = await pool.connect();
   try {
-    await client.query('BEGIN');
+    const stream = (client as unknown as { connection: { stream: { cork(): void; uncork(): void } } }).connection
+      .stream;
+    stream.cork();
+    const begun = client.query('BEGIN');
+    const claimed = client.query({ name: 'floor_claim', text: CLAIM, values: [platform, key, hash, now] });
+    stream.uncork();
     try {
-      if ((await client.query({ name: 'floor_claim', text: CLAIM, values: [platform, key, hash, now] })).rowCount !== 1)
-        throw new Error('key used');
+      const [, claim] = await Promise.all([begun, claimed]);
+      if (claim.rowCount !== 1) throw new Error('key used');
       const read = (
         await client.query({
           name: 'floor_read',

@@ -10,10 +10,17 @@
 // checks foreign keys at its end. The parts of one statement do not see each other's rows, so
 // a statement that names a table with deferred rows does not take them in front: they go as a
 // statement of their own just before it (as they do before COMMIT, or anything that cannot
-// begin with WITH). A ROLLBACK drops them.
+// begin with WITH), written to the socket together with it (pipelined), so still one trip.
+// A ROLLBACK drops them.
 //
-// Only inserts of rows with fresh ids may be deferred: an error of theirs (which would be a
-// bug) surfaces on the statement they travel with, and fails the transaction all the same.
+// BEGIN waits the same way: it is written together with the transaction's first statement,
+// so a transaction's start costs no trip of its own. A transaction with no statement sends
+// neither its BEGIN nor its end.
+//
+// Only inserts of rows with fresh ids, and updates whose row count nobody reads (the
+// completion of the idempotency key this transaction claimed), may be deferred: an error of
+// theirs (which would be a bug) surfaces on the statement they travel with, and fails the
+// transaction all the same (a COMMIT behind a failed one answers its error, never success).
 
 import type pg from 'pg';
 import { TextMemo } from './text-memo.js';
@@ -139,9 +146,31 @@ function combinedText(held: readonly Held[], text: string): string {
 }
 
 function tableOf(text: string): string {
-  const match = /^\s*insert\s+into\s+"?([a-z_][a-z0-9_]*)"?/i.exec(text);
-  if (match === null) throw new Error(`only an INSERT can be deferred: ${text.slice(0, 80)}`);
+  const match = /^\s*(?:insert\s+into|update)\s+"?([a-z_][a-z0-9_]*)"?/i.exec(text);
+  if (match === null) throw new Error(`only an INSERT or an UPDATE can be deferred: ${text.slice(0, 80)}`);
   return match[1]!;
+}
+
+/**
+ * A query answered by the connection itself, with itself, without a trip to the server: how
+ * db/index.ts learns which connection Kysely gave a transaction.
+ */
+export const CONNECTION_PROBE = '/* railyard:connection */';
+
+/** What a BEGIN held for the next statement answers at once. */
+const BEGIN_RESULT = Object.freeze({ command: 'BEGIN', rowCount: null, rows: [], fields: [] });
+
+function endResult(text: string) {
+  return { command: /^\s*commit\b/i.test(text) ? 'COMMIT' : 'ROLLBACK', rowCount: null, rows: [], fields: [] };
+}
+
+/** A plain BEGIN (Kysely's, with no isolation level or access mode), which may wait for the next statement. */
+function isBegin(text: string, values: unknown): boolean {
+  return /^\s*begin\s*$/i.test(text) && (values === undefined || (values as unknown[]).length === 0);
+}
+
+function isEnd(text: string): boolean {
+  return /^\s*(commit|rollback)\s*$/i.test(text);
 }
 
 /** Whether `text` may carry the held statements in front of it, whatever their parameters. */
@@ -188,34 +217,93 @@ function fitParameters(held: readonly Held[], values: readonly unknown[]): boole
 }
 
 /**
- * The pool's client class: holds deferred statements until the next statement of its
- * transaction. Only the promise form of query(text, values), which Kysely uses, is
- * intercepted. Made from the driver given, which is loaded only when PostgreSQL is used.
+ * The pool's client class: holds deferred statements and a transaction's BEGIN until the next
+ * statement of its transaction. Only the promise form of query(text, values), which Kysely
+ * uses, is intercepted. Made from the driver given, which is loaded only when PostgreSQL is
+ * used. Its connections are pipelined (pg's `pipeline`): a query is written at once, without
+ * waiting for the answer of the one before, which is what lets a held statement go in the same
+ * write as the next. Every other query on it is made after the one before has answered (Kysely
+ * runs one statement at a time on a connection), as without pipelining.
  */
 export function deferringClient(driver: typeof pg, prepared = true): typeof pg.Client {
   // Per pool (each app has its own): the same text has the same name on all its connections.
   const statementName = prepared ? statementNames() : () => undefined;
   return class DeferringClient extends driver.Client {
     private held: Held[] = [];
+    /** A BEGIN not yet sent (see the top of this file). */
+    private beginHeld: string | undefined;
+
+    constructor(config?: string | pg.ClientConfig) {
+      super(typeof config === 'string' ? { connectionString: config, pipeline: true } : { ...config, pipeline: true });
+    }
 
     // biome-ignore lint/suspicious/noExplicitAny: pg's query() is overloaded many ways
     override query(...args: any[]): any {
       const [first, values] = args;
+      if (first === CONNECTION_PROBE)
+        return Promise.resolve({ command: 'SELECT', rowCount: 1, rows: [{ client: this }], fields: [] });
       const columns = typeof first === 'string' && first.startsWith(COLUMNS_MARK);
       const text = columns ? withoutColumnsMark(first) : first;
       const plain = typeof text === 'string' && args.length <= 2 && (values === undefined || Array.isArray(values));
       if (!plain) {
-        if (this.held.length > 0) throw new Error('a deferred statement is waiting: only plain queries may follow it');
+        if (this.held.length > 0 || this.beginHeld !== undefined)
+          throw new Error('a deferred statement is waiting: only plain queries may follow it');
         return super.query(...(args as [string]));
+      }
+      if (this.beginHeld === undefined && this.held.length === 0 && isBegin(text, values)) {
+        this.beginHeld = text;
+        return Promise.resolve(BEGIN_RESULT);
       }
       if (text.startsWith(MARK)) {
         const { text: statement, table } = unmark(text);
         this.held.push({ marked: text, text: statement, values: values ?? [], table });
         return Promise.resolve(DEFERRED_RESULT);
       }
-      if (this.held.length === 0)
-        return columns ? this.sendForColumns(text, values ?? []) : this.send(text, values ?? []);
-      return this.sendWithHeld(text, values ?? [], columns, first);
+      const begin = this.beginHeld;
+      if (begin !== undefined) {
+        this.beginHeld = undefined;
+        // Nothing was sent since the BEGIN: there is no transaction to end.
+        if (this.held.length === 0 && isEnd(text)) return Promise.resolve(endResult(text));
+        if (/^\s*rollback\b/i.test(text)) {
+          this.held = [];
+          return Promise.resolve(endResult(text));
+        }
+        return this.pipelined(
+          () => super.query(begin),
+          () => this.dispatch(text, values ?? [], columns, first),
+        );
+      }
+      return this.dispatch(text, values ?? [], columns, first);
+    }
+
+    private dispatch(text: string, values: unknown[], columns: boolean, key: string): Promise<pg.QueryResult> {
+      if (this.held.length === 0) return columns ? this.sendForColumns(text, values) : this.send(text, values);
+      return this.sendWithHeld(text, values, columns, key);
+    }
+
+    /**
+     * Queries `before` and then `next` in one write to the socket, and answers `next`'s result;
+     * when `before` fails, its error (the cause: what follows it in the transaction fails, or a
+     * COMMIT answers ROLLBACK without an error).
+     */
+    private async pipelined(
+      before: () => Promise<unknown>,
+      next: () => Promise<pg.QueryResult>,
+    ): Promise<pg.QueryResult> {
+      const stream = this.connection.stream as unknown as { cork?: () => void; uncork?: () => void };
+      let first: Promise<unknown>;
+      let second: Promise<pg.QueryResult>;
+      stream.cork?.();
+      try {
+        first = before();
+        second = next();
+      } finally {
+        stream.uncork?.();
+      }
+      const [done, result] = await Promise.allSettled([first, second]);
+      if (done.status === 'rejected') throw done.reason;
+      if (result.status === 'rejected') throw result.reason;
+      return result.value;
     }
 
     /** Sends one statement, prepared under its name (see statementNames). */
@@ -233,12 +321,7 @@ export function deferringClient(driver: typeof pg, prepared = true): typeof pg.C
     }
 
     /** `key`: the statement as given to query(); `text`: without its columns mark. */
-    private async sendWithHeld(
-      text: string,
-      values: unknown[],
-      columns: boolean,
-      key: string,
-    ): Promise<pg.QueryResult> {
+    private sendWithHeld(text: string, values: unknown[], columns: boolean, key: string): Promise<pg.QueryResult> {
       const held = this.held;
       this.held = [];
       if (/^\s*rollback\b/i.test(text)) return super.query(text, values);
@@ -247,22 +330,24 @@ export function deferringClient(driver: typeof pg, prepared = true): typeof pg.C
         const combination = combinationOf(held, text, key);
         if (combination.carries) return send(combination.text!, allValues(held, values));
       }
-      // One statement of their own first (in parameter-sized groups), then this one.
-      let group: Held[] = [];
+      // Statements of their own (in parameter-sized groups), then this one, in one write.
+      const groups: Held[][] = [[]];
       let count = 0;
-      const flush = async () => {
-        if (group.length === 0) return;
-        await this.send(combinationOf(group, 'SELECT 1', 'SELECT 1').text!, allValues(group, []));
-        group = [];
-        count = 0;
-      };
       for (const statement of held) {
-        if (count + statement.values.length > PARAMETERS_MAX) await flush();
-        group.push(statement);
+        if (count + statement.values.length > PARAMETERS_MAX && groups.at(-1)!.length > 0) {
+          groups.push([]);
+          count = 0;
+        }
+        groups.at(-1)!.push(statement);
         count += statement.values.length;
       }
-      await flush();
-      return send(text, values);
+      return this.pipelined(
+        () =>
+          Promise.all(
+            groups.map((group) => this.send(combinationOf(group, 'SELECT 1', 'SELECT 1').text!, allValues(group, []))),
+          ),
+        () => send(text, values),
+      );
     }
   };
 }

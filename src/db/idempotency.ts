@@ -73,13 +73,17 @@ export async function claimRecord(
   return (await prefetch(q, reads, claimRow.read({ platformId, operationId, key, requestHash, now }))) > 0;
 }
 
-const completeRow = prepare<KeyParams & { status: number; body: string }>((k, param) =>
-  k
-    .updateTable('idempotency_keys')
-    .set({ response_status: param('status'), response_body: param('body') })
-    .where('platform_id', '=', param('platformId'))
-    .where('operation_id', '=', param('operationId'))
-    .where('key', '=', param('key')),
+// The last statement of a command's transaction, whose count nobody reads: on PostgreSQL it
+// waits for the COMMIT and goes in the same write (deferred.ts).
+const completeRow = prepare<KeyParams & { status: number; body: string }>(
+  (k, param) =>
+    k
+      .updateTable('idempotency_keys')
+      .set({ response_status: param('status'), response_body: param('body') })
+      .where('platform_id', '=', param('platformId'))
+      .where('operation_id', '=', param('operationId'))
+      .where('key', '=', param('key')),
+  { deferred: true },
 );
 
 export async function completeRecord(

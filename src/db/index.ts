@@ -1,11 +1,20 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type SQLite from 'better-sqlite3';
-import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import {
+  CompiledQuery,
+  Kysely,
+  PostgresAdapter,
+  PostgresDialect,
+  type QueryResult,
+  SqliteDialect,
+  sql,
+  type Transaction,
+} from 'kysely';
 import type pg from 'pg';
 import type { Database } from './schema.js';
 import { onFirstUse } from '../lazy.js';
-import { deferringClient } from './deferred.js';
+import { CONNECTION_PROBE, deferringClient } from './deferred.js';
 import { groupCommit } from './group-commit.js';
 import { type Checkpointer, checkpointOnThread } from './checkpointer.js';
 import { applyStoreSettings, holdDataDirectory } from './sqlite-setup.js';
@@ -180,13 +189,33 @@ function openSqlite(options: DbOptions): Omit<Db, 'notifier'> {
   };
 }
 
-/** Synchronous execution of compiled SQL on the embedded store (see prepared.ts). */
+export interface DirectResult {
+  rows: unknown[];
+  numAffectedRows?: bigint;
+}
+
+/**
+ * Compiled SQL run straight on the store's driver, without Kysely's executor (see prepared.ts):
+ * at once on the embedded store, on the transaction's own connection on PostgreSQL. Undefined
+ * when it cannot be run so (then Kysely runs it).
+ */
 export interface DirectExecutor {
   run(
     q: Kysely<Database>,
     sql: string,
     parameters: readonly unknown[],
-  ): { rows: unknown[]; numAffectedRows?: bigint } | undefined;
+  ): DirectResult | Promise<DirectResult> | undefined;
+}
+
+/** Runs compiled SQL on `q`: directly when the store can (DirectExecutor), else through Kysely. */
+export function executeCompiled<Row>(
+  q: Kysely<Database>,
+  text: string,
+  parameters: readonly unknown[],
+): Promise<QueryResult<Row>> {
+  const direct = directExecutor(q)?.run(q, text, parameters);
+  if (direct !== undefined) return Promise.resolve(direct as QueryResult<Row>);
+  return q.executeQuery<Row>(CompiledQuery.raw(text, parameters as unknown[]));
 }
 
 // Keyed by the dialect's adapter, which a database and its transactions share.
@@ -273,6 +302,38 @@ async function openPostgres(options: DbOptions): Promise<Omit<Db, 'notifier'> & 
   // An idle client that loses its server must not crash the process.
   pool.on('error', () => {});
   const k = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  // A transaction's connection, by its Kysely transaction object, while its function runs.
+  const clients = new WeakMap<object, pg.PoolClient>();
+  registerDirect(k, {
+    run(q, text, parameters) {
+      if (q.isTransaction) {
+        const client = clients.get(q);
+        return client === undefined ? undefined : client.query(text, parameters as unknown[]).then(directResult);
+      }
+      return (async () => {
+        const client = await pool.connect();
+        try {
+          return directResult(await client.query(text, parameters as unknown[]));
+        } finally {
+          client.release();
+        }
+      })();
+    },
+  });
+  // The connection Kysely gave the transaction, asked of it once (deferred.ts answers the probe
+  // without a trip to the server); after the function, the transaction's queries go through
+  // Kysely again, which refuses them once it has ended.
+  const withConnection =
+    <T>(fn: (tx: Tx) => Promise<T>) =>
+    async (tx: Tx): Promise<T> => {
+      const probe = await tx.executeQuery<{ client: pg.PoolClient }>(CompiledQuery.raw(CONNECTION_PROBE, []));
+      clients.set(tx, probe.rows[0]!.client);
+      try {
+        return await fn(tx);
+      } finally {
+        clients.delete(tx);
+      }
+    };
   return {
     dialect: 'postgres',
     k,
@@ -280,7 +341,7 @@ async function openPostgres(options: DbOptions): Promise<Omit<Db, 'notifier'> & 
     async transaction(fn) {
       for (let attempt = 1; ; attempt++) {
         try {
-          return await runTransaction(k, fn);
+          return await runTransaction(k, withConnection(fn));
         } catch (err) {
           const code = (err as { code?: string }).code;
           if (attempt >= transactionAttemptsMax || code === undefined || !PG_RETRYABLE.has(code)) throw err;
@@ -289,6 +350,14 @@ async function openPostgres(options: DbOptions): Promise<Omit<Db, 'notifier'> & 
     },
     close: () => k.destroy(),
   };
+}
+
+/** A PostgreSQL result as Kysely's own PostgreSQL connection reads it. */
+function directResult(result: pg.QueryResult): DirectResult {
+  const { command, rowCount } = result;
+  return command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE'
+    ? { rows: result.rows ?? [], numAffectedRows: BigInt(rowCount ?? 0) }
+    : { rows: result.rows ?? [] };
 }
 
 /** The application_name of railyard's connections to a schema (at most 63 bytes, PostgreSQL's bound). */

@@ -26,15 +26,20 @@
 // On SQLite, or outside a transaction, nothing is prefetched (round trips cost nothing there)
 // and every read runs when it is made, as without a prefetch.
 
-import { CompiledQuery } from 'kysely';
 import { columnsSql, shiftPlaceholders } from './deferred.js';
 import { TextMemo } from './text-memo.js';
-import { onPostgres, type Queryable } from './index.js';
+import { executeCompiled, onPostgres, type Queryable } from './index.js';
 
 /** One read for `prefetch` (made by a prepared query's `read`). */
 export interface PrefetchRead {
   /** The read's SQL and parameters for the dialect of `q`. */
   compile(q: Queryable): { sql: string; parameters: unknown[] };
+  /**
+   * The read whose row this is, when it is another one (a read by a key only the database knows
+   * yet, such as the owner of an account named by the request): the row is kept for that read,
+   * named from the row. A read that finds no row keeps nothing then.
+   */
+  standsFor?(q: Queryable, row: Record<string, unknown>): { sql: string; parameters: unknown[] };
 }
 
 /** A lead statement for `prefetch`: a data-modifying statement with a RETURNING clause. */
@@ -93,7 +98,7 @@ export async function prefetch(q: Queryable, reads: readonly PrefetchRead[], lea
   const text = statements.get(sqls, () => statementText(leadCompiled, compiled));
   if (leadCompiled !== undefined) parameters.push(...leadCompiled.parameters);
   for (const read of compiled) parameters.push(...read.parameters);
-  const result = await q.executeQuery<[string, unknown][]>(CompiledQuery.raw(text, parameters));
+  const result = await executeCompiled<[string, unknown][]>(q, text, parameters);
   const pairs = result.rows[0];
   if (pairs === undefined) throw new Error('a prefetch answered no row');
   // The columns of read i follow its marker, up to the next marker.
@@ -119,13 +124,17 @@ export async function prefetch(q: Queryable, reads: readonly PrefetchRead[], lea
     memo = new Map();
     PREFETCHED.set(q, memo);
   }
-  for (const [i, read] of compiled.entries()) {
+  for (const [i, compiledRead] of compiled.entries()) {
+    const row = rows[i];
+    const standsFor = reads[i]!.standsFor;
+    if (standsFor !== undefined && row === undefined) continue;
+    const read = standsFor === undefined ? compiledRead : standsFor(q, row!);
     let bySql = memo.get(read.sql);
     if (bySql === undefined) {
       bySql = new Map();
       memo.set(read.sql, bySql);
     }
-    bySql.set(parametersKey(read.parameters), rows[i]);
+    bySql.set(parametersKey(read.parameters), row);
   }
   return leadRows;
 }

@@ -2,9 +2,9 @@
 // parameters. Building and compiling a query costs more than running it on SQLite, so the
 // hottest queries (reads by id on every request) are prepared this way.
 
-import { CompiledQuery, type Compilable, type Kysely, type QueryResult } from 'kysely';
+import type { CompiledQuery, Compilable, Kysely, QueryResult } from 'kysely';
 import { deferredSql } from './deferred.js';
-import { directExecutor, onPostgres, type Queryable } from './index.js';
+import { executeCompiled, onPostgres, type Queryable } from './index.js';
 import { type PrefetchLead, takePrefetched } from './prefetch.js';
 import type { Database } from './schema.js';
 
@@ -32,8 +32,9 @@ export interface PreparedQuery<Params extends object, Row> {
 
 export interface PrepareOptions {
   /**
-   * An insert of rows with fresh ids that nothing reads back in its transaction: inside a
-   * transaction on PostgreSQL it travels with the next statement (see deferred.ts).
+   * An insert of rows with fresh ids that nothing reads back in its transaction, or an update
+   * whose count nobody reads: inside a transaction on PostgreSQL it travels with the next
+   * statement (see deferred.ts).
    */
   deferred?: boolean;
 }
@@ -62,18 +63,16 @@ export function prepare<Params extends object, Row = unknown>(
     }
     return found;
   };
-  const executeValues = async (
+  // These two answer the promise they are given (an async function would wait on it again).
+  const executeValues = (
     q: Kysely<Database>,
     compiled: CompiledQuery,
     parameters: unknown[],
   ): Promise<QueryResult<Row>> => {
-    // On the embedded store the statement usually runs at once, without a trip through
-    // Kysely's connection queue (see directExecutor).
-    const direct = directExecutor(q)?.run(q, compiled.sql, parameters);
-    if (direct !== undefined) return direct as QueryResult<Row>;
     const text =
       options.deferred === true && q.isTransaction && onPostgres(q) ? deferredSql(compiled.sql) : compiled.sql;
-    return q.executeQuery<Row>(CompiledQuery.raw(text, parameters));
+    // Without a trip through Kysely's executor where the store allows (see directExecutor).
+    return executeCompiled<Row>(q, text, parameters);
   };
   const compile = (q: Kysely<Database>, params: Params) => {
     const { compiled, slots } = plan(q);
@@ -82,7 +81,7 @@ export function prepare<Params extends object, Row = unknown>(
     );
     return { compiled, parameters };
   };
-  const execute = async (q: Kysely<Database>, params: Params): Promise<QueryResult<Row>> => {
+  const execute = (q: Kysely<Database>, params: Params): Promise<QueryResult<Row>> => {
     const { compiled, parameters } = compile(q, params);
     return executeValues(q, compiled, parameters);
   };

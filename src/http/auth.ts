@@ -5,6 +5,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { platformNow } from '../clock.js';
+import { prepare } from '../db/prepared.js';
 import { secretHash } from '../crypto/sealing.js';
 import { apiError } from './errors.js';
 import type { CachedPrincipal, CredentialCache, Deps, Permission, PlatformSettings } from './deps.js';
@@ -81,6 +82,40 @@ export function cachedPrincipal(deps: Deps, header: string | undefined): Princip
   };
 }
 
+/** A live token and its platform's settings, by the token's id or by its client id. */
+const tokenBy = (column: 'api_tokens.id' | 'api_tokens.client_id') =>
+  prepare<{ name: string }, TokenRow>((k, param) =>
+    k
+      .selectFrom('api_tokens')
+      .innerJoin('platforms', 'platforms.id', 'api_tokens.platform_id')
+      .select([
+        'api_tokens.id as token_id',
+        'api_tokens.platform_id',
+        'api_tokens.permissions',
+        'api_tokens.secret_salt',
+        'api_tokens.secret_hash',
+        'platforms.settings',
+        'platforms.clock_offset_ms',
+        'platforms.fault_rules',
+      ])
+      .where(column, '=', param('name'))
+      .where('api_tokens.deleted_at', 'is', null),
+  );
+
+interface TokenRow {
+  token_id: string;
+  platform_id: string;
+  permissions: string;
+  secret_salt: string;
+  secret_hash: string;
+  settings: string;
+  clock_offset_ms: number | string;
+  fault_rules: string | null;
+}
+
+const tokenById = tokenBy('api_tokens.id');
+const tokenByClientId = tokenBy('api_tokens.client_id');
+
 export async function authenticate(deps: Deps, header: string | undefined): Promise<Principal> {
   const cached = cachedPrincipal(deps, header);
   if (cached !== undefined) return cached;
@@ -90,23 +125,8 @@ export async function authenticate(deps: Deps, header: string | undefined): Prom
       header === undefined ? 'missing Authorization header' : 'Authorization must be HTTP Basic <token id>:<secret>',
     );
   }
-  const column = credentials.username.startsWith('Token:') ? 'api_tokens.id' : 'api_tokens.client_id';
-  const row = await deps.db.k
-    .selectFrom('api_tokens')
-    .innerJoin('platforms', 'platforms.id', 'api_tokens.platform_id')
-    .select([
-      'api_tokens.id as token_id',
-      'api_tokens.platform_id',
-      'api_tokens.permissions',
-      'api_tokens.secret_salt',
-      'api_tokens.secret_hash',
-      'platforms.settings',
-      'platforms.clock_offset_ms',
-      'platforms.fault_rules',
-    ])
-    .where(column, '=', credentials.username)
-    .where('api_tokens.deleted_at', 'is', null)
-    .executeTakeFirst();
+  const byName = credentials.username.startsWith('Token:') ? tokenById : tokenByClientId;
+  const row = await byName.first(deps.db.k, { name: credentials.username });
   const expected = Buffer.from(row?.secret_hash ?? DUMMY_HASH, 'hex');
   const actual = Buffer.from(hashSecret(credentials.password, row?.secret_salt ?? DUMMY_SALT), 'hex');
   const matches = expected.length === actual.length && timingSafeEqual(expected, actual);

@@ -1,11 +1,13 @@
 // Round trips to PostgreSQL per request, counted on the driver: every statement a request
-// sends (BEGIN and COMMIT included) is one trip over the network to the database. A keyed
-// transfer-out takes 6: the token's lookup, BEGIN, the key's claim carrying the three reads
-// (db/prefetch.ts), the write (new rows travel with the next statement: db/deferred.ts), the
-// key's answer carrying the events, COMMIT.
+// sends (BEGIN and COMMIT included) is a trip over the network to the database, unless it is
+// written behind one still waiting for its answer (pipelined, db/deferred.ts). A keyed
+// transfer-out sends 6 statements in 4 trips: the token's lookup; BEGIN with the key's claim
+// carrying the reads (db/prefetch.ts); the write (new rows travel with the next statement:
+// db/deferred.ts); the key's answer carrying the events, with the COMMIT.
 
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { accountBody } from '../fixtures/accounts.js';
 import { externalAccount, fundedUsd, transferOut } from '../fixtures/money.js';
 import { watchStatements } from '../fixtures/statements.js';
 import { dropPgSchema, openDb, sql } from '../../src/db/index.js';
@@ -16,7 +18,7 @@ import { build, databaseUrl } from '../helper.js';
 /** The statements `send` makes the server run, counted on every pg client (StatementWatch.ofRequests). */
 async function statementsOf(
   send: () => Promise<{ status: number }>,
-): Promise<{ status: number; statements: string[]; names: (string | undefined)[] }> {
+): Promise<{ status: number; statements: string[]; names: (string | undefined)[]; trips: number }> {
   const watch = watchStatements();
   try {
     const reply = await send();
@@ -25,6 +27,7 @@ async function statementsOf(
       status: reply.status,
       statements: kept.map((i) => watch.texts[i]!),
       names: kept.map((i) => watch.names[i]),
+      trips: kept.filter((i) => !watch.pipelined[i]).length,
     };
   } finally {
     watch.stop();
@@ -33,7 +36,8 @@ async function statementsOf(
 
 /**
  * A keyed transfer-out after a first one (which warms what a process reads once: system
- * accounts, prepared plans), with its statements; asserts it succeeded in at most 6.
+ * accounts, prepared plans), with its statements; asserts it succeeded in at most 6
+ * statements and 4 trips.
  */
 async function measuredTransferOut(t: Awaited<ReturnType<typeof build>>, sourceId: string, destinationId: string) {
   expect((await transferOut(t, sourceId, destinationId, 100, { 'idempotency-key': 'rt-warm' })).status).toBe(201);
@@ -45,11 +49,12 @@ async function measuredTransferOut(t: Awaited<ReturnType<typeof build>>, sourceI
   expect(measured.status).toBe(201);
   const listing = measured.statements.map((s) => s.slice(0, 100)).join('\n');
   expect(measured.statements.length, listing).toBeLessThanOrEqual(6);
+  expect(measured.trips, listing).toBeLessThanOrEqual(4);
   return { measured, listing };
 }
 
 describe.skipIf(databaseUrl === undefined)('round trips to PostgreSQL', () => {
-  it('a transfer-out with an Idempotency-Key takes at most 6 statements', async () => {
+  it('a transfer-out with an Idempotency-Key takes at most 6 statements, in 4 trips', async () => {
     const t = await build();
     const source = await fundedUsd(t);
     const destination = await externalAccount(t, 'USD_ACCOUNT');
@@ -76,6 +81,32 @@ describe.skipIf(databaseUrl === undefined)('round trips to PostgreSQL', () => {
       transferOut(t, source.id, destination.id, 100, { 'idempotency-key': 'rt-measured-again' }),
     );
     expect(again.names).toEqual(measured.names);
+    // BEGIN goes with the claim, and the key's answer (with the events) with the COMMIT.
+    expect(measured.statements[1], listing).toMatch(/^begin$/i);
+    expect(measured.statements.at(-1), listing).toMatch(/^commit$/i);
+    expect(measured.trips, listing).toBe(4);
+  });
+
+  it("a customer's transfer-out too: the owner's row, for the transaction's platformCustomerId, comes with the claim", async () => {
+    const t = await build();
+    const customer = (await t.api('POST', '/customers', { body: individualBody('Counted Owner') })).body;
+    const accounts = await t.api('GET', `/customers/internal-accounts?customerId=${customer.id}&currency=USD`);
+    const source = accounts.body.data[0].id as string;
+    expect(
+      (await t.api('POST', `/sandbox/internal-accounts/${source}/fund`, { body: { amount: 100_000 } })).status,
+    ).toBe(200);
+    const destination = await t.api('POST', '/customers/external-accounts', {
+      body: { ...accountBody('USD_ACCOUNT', '000'), customerId: customer.id },
+    });
+    expect(destination.status).toBe(201);
+    const { measured, listing } = await measuredTransferOut(t, source, destination.body.id);
+    const claim = measured.statements.filter((s) => s.includes('insert into "idempotency_keys"'));
+    expect(claim[0], listing).toContain('from "customers"');
+    expect(
+      measured.statements.filter((s) => s.includes('from "customers"')),
+      listing,
+    ).toHaveLength(1);
+    expect(measured.trips, listing).toBe(4);
   });
 
   it('sends statements unnamed when prepared statements are turned off (RAILYARD_PG_PREPARED=0)', async () => {
@@ -113,7 +144,7 @@ describe.skipIf(databaseUrl === undefined)('round trips to PostgreSQL', () => {
       );
   });
 
-  it('a new platform is 3: BEGIN, its rows in one statement, COMMIT; a new customer writes its accounts in one', async () => {
+  it('a new platform is 3 statements in one trip: BEGIN, its rows, COMMIT; a new customer writes its accounts in one', async () => {
     const t = await build();
     const adminToken = `rt-admin-${randomBytes(12).toString('hex')}`;
     enableServerAdmin(t.deps, adminToken);
@@ -128,6 +159,8 @@ describe.skipIf(databaseUrl === undefined)('round trips to PostgreSQL', () => {
     expect(platform.status).toBe(201);
     const listing = platform.statements.map((s) => s.slice(0, 100)).join('\n');
     expect(platform.statements, listing).toHaveLength(3);
+    // Every row is a deferred insert: they wait for the COMMIT, and the BEGIN for them.
+    expect(platform.trips, listing).toBe(1);
     // The platform, its token, its internal accounts and every ledger account, in the middle one.
     for (const table of ['platforms', 'api_tokens', 'internal_accounts', 'ledger_accounts'])
       expect(platform.statements[1], listing).toContain(`insert into "${table}"`);

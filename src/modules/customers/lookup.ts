@@ -49,6 +49,9 @@ export async function findCustomerRow(q: Queryable, platformId: string, id: stri
   return store.findCustomer(q, platformId, id);
 }
 
+/** For prefetch(): the owner of an internal account, as findCustomerRow then reads it. */
+export const accountCustomerRead = store.accountCustomerRead;
+
 const activeCustomersPerPage = 500;
 
 /**

@@ -1,5 +1,7 @@
 import { sql, type Queryable } from '../../db/index.js';
 import { createdUpdatedBounds, paginate, type PageRequest } from '../../db/pagination.js';
+import type { PrefetchRead } from '../../db/prefetch.js';
+import { prepare } from '../../db/prepared.js';
 import type { CustomersTable } from '../../db/schema.js';
 
 export type CustomerRow = CustomersTable;
@@ -8,14 +10,38 @@ export async function insertCustomer(q: Queryable, row: CustomerRow): Promise<vo
   await q.insertInto('customers').values(row).execute();
 }
 
+const byId = prepare<{ platformId: string; id: string }, CustomerRow>((k, param) =>
+  k.selectFrom('customers').selectAll().where('platform_id', '=', param('platformId')).where('id', '=', param('id')),
+);
+
 /** A customer of the platform, deleted or not. */
 export async function findCustomer(q: Queryable, platformId: string, id: string): Promise<CustomerRow | undefined> {
-  return q
+  return byId.first(q, { platformId, id });
+}
+
+const ofInternalAccount = prepare<{ platformId: string; accountId: string }, CustomerRow>((k, param) =>
+  k
     .selectFrom('customers')
     .selectAll()
-    .where('platform_id', '=', platformId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+    .where('platform_id', '=', param('platformId'))
+    .where('id', '=', (eb) =>
+      eb
+        .selectFrom('internal_accounts')
+        .select('internal_accounts.customer_id')
+        .where('internal_accounts.platform_id', '=', param('platformId'))
+        .where('internal_accounts.id', '=', param('accountId')),
+    ),
+);
+
+/**
+ * For prefetch() (db/prefetch.ts): the customer who owns an internal account, kept as what
+ * findCustomer reads for that customer (a platform's own account has none: nothing is kept).
+ */
+export function accountCustomerRead(platformId: string, accountId: string): PrefetchRead {
+  return {
+    compile: ofInternalAccount.read({ platformId, accountId }).compile,
+    standsFor: (q, row) => byId.read({ platformId, id: String(row.id) }).compile(q),
+  };
 }
 
 export async function findActiveByPlatformCustomerId(

@@ -28,6 +28,7 @@ import {
   internalAccountRead,
   ledgerRefusal,
 } from '../internal-accounts/service.js';
+import { accountCustomerRead } from '../customers/lookup.js';
 import { readPlatformConfig, requireWithinLimits } from '../platform/config.js';
 import { platformCustomerIdOf, startTransfer, type TransactionView } from '../transactions/service.js';
 
@@ -163,7 +164,8 @@ async function prepare(tx: Tx, ctx: Ctx, plan: TransferPlan, customerId?: string
 
 /**
  * What `prepare` reads, named by the request: the internal account, the external account
- * under its share lock, the platform's row (for its configuration; the events read it too).
+ * under its share lock, the platform's row (for its configuration; the events read it too),
+ * and the internal account's owner (for the transaction's platformCustomerId).
  * A command prefetches them in one statement (db/prefetch.ts).
  */
 function transferReads(ctx: Ctx, plan: TransferPlan): PrefetchRead[] {
@@ -171,6 +173,7 @@ function transferReads(ctx: Ctx, plan: TransferPlan): PrefetchRead[] {
     internalAccountRead(ctx.platformId, plan.internalAccountId),
     transferCounterpartyRead(ctx.platformId, plan.externalAccountId, true),
     platformCoreRead(ctx.platformId),
+    accountCustomerRead(ctx.platformId, plan.internalAccountId),
   ];
 }
 

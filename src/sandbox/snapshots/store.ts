@@ -122,7 +122,9 @@ export async function writeRows(
   let written = 0;
   for (const row of saved.rows) {
     const values = at.map((i) => fromValue(row[i]!, false));
-    const result = direct?.run(tx, text, values) ?? (await tx.executeQuery(CompiledQuery.raw(text, values)));
+    const ran = direct?.run(tx, text, values);
+    const result =
+      (ran instanceof Promise ? await ran : ran) ?? (await tx.executeQuery(CompiledQuery.raw(text, values)));
     written += Number(result.numAffectedRows ?? 0n);
   }
   return written;
