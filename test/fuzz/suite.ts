@@ -23,6 +23,7 @@ import { UNDECLARED_STATUSES } from '../../src/http/deviations.js';
 import { receiverFor, type Receiver } from '../events/support.js';
 import { build, basic, type TestApp } from '../helper.js';
 import { multipart } from '../fixtures/customers.js';
+import { tables } from '../sandbox/support.js';
 import { BASELINES, buildWorld, type World } from './baselines.js';
 import { mutationsOf, seeded, shapeOf, toJson, type Mutation, type Shape } from './mutations.js';
 import { errorCodesOf, referenceOperation, requestProblems, type RequestUnderTest } from './oracle.js';
@@ -146,15 +147,16 @@ export function fuzzSuite(part: number, parts: number): void {
   }
 
   async function prepareFingerprint(): Promise<void> {
-    const tables = await t.deps.db.k.introspection.getTables();
+    // This app's tables only (sandbox/support.ts): a listing of every schema's tables fails
+    // when another test file drops its schema meanwhile (PostgreSQL: "schema ... does not exist").
     const parts: string[] = [];
-    for (const table of tables) {
+    for (const table of await tables(t)) {
       // Delivery tries are written by the job runner as it sends, not by the request; what a
       // request adds (a delivery, a job) is counted, not when the runner later touches it. The
       // request journal records every request, refused ones too: that is its purpose.
       if (['webhook_attempts', 'request_journal'].includes(table.name) || table.name.startsWith('kysely_')) continue;
       const counted = ['jobs', 'webhook_deliveries'].includes(table.name);
-      const updated = !counted && table.columns.some((c) => c.name === 'updated_at') ? 'MAX(updated_at)' : "''";
+      const updated = !counted && table.columns.includes('updated_at') ? 'MAX(updated_at)' : "''";
       parts.push(`SELECT '${table.name}' AS t, COUNT(*) AS n, ${updated} AS u FROM ${table.name}`);
     }
     fingerprintSql = parts.join(' UNION ALL ');
