@@ -173,6 +173,11 @@ function isEnd(text: string): boolean {
   return /^\s*(commit|rollback)\s*$/i.test(text);
 }
 
+/** A ROLLBACK, which drops what is held: nothing held needs to reach the server before it. */
+function isRollback(text: string): boolean {
+  return /^\s*rollback\b/i.test(text);
+}
+
 /** Whether `text` may carry the held statements in front of it, whatever their parameters. */
 function mayCarry(held: readonly Held[], text: string): boolean {
   if (!/^\s*(select|insert|update|delete|with)\b/i.test(text)) return false;
@@ -263,8 +268,7 @@ export function deferringClient(driver: typeof pg, prepared = true): typeof pg.C
       if (begin !== undefined) {
         this.beginHeld = undefined;
         // Nothing was sent since the BEGIN: there is no transaction to end.
-        if (this.held.length === 0 && isEnd(text)) return Promise.resolve(endResult(text));
-        if (/^\s*rollback\b/i.test(text)) {
+        if (isRollback(text) || (this.held.length === 0 && isEnd(text))) {
           this.held = [];
           return Promise.resolve(endResult(text));
         }
@@ -324,7 +328,7 @@ export function deferringClient(driver: typeof pg, prepared = true): typeof pg.C
     private sendWithHeld(text: string, values: unknown[], columns: boolean, key: string): Promise<pg.QueryResult> {
       const held = this.held;
       this.held = [];
-      if (/^\s*rollback\b/i.test(text)) return super.query(text, values);
+      if (isRollback(text)) return super.query(text, values);
       const send = (t: string, v: unknown[]) => (columns ? this.sendForColumns(t, v) : this.send(t, v));
       if (fitParameters(held, values)) {
         const combination = combinationOf(held, text, key);
